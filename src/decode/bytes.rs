@@ -1,0 +1,121 @@
+//! Bounds-checked integer reads in the file's byte order. Every read returns
+//! `None` past the end of the slice, so hostile lengths cannot panic.
+//! The byte order is a value chosen once per file; decoding never uses the
+//! host's native order.
+
+use byteorder::{BigEndian, ByteOrder, LittleEndian};
+
+use super::abi::{Endianness, Field, Width};
+
+/// Integer reader over one record's bytes.
+#[derive(Clone, Copy)]
+pub struct Bytes<'a> {
+    /// The bytes.
+    pub b: &'a [u8],
+    /// The file's byte order.
+    pub e: Endianness,
+}
+
+impl<'a> Bytes<'a> {
+    /// Reader over `b`.
+    pub fn new(b: &'a [u8], e: Endianness) -> Self {
+        Bytes { b, e }
+    }
+
+    fn get(&self, off: usize, n: usize) -> Option<&'a [u8]> {
+        self.b.get(off..off.checked_add(n)?)
+    }
+
+    /// Unsigned 16-bit.
+    pub fn u16(&self, off: usize) -> Option<u16> {
+        let s = self.get(off, 2)?;
+        Some(match self.e {
+            Endianness::Little => LittleEndian::read_u16(s),
+            Endianness::Big => BigEndian::read_u16(s),
+        })
+    }
+
+    /// Signed 16-bit.
+    pub fn i16(&self, off: usize) -> Option<i16> {
+        self.u16(off).map(|v| v as i16)
+    }
+
+    /// Unsigned 32-bit.
+    pub fn u32(&self, off: usize) -> Option<u32> {
+        let s = self.get(off, 4)?;
+        Some(match self.e {
+            Endianness::Little => LittleEndian::read_u32(s),
+            Endianness::Big => BigEndian::read_u32(s),
+        })
+    }
+
+    /// Signed 32-bit.
+    pub fn i32(&self, off: usize) -> Option<i32> {
+        self.u32(off).map(|v| v as i32)
+    }
+
+    /// Unsigned 64-bit.
+    pub fn u64(&self, off: usize) -> Option<u64> {
+        let s = self.get(off, 8)?;
+        Some(match self.e {
+            Endianness::Little => LittleEndian::read_u64(s),
+            Endianness::Big => BigEndian::read_u64(s),
+        })
+    }
+
+    /// A register-sized word, zero-extended.
+    pub fn word(&self, off: usize, w: Width) -> Option<u64> {
+        match w {
+            Width::W32 => self.u32(off).map(u64::from),
+            Width::W64 => self.u64(off),
+        }
+    }
+
+    /// A register-sized word, sign-extended (`register_t`, `long`).
+    pub fn sword(&self, off: usize, w: Width) -> Option<i64> {
+        match w {
+            Width::W32 => self.i32(off).map(i64::from),
+            Width::W64 => self.u64(off).map(|v| v as i64),
+        }
+    }
+
+    /// A header field of 2, 4 or 8 bytes, sign-extended.
+    pub fn signed(&self, fld: Field) -> Option<i64> {
+        match fld.size {
+            2 => self.i16(fld.off).map(i64::from),
+            4 => self.i32(fld.off).map(i64::from),
+            _ => self.u64(fld.off).map(|v| v as i64),
+        }
+    }
+
+    /// A header field of 2, 4 or 8 bytes, zero-extended.
+    pub fn unsigned(&self, fld: Field) -> Option<u64> {
+        match fld.size {
+            2 => self.u16(fld.off).map(u64::from),
+            4 => self.u32(fld.off).map(u64::from),
+            _ => self.u64(fld.off),
+        }
+    }
+
+    /// Bytes from `off` to the end (empty when `off` is past it).
+    pub fn rest(&self, off: usize) -> &'a [u8] {
+        self.b.get(off..).unwrap_or(&[])
+    }
+}
+
+/// `s` up to its first NUL.
+pub fn cut_nul(s: &[u8]) -> &[u8] {
+    match s.iter().position(|&c| c == 0) {
+        Some(i) => &s[..i],
+        None => s,
+    }
+}
+
+/// `s` without trailing NULs.
+pub fn trim_nuls(s: &[u8]) -> &[u8] {
+    let mut end = s.len();
+    while end > 0 && s[end - 1] == 0 {
+        end -= 1;
+    }
+    &s[..end]
+}

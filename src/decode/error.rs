@@ -1,0 +1,61 @@
+//! Decode errors: what went wrong, at which byte offset, in which record.
+//! The hot loop produces a small [`DecodeErrorKind`]; the decoder attaches
+//! the offset and record index once, at the record boundary.
+
+use thiserror::Error;
+
+/// A decode failure with its position in the file.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("{kind} at byte offset {offset} (record #{record})")]
+pub struct DecodeError {
+    /// Byte offset of the record header where decoding stopped.
+    pub offset: u64,
+    /// Index of the record that could not be decoded (= records decoded before it).
+    pub record: u64,
+    /// What went wrong.
+    pub kind: DecodeErrorKind,
+}
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum DecodeErrorKind {
+    /// The file ends inside a record.
+    #[error("truncated {what}: need {need} bytes, {have} left")]
+    Truncated {
+        /// "record header" or "record payload".
+        what: &'static str,
+        /// Bytes the record needs from this offset.
+        need: u64,
+        /// Bytes left in the file.
+        have: u64,
+    },
+    /// A length field that cannot be right.
+    #[error("record length {len} is impossible ({why})")]
+    BadLength {
+        /// The length as read.
+        len: i64,
+        /// Why it was refused.
+        why: String,
+    },
+    /// A header version this dialect does not define.
+    #[error("unsupported {family} header version {version}")]
+    BadVersion {
+        /// System name.
+        family: &'static str,
+        /// Version as read.
+        version: u16,
+    },
+    /// The file is empty.
+    #[error("empty file: no records")]
+    Empty,
+    /// No dialect fits the file.
+    #[error("not a ktrace file: {0}")]
+    Unrecognized(String),
+    /// Several dialects fit equally well.
+    #[error("ambiguous trace: {0}; choose one with --dialect")]
+    Ambiguous(String),
+    /// Reading failed.
+    #[error("read error: {0}")]
+    Io(String),
+}

@@ -1,0 +1,187 @@
+//! Record headers: choose the layout of one record (per record, since
+//! FreeBSD mixes v0/v1 and NetBSD versions are per process) and read its
+//! fields into a [`RawHeader`]. Flag bits come off the type here.
+
+use super::abi::{Abi, Endianness, Family, HeaderLayout, TimeUnit};
+use super::bytes::{cut_nul, Bytes};
+use super::error::DecodeErrorKind;
+
+/// Bytes needed before the layout of a record can be chosen.
+pub const SELECT_BYTES: usize = 8;
+
+/// Largest payload accepted. No kernel writes records anywhere near this
+/// (GIO is cut to a page, USER to 2 KiB); a larger length is corruption,
+/// and refusing it bounds memory.
+pub const MAX_PAYLOAD: u64 = 64 << 20;
+
+/// OpenBSD's START type, stored big-endian on every architecture.
+pub const OPENBSD_START: [u8; 4] = *b"KTR\0";
+
+/// FreeBSD `KTR_DROP`: events were dropped before this record.
+const FBSD_DROP: u16 = 0x8000;
+/// FreeBSD `KTR_VERSIONED`: the record has the v1 header.
+const FBSD_VERSIONED: u16 = 0x4000;
+
+/// One record header, decoded.
+#[derive(Debug, Clone)]
+pub struct RawHeader {
+    /// Layout it was read with.
+    pub layout: &'static HeaderLayout,
+    /// Header version of this record.
+    pub version: u8,
+    /// Payload length.
+    pub len: u64,
+    /// Record type, flag bits removed.
+    pub typ: u32,
+    /// OpenBSD START record.
+    pub start: bool,
+    /// FreeBSD KTR_DROP.
+    pub dropped: bool,
+    /// Process id.
+    pub pid: i64,
+    /// Thread id (`None` when the header has none or holds a kernel pointer).
+    pub tid: Option<i64>,
+    /// Where the command name lies in the header, cut at NUL and at the
+    /// system's MAXCOMLEN.
+    pub comm: std::ops::Range<usize>,
+    /// ns since the epoch.
+    pub ts: i64,
+    /// FreeBSD v1 CPU.
+    pub cpu: Option<i32>,
+    /// The sub-second field is below one second (a detection hint).
+    pub frac_ok: bool,
+}
+
+/// Choose the layout for the record starting at `w[0]` (needs SELECT_BYTES).
+pub fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
+    let b = Bytes::new(w, abi.endianness);
+    let short = || DecodeErrorKind::Truncated {
+        what: "record header",
+        need: SELECT_BYTES as u64,
+        have: w.len() as u64,
+    };
+    let version = match abi.family {
+        Family::FreeBsd => {
+            let t = b.u16(4).ok_or_else(short)?;
+            if t & FBSD_VERSIONED == 0 {
+                0
+            } else {
+                b.u16(6).ok_or_else(short)?
+            }
+        }
+        Family::NetBsd => {
+            let off = if abi.endianness == Endianness::Little {
+                6
+            } else {
+                4
+            };
+            b.u16(off).ok_or_else(short)?
+        }
+        _ => return abi.primary_layout().map(|l| (l, 0)).ok_or_else(short),
+    };
+    match abi.layout(version) {
+        Some(l) => Ok((l, version as u8)),
+        None => Err(DecodeErrorKind::BadVersion {
+            family: abi.system_name(),
+            version,
+        }),
+    }
+}
+
+/// Read the header at `w[0]` (needs `layout.size` bytes).
+pub fn read(
+    abi: &Abi,
+    layout: &'static HeaderLayout,
+    version: u8,
+    w: &[u8],
+) -> Result<RawHeader, DecodeErrorKind> {
+    let b = Bytes::new(w, abi.endianness);
+    let short = || DecodeErrorKind::Truncated {
+        what: "record header",
+        need: layout.size as u64,
+        have: w.len() as u64,
+    };
+    if w.len() < layout.size {
+        return Err(short());
+    }
+    let len = if layout.len.size == 8 {
+        b.u64(layout.len.off).ok_or_else(short)?
+    } else {
+        let l = b.i32(layout.len.off).ok_or_else(short)?;
+        if l < 0 {
+            return Err(DecodeErrorKind::BadLength {
+                len: l.into(),
+                why: "negative".into(),
+            });
+        }
+        l as u64
+    };
+    if len > MAX_PAYLOAD {
+        return Err(DecodeErrorKind::BadLength {
+            len: len as i64,
+            why: format!("larger than the {} MiB limit", MAX_PAYLOAD >> 20),
+        });
+    }
+    let (typ, start, dropped) = read_type(abi, layout, &b).ok_or_else(short)?;
+    let pid = b.signed(layout.pid).ok_or_else(short)?;
+    let tid = match layout.tid {
+        Some(fld) => b.signed(fld).filter(|&t| t > 0),
+        None => None,
+    };
+    let (coff, cwidth) = layout.comm;
+    let comm = coff..coff + cut_nul(&w[coff..coff + cwidth.min(layout.comm_max)]).len();
+    let sec = b.signed(layout.sec).ok_or_else(short)?;
+    let frac = b.signed(layout.frac).ok_or_else(short)?;
+    let (scale, limit) = match layout.unit {
+        TimeUnit::Micro => (1_000, 1_000_000),
+        TimeUnit::Nano => (1, 1_000_000_000),
+    };
+    let ts = sec
+        .saturating_mul(1_000_000_000)
+        .saturating_add(frac.saturating_mul(scale));
+    let cpu = layout.cpu.and_then(|fld| b.i32(fld.off));
+    Ok(RawHeader {
+        layout,
+        version,
+        len,
+        typ,
+        start,
+        dropped,
+        pid,
+        tid,
+        comm,
+        ts,
+        cpu,
+        frac_ok: (0..limit).contains(&frac),
+    })
+}
+
+/// (type without flags, is START, KTR_DROP).
+fn read_type(abi: &Abi, layout: &HeaderLayout, b: &Bytes<'_>) -> Option<(u32, bool, bool)> {
+    match abi.family {
+        Family::FreeBsd => {
+            let t = b.u16(4)?;
+            Some((
+                u32::from(t & !(FBSD_DROP | FBSD_VERSIONED)),
+                false,
+                t & FBSD_DROP != 0,
+            ))
+        }
+        Family::NetBsd => {
+            let off = if abi.endianness == Endianness::Little {
+                4
+            } else {
+                6
+            };
+            Some((u32::from(b.u16(off)?), false, false))
+        }
+        Family::OpenBsd => {
+            if b.b.get(0..4)? == OPENBSD_START {
+                Some((0, true, false))
+            } else {
+                Some((b.u32(0)?, false, false))
+            }
+        }
+        _ => Some((b.unsigned(layout.typ)? as u32, false, false)),
+    }
+}

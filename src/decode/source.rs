@@ -1,0 +1,77 @@
+//! A buffered byte source that hands out borrowed windows of a reader, so
+//! records can point into the buffer instead of being copied. Memory stays
+//! at the buffer size (grown only for a record larger than it).
+
+use std::io::{self, Read};
+
+const INITIAL: usize = 1 << 20;
+
+/// Buffered reader with look-ahead windows.
+pub struct Source<R> {
+    inner: R,
+    buf: Vec<u8>,
+    pos: usize,
+    end: usize,
+    eof: bool,
+    /// File offset of `buf[pos]`.
+    offset: u64,
+}
+
+impl<R: Read> Source<R> {
+    /// Wrap a reader.
+    pub fn new(inner: R) -> Self {
+        Source {
+            inner,
+            buf: vec![0; INITIAL],
+            pos: 0,
+            end: 0,
+            eof: false,
+            offset: 0,
+        }
+    }
+
+    /// File offset of the next unconsumed byte.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    /// Make at least `need` bytes available unless the reader ends first;
+    /// returns how many are available.
+    pub fn fill(&mut self, need: usize) -> io::Result<usize> {
+        while self.end - self.pos < need && !self.eof {
+            if self.buf.len() - self.pos < need {
+                self.buf.copy_within(self.pos..self.end, 0);
+                self.end -= self.pos;
+                self.pos = 0;
+                if self.buf.len() < need {
+                    self.buf.resize(need.next_power_of_two(), 0);
+                }
+            }
+            match self.inner.read(&mut self.buf[self.end..]) {
+                Ok(0) => self.eof = true,
+                Ok(n) => self.end += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(self.end - self.pos)
+    }
+
+    /// The available unconsumed bytes.
+    pub fn window(&self) -> &[u8] {
+        &self.buf[self.pos..self.end]
+    }
+
+    /// Consume `n` bytes and return them; they stay valid until the next `fill`.
+    pub fn take(&mut self, n: usize) -> &[u8] {
+        let start = self.pos;
+        self.pos += n;
+        self.offset += n as u64;
+        &self.buf[start..start + n]
+    }
+
+    /// Whether the reader has reported its end.
+    pub fn at_eof(&self) -> bool {
+        self.eof
+    }
+}

@@ -1,0 +1,12 @@
+//! kt2sql: BSD `ktrace.out` files into SQLite.
+//!
+//! The pipeline is one-way: [`decode`] (bytes → records) → model (processes,
+//! calls, paths) → load (SQLite) → report (SQL → text). Decode never touches
+//! SQLite; only the binary owns the command line and the progress bar.
+
+pub mod decode;
+pub mod error;
+pub mod model;
+pub mod tables;
+
+pub use error::Error;
