@@ -65,7 +65,7 @@ impl<R: Read> Decoder<R> {
     /// Wrap a reader of `len` bytes (if known), detecting the dialect from its
     /// first records unless `abi` is given.
     pub fn new(reader: R, abi: Option<Abi>, len: Option<u64>) -> Result<Self, DecodeError> {
-        let mut src = Source::new(reader);
+        let mut src = Source::new(reader, len);
         let at = |kind| DecodeError {
             offset: 0,
             record: 0,

@@ -18,11 +18,12 @@ pub struct Source<R> {
 }
 
 impl<R: Read> Source<R> {
-    /// Wrap a reader.
-    pub fn new(inner: R) -> Self {
+    /// Wrap a reader of `len` bytes, if known (a small input gets a small buffer).
+    pub fn new(inner: R, len: Option<u64>) -> Self {
+        let cap = len.map_or(INITIAL, |l| (l as usize).clamp(64, INITIAL));
         Source {
             inner,
-            buf: vec![0; INITIAL],
+            buf: vec![0; cap],
             pos: 0,
             end: 0,
             eof: false,
