@@ -15,6 +15,8 @@ pub struct Source<R> {
     eof: bool,
     /// File offset of `buf[pos]`.
     offset: u64,
+    /// Total input length, when known.
+    len: Option<u64>,
 }
 
 impl<R: Read> Source<R> {
@@ -28,6 +30,7 @@ impl<R: Read> Source<R> {
             end: 0,
             eof: false,
             offset: 0,
+            len,
         }
     }
 
@@ -39,6 +42,10 @@ impl<R: Read> Source<R> {
     /// Make at least `need` bytes available unless the reader ends first;
     /// returns how many are available.
     pub fn fill(&mut self, need: usize) -> io::Result<usize> {
+        let need = match self.len {
+            Some(l) => need.min(l.saturating_sub(self.offset) as usize),
+            None => need,
+        };
         while self.end - self.pos < need && !self.eof {
             if self.buf.len() - self.pos < need {
                 self.buf.copy_within(self.pos..self.end, 0);
