@@ -5,8 +5,10 @@
 //! SQLite; only the binary owns the command line and the progress bar.
 
 pub mod decode;
+pub mod dump;
 pub mod error;
 pub mod model;
 pub mod tables;
+pub mod text;
 
 pub use error::Error;

@@ -54,10 +54,9 @@ pub fn detect(sample: &[u8], at_eof: bool) -> Result<Fit, DecodeErrorKind> {
     }
     let fits = rank(sample, at_eof);
     let Some(best) = fits.first().cloned() else {
-        return Err(DecodeErrorKind::Unrecognized(format!(
-            "no known dialect reads even one record from its first {} bytes",
-            sample.len().min(64)
-        )));
+        return Err(DecodeErrorKind::Unrecognized(
+            "no known dialect reads a single record from the start of the file".into(),
+        ));
     };
     let ties: Vec<String> = fits
         .iter()

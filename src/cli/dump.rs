@@ -1,0 +1,41 @@
+//! `kt2sql dump`: decode a trace and print it, or summarise it with `--info`.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use kt2sql::decode::Decoder;
+use kt2sql::dump::{self, Format, Options};
+
+use super::anyhow_lite::Result;
+use super::{DumpArgs, DumpFormat};
+
+pub fn run(args: DumpArgs) -> Result<ExitCode> {
+    let mut dec = Decoder::open(&args.trace, args.dialect)?;
+    let path = args.trace.display().to_string();
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let err = if args.info {
+        let info = dump::info(&mut dec);
+        let size = std::fs::metadata(&args.trace).map_or(0, |m| m.len());
+        out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
+        info.error
+    } else {
+        let opts = Options {
+            format: match args.format {
+                DumpFormat::Text => Format::Text,
+                DumpFormat::Jsonl => Format::Jsonl,
+            },
+            pids: args.pid,
+            types: args.types.iter().map(|t| t.trim().to_uppercase()).collect(),
+        };
+        dump::dump(&mut dec, &mut out, &opts)?
+    };
+    out.flush()?;
+    match err {
+        None => Ok(ExitCode::SUCCESS),
+        Some(e) => {
+            eprintln!("kt2sql: warning: {path}: {e}");
+            Ok(ExitCode::from(1))
+        }
+    }
+}

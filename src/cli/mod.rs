@@ -1,0 +1,81 @@
+//! The command line: clap types and one function per subcommand that turns
+//! them into library calls. The only module that knows clap or indicatif;
+//! library functions never take clap types.
+
+mod dump;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use kt2sql::decode::Abi;
+
+/// Turn BSD ktrace.out files into SQLite databases.
+#[derive(Debug, Parser)]
+#[command(name = "kt2sql", version, about, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print the records of a trace as text (kdump -H -T columns) or JSON Lines.
+    Dump(DumpArgs),
+}
+
+/// `kt2sql dump`.
+#[derive(Debug, clap::Args)]
+pub struct DumpArgs {
+    /// The ktrace.out file.
+    pub trace: PathBuf,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
+    pub format: DumpFormat,
+    /// Only records whose pid or tid is N (repeatable, or comma-separated).
+    #[arg(long, short = 'p', value_name = "N", value_delimiter = ',')]
+    pub pid: Vec<i64>,
+    /// Only these record types, e.g. CALL,RET,NAMI.
+    #[arg(
+        long = "type",
+        short = 't',
+        value_name = "TYPES",
+        value_delimiter = ','
+    )]
+    pub types: Vec<String>,
+    /// Summarise the file instead: dialect, header version, word size,
+    /// byte order, records by type, time span.
+    #[arg(long)]
+    pub info: bool,
+    /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
+    /// (DIALECT:ORDER:BITS[:VARIANT]).
+    #[arg(long, value_name = "ABI")]
+    pub dialect: Option<Abi>,
+}
+
+/// `dump --format`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum DumpFormat {
+    /// kdump-style columns.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// Run the parsed command line.
+pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
+    match cli.command {
+        Command::Dump(args) => dump::run(args),
+    }
+}
+
+/// Minimal error plumbing for the binary: any error with a cause chain.
+pub mod anyhow_lite {
+    /// A boxed error.
+    pub type Error = Box<dyn std::error::Error + Send + Sync + 'static>;
+    /// Result with a boxed error.
+    pub type Result<T> = std::result::Result<T, Error>;
+}

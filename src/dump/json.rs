@@ -1,0 +1,225 @@
+//! One record as a JSON object on one line. Common keys: `offset`, `index`,
+//! `type` (the kdump label), `pid`, `tid` (null when not recorded), `comm`,
+//! `ts` (ns since the epoch), `cpu`, `dropped`; then the type's own fields.
+//! Byte strings are JSON strings; where the bytes are not UTF-8 a
+//! `<key>_hex` field carries them exactly.
+
+use std::fmt::Write as _;
+
+use crate::model::{Body, IoDir, Record};
+use crate::tables::{self, NameTable};
+use crate::text::{hex, is_utf8, json_str};
+
+/// Builds one JSON object.
+struct Obj<'o> {
+    out: &'o mut String,
+    first: bool,
+}
+
+impl<'o> Obj<'o> {
+    fn new(out: &'o mut String) -> Self {
+        out.push('{');
+        Obj { out, first: true }
+    }
+    fn key(&mut self, k: &str) {
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        let _ = write!(self.out, "\"{k}\":");
+    }
+    fn int(&mut self, k: &str, v: impl std::fmt::Display) -> &mut Self {
+        self.key(k);
+        let _ = write!(self.out, "{v}");
+        self
+    }
+    fn opt(&mut self, k: &str, v: Option<impl std::fmt::Display>) -> &mut Self {
+        match v {
+            Some(v) => self.int(k, v),
+            None => self.raw(k, "null"),
+        }
+    }
+    fn raw(&mut self, k: &str, v: &str) -> &mut Self {
+        self.key(k);
+        self.out.push_str(v);
+        self
+    }
+    fn str(&mut self, k: &str, v: &str) -> &mut Self {
+        self.key(k);
+        json_str(self.out, v.as_bytes());
+        self
+    }
+    /// A byte string, plus `<k>_hex` when it is not UTF-8.
+    fn bytes(&mut self, k: &str, v: &[u8]) -> &mut Self {
+        self.key(k);
+        json_str(self.out, v);
+        if !is_utf8(v) {
+            let hk = format!("{k}_hex");
+            self.key(&hk);
+            let _ = write!(self.out, "\"{}\"", hex(v));
+        }
+        self
+    }
+    fn name(&mut self, k: &str, v: Option<&str>) -> &mut Self {
+        match v {
+            Some(s) => self.str(k, s),
+            None => self.raw(k, "null"),
+        }
+    }
+    fn end(self) {
+        self.out.push('}');
+    }
+}
+
+/// Append `r` as one JSON line (with its newline) to `out`.
+pub fn record(r: &Record<'_>, names: NameTable, out: &mut String) {
+    let mut o = Obj::new(out);
+    o.int("offset", r.offset)
+        .int("index", r.index)
+        .str("type", r.body.label())
+        .int("pid", r.pid)
+        .opt("tid", r.tid)
+        .bytes("comm", &r.comm)
+        .int("ts", r.ts)
+        .opt("cpu", r.cpu)
+        .raw("dropped", if r.dropped { "true" } else { "false" });
+    body(&r.body, names, &mut o);
+    o.end();
+    out.push('\n');
+}
+
+fn body(b: &Body<'_>, names: NameTable, o: &mut Obj<'_>) {
+    let sys = |code: i32| tables::syscall_name(names, code.into());
+    match b {
+        Body::Start | Body::ProcDtor => {}
+        Body::Call(c) => {
+            o.name("syscall", sys(c.code)).int("code", c.code);
+            let args: Vec<String> = c.args().iter().map(u64::to_string).collect();
+            o.raw("args", &format!("[{}]", args.join(",")));
+            if !c.extra.is_empty() {
+                o.str("extra_hex", &hex(&c.extra));
+            }
+        }
+        Body::Ret(r) => {
+            o.name("syscall", sys(r.code))
+                .int("code", r.code)
+                .int("retval", r.retval)
+                .opt("retval2", r.retval2)
+                .opt("error", (r.error != 0).then_some(r.error))
+                .name(
+                    "errname",
+                    match r.error {
+                        -1 => Some("RESTART"),
+                        -2 => Some("JUSTRETURN"),
+                        e => tables::errno_name(names, e.into()).map(|(n, _)| n),
+                    },
+                );
+        }
+        Body::Namei(p) => {
+            o.bytes("path", p);
+        }
+        Body::Emul(p) => {
+            o.bytes("name", p);
+        }
+        Body::Sysctl(p) => {
+            o.bytes("mib", p);
+        }
+        Body::Gio(g) => {
+            let dir = match g.dir {
+                IoDir::Read => "read".to_string(),
+                IoDir::Write => "write".to_string(),
+                IoDir::Other(n) => n.to_string(),
+            };
+            o.int("fd", g.fd)
+                .str("dir", &dir)
+                .int("len", g.data.len())
+                .bytes("data", &g.data);
+        }
+        Body::Psig(p) => {
+            o.int("signo", p.signo)
+                .name("signame", tables::signal_name(names, p.signo.into()))
+                .int("action", p.action)
+                .int("code", p.code)
+                .int("mask", p.mask);
+        }
+        Body::Csw(c) => {
+            o.raw("out", bool_str(c.out)).raw("user", bool_str(c.user));
+            if let Some(w) = &c.wmesg {
+                o.bytes("wmesg", w);
+            }
+        }
+        Body::User(u) => {
+            if let Some(id) = &u.id {
+                o.bytes("id", id);
+            }
+            o.int("len", u.data.len()).str("data_hex", &hex(&u.data));
+        }
+        Body::Struct(s) => {
+            o.bytes("struct", &s.name)
+                .opt("elem_size", s.elem_size)
+                .int("len", s.data.len())
+                .str("data_hex", &hex(&s.data));
+        }
+        Body::ProcCtor { sv_flags } => {
+            o.int("sv_flags", sv_flags);
+        }
+        Body::CapFail { cap_type, data } => {
+            o.int("cap_type", cap_type).str("data_hex", &hex(data));
+        }
+        Body::Fault { vaddr, fault_type } => {
+            o.int("vaddr", vaddr).int("fault_type", fault_type);
+        }
+        Body::FaultEnd { result } => {
+            o.int("result", result);
+        }
+        Body::ExecArgs(a) | Body::ExecEnv(a) => {
+            let mut list = String::from("[");
+            for (i, s) in a.split(|&c| c == 0).filter(|s| !s.is_empty()).enumerate() {
+                if i > 0 {
+                    list.push(',');
+                }
+                json_str(&mut list, s);
+            }
+            list.push(']');
+            o.raw("strings", &list);
+        }
+        Body::ExecFd { fd, dtype } => {
+            o.int("fd", fd).int("dtype", dtype);
+        }
+        Body::Mib(m) => {
+            let parts: Vec<String> = m.iter().map(i32::to_string).collect();
+            o.raw("mib", &format!("[{}]", parts.join(",")));
+        }
+        Body::Pledge {
+            error,
+            syscall,
+            code,
+        } => {
+            o.name("syscall", sys(*syscall))
+                .int("code", syscall)
+                .int("error", error)
+                .int("promise", code);
+        }
+        Body::PinSyscall {
+            error,
+            syscall,
+            addr,
+        } => {
+            o.name("syscall", sys(*syscall))
+                .int("code", syscall)
+                .int("error", error)
+                .int("addr", addr);
+        }
+        Body::Unknown { typ, data } => {
+            o.int("raw_type", typ).str("data_hex", &hex(data));
+        }
+    }
+}
+
+fn bool_str(b: bool) -> &'static str {
+    if b {
+        "true"
+    } else {
+        "false"
+    }
+}

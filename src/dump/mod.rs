@@ -1,0 +1,200 @@
+//! dump: records → text, for `kt2sql dump`. Streams a decoder's records to
+//! a writer as kdump-style text or JSON Lines, filtered by pid/tid and type,
+//! or summarises the whole file (`--info`). Knows nothing of SQLite.
+
+pub mod json;
+pub mod text;
+
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
+
+use crate::decode::{DecodeError, Decoder, Endianness};
+use crate::model::Record;
+
+/// Output format of `dump`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// kdump-style columns.
+    Text,
+    /// One JSON object per line.
+    Jsonl,
+}
+
+/// What to dump.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Output format.
+    pub format: Format,
+    /// Keep records whose pid or tid is one of these (empty: all).
+    pub pids: Vec<i64>,
+    /// Keep records with these type labels, upper case (empty: all).
+    pub types: Vec<String>,
+}
+
+impl Options {
+    fn keeps(&self, r: &Record<'_>) -> bool {
+        (self.pids.is_empty()
+            || self.pids.contains(&r.pid)
+            || r.tid.is_some_and(|t| self.pids.contains(&t)))
+            && (self.types.is_empty() || self.types.iter().any(|t| t == r.body.label()))
+    }
+}
+
+/// Write every kept record; returns the decode error that ended the file
+/// early, if any (everything before it has been written).
+pub fn dump<R: Read>(
+    dec: &mut Decoder<R>,
+    out: &mut dyn Write,
+    opts: &Options,
+) -> io::Result<Option<DecodeError>> {
+    let abi = dec.abi();
+    let fmt = text::TextFormatter::new(abi);
+    let names = abi.name_table();
+    let mut buf = String::with_capacity(1 << 16);
+    loop {
+        let rec = match dec.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break,
+            Err(e) => {
+                out.write_all(buf.as_bytes())?;
+                return Ok(Some(e));
+            }
+        };
+        if !opts.keeps(&rec) {
+            continue;
+        }
+        match opts.format {
+            Format::Text => fmt.record(&rec, &mut buf),
+            Format::Jsonl => json::record(&rec, names, &mut buf),
+        }
+        if buf.len() >= 1 << 16 {
+            out.write_all(buf.as_bytes())?;
+            buf.clear();
+        }
+    }
+    out.write_all(buf.as_bytes())?;
+    Ok(None)
+}
+
+/// A whole-file summary (`dump --info`).
+#[derive(Debug, Clone, Default)]
+pub struct Info {
+    /// Records by type label.
+    pub by_type: BTreeMap<&'static str, u64>,
+    /// Header versions seen.
+    pub versions: BTreeMap<u8, u64>,
+    /// Total records.
+    pub records: u64,
+    /// Smallest, largest, first and last timestamp.
+    pub min_ts: Option<i64>,
+    /// Largest timestamp.
+    pub max_ts: Option<i64>,
+    /// First record's timestamp.
+    pub first_ts: Option<i64>,
+    /// Last record's timestamp.
+    pub last_ts: Option<i64>,
+    /// Distinct pids.
+    pub pids: std::collections::BTreeSet<i64>,
+    /// Distinct tids.
+    pub tids: std::collections::BTreeSet<i64>,
+    /// Records with KTR_DROP.
+    pub dropped: u64,
+    /// Bytes decoded.
+    pub bytes: u64,
+    /// Why decoding stopped early.
+    pub error: Option<DecodeError>,
+}
+
+/// Read the whole file and summarise it.
+pub fn info<R: Read>(dec: &mut Decoder<R>) -> Info {
+    let mut i = Info::default();
+    loop {
+        match dec.next_record() {
+            Ok(Some(r)) => {
+                *i.by_type.entry(r.body.label()).or_default() += 1;
+                *i.versions.entry(r.version).or_default() += 1;
+                i.records += 1;
+                if r.pid > 0 {
+                    i.pids.insert(r.pid);
+                }
+                i.tids.extend(r.tid);
+                i.dropped += u64::from(r.dropped);
+                i.first_ts.get_or_insert(r.ts);
+                i.last_ts = Some(r.ts);
+                i.min_ts = Some(i.min_ts.map_or(r.ts, |m| m.min(r.ts)));
+                i.max_ts = Some(i.max_ts.map_or(r.ts, |m| m.max(r.ts)));
+            }
+            Ok(None) => break,
+            Err(e) => {
+                i.error = Some(e);
+                break;
+            }
+        }
+    }
+    i.bytes = dec.offset();
+    i
+}
+
+/// `--info` as text.
+pub fn info_text<R: Read>(dec: &Decoder<R>, i: &Info, path: &str, size: u64) -> String {
+    use std::fmt::Write as _;
+    let abi = dec.abi();
+    let mut s = String::new();
+    let order = match abi.endianness {
+        Endianness::Little => "little-endian",
+        Endianness::Big => "big-endian",
+    };
+    let versions: Vec<String> = i.versions.keys().map(|v| v.to_string()).collect();
+    let size_of = |v: u8| abi.layout(v.into()).map_or(0, |l| l.size);
+    let sizes: Vec<String> = i.versions.keys().map(|&v| size_of(v).to_string()).collect();
+    let _ = writeln!(
+        s,
+        "file:            {} ({size} bytes)",
+        crate::text::vis(path.as_bytes())
+    );
+    let _ = writeln!(s, "dialect:         {abi}");
+    let _ = writeln!(s, "system:          {}", abi.system_name());
+    let _ = writeln!(s, "header version:  {}", versions.join(", "));
+    let _ = writeln!(s, "header size:     {} bytes", sizes.join(", "));
+    let _ = writeln!(s, "word size:       {} bits", abi.width.bits());
+    let _ = writeln!(s, "byte order:      {order}");
+    let _ = writeln!(s, "records:         {}", i.records);
+    for (label, n) in &i.by_type {
+        let _ = writeln!(s, "  {label:<14} {n}");
+    }
+    let _ = writeln!(
+        s,
+        "processes:       {} pids, {} tids",
+        i.pids.len(),
+        i.tids.len()
+    );
+    let _ = writeln!(s, "dropped flags:   {}", i.dropped);
+    if let (Some(a), Some(b)) = (i.min_ts, i.max_ts) {
+        let _ = writeln!(s, "first record:    {}", iso(i.first_ts.unwrap_or(a)));
+        let _ = writeln!(s, "last record:     {}", iso(i.last_ts.unwrap_or(b)));
+        let _ = writeln!(s, "time span:       {:.6} s", (b - a) as f64 / 1e9);
+    }
+    match &i.error {
+        None => {
+            let _ = writeln!(s, "decoded:         all {} bytes", i.bytes);
+        }
+        Some(e) => {
+            let _ = writeln!(
+                s,
+                "decoded:         {} of {size} bytes; stopped: {e}",
+                i.bytes
+            );
+        }
+    }
+    s
+}
+
+/// RFC 3339 UTC with nanoseconds.
+pub fn iso(ts: i64) -> String {
+    let sec = ts.div_euclid(1_000_000_000);
+    let ns = ts.rem_euclid(1_000_000_000) as u32;
+    match chrono::DateTime::from_timestamp(sec, ns) {
+        Some(t) => t.format("%Y-%m-%dT%H:%M:%S%.9fZ").to_string(),
+        None => format!("{ts} ns"),
+    }
+}

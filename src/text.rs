@@ -1,0 +1,137 @@
+//! Safe text: how recorded bytes (paths, command names, I/O data) are shown.
+//! Nothing recorded is ever printed raw: control characters, DEL, C1
+//! controls and bytes that are not UTF-8 are escaped C-style with octal
+//! (`\n`, `\t`, `\033`), as kdump's vis(3) does, and `\` itself is doubled,
+//! so the escaped text maps back to exactly one byte string.
+//! JSON output gets valid UTF-8 strings; where the bytes are not UTF-8 the
+//! caller adds a hex field so nothing is lost.
+
+use std::borrow::Cow;
+use std::fmt::Write as _;
+
+/// Escape `b` for a terminal (vis(3) C-style, octal for the rest).
+/// Printable UTF-8 passes through unchanged.
+pub fn vis(b: &[u8]) -> Cow<'_, str> {
+    if let Ok(s) = std::str::from_utf8(b) {
+        if !s.chars().any(needs_escape) {
+            return Cow::Borrowed(s);
+        }
+    }
+    let mut out = String::with_capacity(b.len() + 8);
+    vis_into(&mut out, b, false);
+    Cow::Owned(out)
+}
+
+/// `b` escaped and in double quotes, with `"` escaped too.
+pub fn quoted(b: &[u8]) -> String {
+    let mut out = String::with_capacity(b.len() + 2);
+    out.push('"');
+    vis_into(&mut out, b, true);
+    out.push('"');
+    out
+}
+
+/// Append the escaped form of `b` to `out`.
+pub fn vis_into(out: &mut String, b: &[u8], escape_quote: bool) {
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' if escape_quote => out.push_str("\\\""),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                '\0' => out.push_str("\\0"),
+                c if needs_escape(c) => {
+                    let mut buf = [0u8; 4];
+                    for byte in c.encode_utf8(&mut buf).bytes() {
+                        let _ = write!(out, "\\{byte:03o}");
+                    }
+                }
+                c => out.push(c),
+            }
+        }
+        for byte in chunk.invalid() {
+            let _ = write!(out, "\\{byte:03o}");
+        }
+    }
+}
+
+fn needs_escape(c: char) -> bool {
+    c.is_control() || c == '\\' || is_bidi_control(c)
+}
+
+/// Unicode characters that reorder text on a terminal (Trojan Source).
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+/// Append `b` as a JSON string literal: invalid UTF-8 becomes U+FFFD (the
+/// caller emits an exact `_hex` field beside it when [`is_utf8`] is false).
+pub fn json_str(out: &mut String, b: &[u8]) {
+    out.push('"');
+    for chunk in b.utf8_chunks() {
+        for c in chunk.valid().chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                '\r' => out.push_str("\\r"),
+                c if (c as u32) < 0x20 || c == '\u{7f}' || is_bidi_control(c) => {
+                    let _ = write!(out, "\\u{:04x}", c as u32);
+                }
+                c => out.push(c),
+            }
+        }
+        if !chunk.invalid().is_empty() {
+            out.push('\u{fffd}');
+        }
+    }
+    out.push('"');
+}
+
+/// Whether `b` is valid UTF-8.
+pub fn is_utf8(b: &[u8]) -> bool {
+    std::str::from_utf8(b).is_ok()
+}
+
+/// Lower-case hex of `b`.
+pub fn hex(b: &[u8]) -> String {
+    let mut s = String::with_capacity(b.len() * 2);
+    for byte in b {
+        let _ = write!(s, "{byte:02x}");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_paths_pass_through() {
+        assert!(matches!(vis(b"/usr/bin/cc"), Cow::Borrowed("/usr/bin/cc")));
+        assert_eq!(vis("/tmp/caf\u{e9}".as_bytes()), "/tmp/caf\u{e9}");
+    }
+
+    #[test]
+    fn control_bytes_and_invalid_utf8_are_escaped() {
+        assert_eq!(vis(b"a\x1b[31mb"), "a\\033[31mb");
+        assert_eq!(vis(b"x\ny\t\0"), "x\\ny\\t\\0");
+        assert_eq!(vis(b"\xff\xfe"), "\\377\\376");
+        assert_eq!(vis(b"back\\slash"), "back\\\\slash");
+        assert_eq!(vis("\u{9b}".as_bytes()), "\\302\\233");
+        assert_eq!(vis("a\u{202e}b".as_bytes()), "a\\342\\200\\256b");
+        assert_eq!(quoted(b"say \"hi\""), "\"say \\\"hi\\\"\"");
+    }
+
+    #[test]
+    fn json_strings_are_valid() {
+        let mut s = String::new();
+        json_str(&mut s, b"a\"b\\c\x01\xff");
+        assert_eq!(s, "\"a\\\"b\\\\c\\u0001\u{fffd}\"");
+        assert!(!is_utf8(b"\xff"));
+        assert_eq!(hex(b"\x00\xab"), "00ab");
+    }
+}
