@@ -7,7 +7,9 @@
 pub mod decode;
 pub mod dump;
 pub mod error;
+pub mod load;
 pub mod model;
+pub mod process;
 pub mod tables;
 pub mod text;
 

@@ -1,0 +1,226 @@
+//! The model's per-trace state: live processes, their threads and pending
+//! calls, and the context shared by every handler (ids, totals, issues).
+
+use std::collections::HashMap;
+
+use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, Totals};
+use super::syscall::Effect;
+use crate::decode::Family;
+use crate::model::MAX_ARGS;
+use crate::tables::NameTable;
+
+/// Import issues of one kind written as rows before the rest are only counted.
+const ISSUES_PER_KIND: u32 = 100;
+
+/// Everything handlers share besides the process they work on.
+pub struct Ctx {
+    /// Name table of the dialect.
+    pub names: NameTable,
+    /// System family (for fcntl command numbers).
+    pub family: Family,
+    /// Keep GIO data bytes.
+    pub keep_io_data: bool,
+    /// Next ids.
+    pub ids: IdBase,
+    /// Counters.
+    pub totals: Totals,
+    /// Pending fork-family calls in live processes.
+    pub forks_pending: usize,
+    /// Issues seen per kind (to cap the rows written).
+    issue_counts: HashMap<&'static str, u32>,
+}
+
+impl Ctx {
+    /// A fresh context.
+    pub fn new(names: NameTable, family: Family, keep_io_data: bool, ids: IdBase) -> Self {
+        Ctx {
+            names,
+            family,
+            keep_io_data,
+            ids,
+            totals: Totals::default(),
+            forks_pending: 0,
+            issue_counts: HashMap::new(),
+        }
+    }
+
+    /// Record an issue; past ISSUES_PER_KIND of one kind only count it.
+    pub fn issue<S: Sink>(
+        &mut self,
+        sink: &mut S,
+        severity: Severity,
+        kind: &'static str,
+        offset: Option<u64>,
+        process_id: Option<i64>,
+        message: impl FnOnce() -> String,
+    ) -> Result<(), S::Error> {
+        let n = self.issue_counts.entry(kind).or_default();
+        *n += 1;
+        if *n > ISSUES_PER_KIND {
+            return Ok(());
+        }
+        self.totals.issues += 1;
+        sink.issue(&IssueRow {
+            offset,
+            severity,
+            kind,
+            message: message(),
+            process_id,
+        })
+    }
+
+    /// One summary issue per kind whose rows were capped.
+    pub fn summarise_capped<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
+        let mut capped: Vec<(&'static str, u32)> = self
+            .issue_counts
+            .iter()
+            .filter(|(_, &n)| n > ISSUES_PER_KIND)
+            .map(|(&k, &n)| (k, n))
+            .collect();
+        capped.sort();
+        for (kind, n) in capped {
+            self.totals.issues += 1;
+            sink.issue(&IssueRow {
+                offset: None,
+                severity: Severity::Info,
+                kind,
+                message: format!(
+                    "{} more '{kind}' issues not listed ({n} in all)",
+                    n - ISSUES_PER_KIND
+                ),
+                process_id: None,
+            })?;
+        }
+        Ok(())
+    }
+
+    /// A fresh id from `counter`.
+    pub fn next(counter: &mut i64) -> i64 {
+        let id = *counter;
+        *counter += 1;
+        id
+    }
+}
+
+/// A call whose RET has not come yet.
+#[derive(Debug, Clone)]
+pub struct Pending {
+    /// Its `call_id`.
+    pub call_id: i64,
+    /// Syscall number.
+    pub code: i32,
+    /// Syscall name.
+    pub name: Option<&'static str>,
+    /// What it does to the model.
+    pub effect: Effect,
+    /// Argument count (inline words are `args[..min(nargs, MAX_ARGS)]`).
+    pub nargs: usize,
+    /// Argument words.
+    pub args: [u64; MAX_ARGS],
+    /// CALL time.
+    pub ts: i64,
+    /// CALL offset.
+    pub offset: u64,
+    /// NAMI records seen so far.
+    pub namei: usize,
+    /// First looked-up path (raw, resolved, absolute?), kept for the calls
+    /// whose effect needs it.
+    pub first_path: Option<(Vec<u8>, Vec<u8>, bool)>,
+    /// exec argv collected from ARGS records.
+    pub argv: Option<Vec<u8>>,
+    /// exec environment collected from ENV records.
+    pub envp: Option<Vec<u8>>,
+}
+
+impl Pending {
+    /// The inline argument words.
+    pub fn args(&self) -> &[u64] {
+        &self.args[..self.nargs.min(MAX_ARGS)]
+    }
+
+    /// Argument `i` as an int (fd, AT_FDCWD, fcntl command).
+    pub fn int_arg(&self, i: usize) -> Option<i64> {
+        self.args().get(i).map(|&w| i64::from(w as u32 as i32))
+    }
+}
+
+/// One thread of a live process.
+#[derive(Debug, Clone)]
+pub struct Thread {
+    /// `thread_id` (None where the dialect has no tids).
+    pub id: Option<i64>,
+    /// OS tid (0 when none).
+    pub tid: i64,
+    /// First record's time.
+    pub first_ts: i64,
+    /// Last record's time.
+    pub last_ts: i64,
+    /// Records.
+    pub records: i64,
+    /// Calls awaiting their RET (more than one only without tids).
+    pub pending: Vec<Pending>,
+}
+
+/// One live process lifetime.
+#[derive(Debug, Clone)]
+pub struct Proc {
+    /// Its row, filled as records come.
+    pub row: ProcessRow,
+    /// A record of it has been seen (first_ts is real).
+    pub seen: bool,
+    /// Current command name.
+    pub comm: Vec<u8>,
+    /// Working directory, when known.
+    pub cwd: Option<Vec<u8>>,
+    /// fds bound to a known absolute path.
+    pub fds: HashMap<i32, Vec<u8>>,
+    /// Threads by tid (0 when the dialect has none).
+    pub threads: HashMap<i64, Thread>,
+    /// exec rows written so far (the inherited image is 0).
+    pub exec_seq: i64,
+    /// `exit` called or killed: only a PROCDTOR still belongs to it.
+    pub exiting: bool,
+    /// PROCDTOR seen: nothing more belongs to it.
+    pub dead: bool,
+}
+
+impl Proc {
+    /// A new lifetime of `pid`.
+    pub fn new(id: i64, pid: i64, comm: &[u8], ts: i64) -> Self {
+        Proc {
+            row: ProcessRow {
+                id,
+                pid,
+                parent_id: None,
+                running_at_start: true,
+                fork_syscall: None,
+                fork_call_id: None,
+                fork_ts: None,
+                first_comm: comm.to_vec(),
+                last_comm: comm.to_vec(),
+                first_ts: ts,
+                last_ts: ts,
+                exit_status: None,
+                exit_signal: None,
+                exit_ts: None,
+                exit_seen: false,
+                records: 0,
+                dropped_events: 0,
+                cut_by_damage: false,
+            },
+            seen: false,
+            comm: comm.to_vec(),
+            cwd: None,
+            fds: HashMap::new(),
+            threads: HashMap::new(),
+            exec_seq: 0,
+            exiting: false,
+            dead: false,
+        }
+    }
+
+    /// Whether a record of kind `label` still belongs to this lifetime.
+    pub fn accepts(&self, label: &str) -> bool {
+        !self.dead && (!self.exiting || label == "PROCDTOR")
+    }
+}

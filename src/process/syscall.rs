@@ -1,0 +1,96 @@
+//! What the process model needs to know about a system call, decided by
+//! its name (the same on every BSD where the meaning is the same, which
+//! keeps one rule per behaviour instead of one per dialect and number).
+
+use crate::decode::Family;
+
+/// The calls that change the process model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Creates a child process; the parent's RET value is its pid.
+    Fork,
+    /// Creates a child process whose pid the RET does not carry (NetBSD posix_spawn).
+    Spawn,
+    /// Replaces the program image.
+    Exec,
+    /// Ends the process; no RET.
+    Exit,
+    /// Ends the calling thread; no RET.
+    ThreadExit,
+    /// Sets the cwd to its path.
+    Chdir,
+    /// Sets the cwd to the directory of fd argument 0.
+    Fchdir,
+    /// Binds the returned fd to its path.
+    Open,
+    /// Binds the returned fd to what fd argument 0 is bound to.
+    Dup,
+    /// Binds fd argument 1 to what fd argument 0 is bound to.
+    Dup2,
+    /// `fcntl`: F_DUPFD-style commands duplicate.
+    Fcntl,
+    /// Unbinds fd argument 0.
+    Close,
+    /// Unbinds every fd from argument 0 up.
+    Closefrom,
+    /// Nothing the model tracks.
+    None,
+}
+
+/// The effect of the syscall called `name`.
+pub fn effect(name: &str) -> Effect {
+    match name {
+        "fork" | "vfork" | "rfork" | "pdfork" | "__vfork14" | "__clone" | "__fork14" => {
+            Effect::Fork
+        }
+        "posix_spawn" => Effect::Spawn,
+        "execve" | "fexecve" | "__mac_execve" => Effect::Exec,
+        "exit" => Effect::Exit,
+        "thr_exit" | "_lwp_exit" | "__threxit" => Effect::ThreadExit,
+        "chdir" => Effect::Chdir,
+        "fchdir" => Effect::Fchdir,
+        "open" | "openat" | "creat" => Effect::Open,
+        "dup" => Effect::Dup,
+        "dup2" | "dup3" => Effect::Dup2,
+        "fcntl" => Effect::Fcntl,
+        "close" => Effect::Close,
+        "closefrom" => Effect::Closefrom,
+        _ => Effect::None,
+    }
+}
+
+/// For the `seq`-th path looked up by an `*at` call, the index of the
+/// argument holding its directory fd; `None` for calls that resolve
+/// against the cwd.
+pub fn dirfd_arg(name: &str, seq: usize) -> Option<usize> {
+    match name {
+        "openat" | "faccessat" | "fchmodat" | "fchownat" | "fstatat" | "futimesat" | "mkdirat"
+        | "mkfifoat" | "mknodat" | "readlinkat" | "unlinkat" | "utimensat" | "chflagsat"
+        | "funlinkat" | "__fstatat50" | "statx" => (seq == 0).then_some(0),
+        "renameat" | "linkat" => (seq < 2).then_some(2 * seq),
+        "symlinkat" => (seq == 0).then_some(1),
+        _ => None,
+    }
+}
+
+/// AT_FDCWD on FreeBSD, NetBSD and OpenBSD.
+pub const AT_FDCWD: i64 = -100;
+
+/// fcntl commands whose return value is a duplicate of fd argument 0:
+/// F_DUPFD (0) everywhere; F_DUPFD_CLOEXEC (FreeBSD 17, OpenBSD 10,
+/// NetBSD 12); FreeBSD's F_DUP2FD (10) and F_DUP2FD_CLOEXEC (18), which
+/// return the target fd.
+pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
+    match family {
+        Family::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
+        Family::NetBsd => matches!(cmd, 0 | 12),
+        Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld => matches!(cmd, 0 | 10),
+        Family::Darwin => cmd == 0,
+    }
+}
+
+/// Signals whose default action ends the process (the classic numbers,
+/// shared by the BSDs and Darwin).
+pub fn fatal_by_default(signo: i32) -> bool {
+    matches!(signo, 1..=15 | 24..=27 | 30 | 31)
+}
