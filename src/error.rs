@@ -23,4 +23,21 @@ pub enum Error {
         /// Where and why.
         source: DecodeError,
     },
+    /// An SQLite operation failed; `context` says on which database and
+    /// what was being done.
+    #[error("{context}: {source}")]
+    Sqlite {
+        /// Database and operation, e.g. `trace.db: writing table call`.
+        context: String,
+        /// The cause.
+        source: rusqlite::Error,
+    },
+    /// The import would destroy or misuse a file, or was asked for nothing.
+    #[error("{}: {reason}", path.display())]
+    Refused {
+        /// The file concerned.
+        path: PathBuf,
+        /// Why, and which flag would help.
+        reason: String,
+    },
 }

@@ -4,12 +4,13 @@
 
 mod cli;
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse();
+    let cli = cli::Cli::parse_from(default_to_import(std::env::args_os().collect()));
     match cli::run(cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
@@ -32,4 +33,25 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
         cur = err.source();
     }
     false
+}
+
+/// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`: insert `import`
+/// when the first argument is neither a flag nor a subcommand name or alias
+/// (taken from the clap definition, `help` included).
+fn default_to_import(mut args: Vec<OsString>) -> Vec<OsString> {
+    let Some(first) = args.get(1) else {
+        return args;
+    };
+    if first.as_encoded_bytes().starts_with(b"-") {
+        return args;
+    }
+    let mut cmd = cli::Cli::command();
+    cmd.build();
+    let known = cmd
+        .get_subcommands()
+        .any(|s| first == s.get_name() || s.get_all_aliases().any(|a| first == a));
+    if !known {
+        args.insert(1, "import".into());
+    }
+    args
 }

@@ -3,6 +3,7 @@
 //! library functions never take clap types.
 
 mod dump;
+mod import;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -25,6 +26,9 @@ pub struct Cli {
 pub enum Command {
     /// Print the records of a trace as text (kdump -H -T columns) or JSON Lines.
     Dump(DumpArgs),
+    /// Import ktrace.out files into an SQLite database (the default:
+    /// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`).
+    Import(import::ImportArgs),
 }
 
 /// `kt2sql dump`.
@@ -69,6 +73,7 @@ pub enum DumpFormat {
 pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
     match cli.command {
         Command::Dump(args) => dump::run(args),
+        Command::Import(args) => import::run(args),
     }
 }
 

@@ -1,25 +1,47 @@
 //! Bounds-checked integer reads in the file's byte order. Every read returns
 //! `None` past the end of the slice, so hostile lengths cannot panic.
-//! The byte order is a value chosen once per file; decoding never uses the
-//! host's native order.
+//! The byte order is chosen once per record by [`dispatch!`] and is a type
+//! parameter below it (no per-field branch); decoding never uses the host's
+//! native order.
 
-use byteorder::{BigEndian, ByteOrder, LittleEndian};
+use std::marker::PhantomData;
 
-use super::abi::{Endianness, Field, Width};
+use byteorder::ByteOrder;
 
-/// Integer reader over one record's bytes.
-#[derive(Clone, Copy)]
-pub struct Bytes<'a> {
+use super::abi::{Field, Width};
+
+/// Call `$f::<LittleEndian or BigEndian>($args)` according to `$e`.
+macro_rules! dispatch {
+    ($e:expr, $f:ident($($arg:expr),*)) => {
+        match $e {
+            $crate::decode::abi::Endianness::Little => $f::<byteorder::LittleEndian>($($arg),*),
+            $crate::decode::abi::Endianness::Big => $f::<byteorder::BigEndian>($($arg),*),
+        }
+    };
+}
+pub(crate) use dispatch;
+
+/// Integer reader over one record's bytes, in byte order `B`.
+pub struct Bytes<'a, B> {
     /// The bytes.
     pub b: &'a [u8],
-    /// The file's byte order.
-    pub e: Endianness,
+    order: PhantomData<B>,
 }
 
-impl<'a> Bytes<'a> {
+impl<B> Clone for Bytes<'_, B> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<B> Copy for Bytes<'_, B> {}
+
+impl<'a, B: ByteOrder> Bytes<'a, B> {
     /// Reader over `b`.
-    pub fn new(b: &'a [u8], e: Endianness) -> Self {
-        Bytes { b, e }
+    pub fn new(b: &'a [u8]) -> Self {
+        Bytes {
+            b,
+            order: PhantomData,
+        }
     }
 
     fn get(&self, off: usize, n: usize) -> Option<&'a [u8]> {
@@ -29,10 +51,7 @@ impl<'a> Bytes<'a> {
     /// Unsigned 16-bit.
     pub fn u16(&self, off: usize) -> Option<u16> {
         let s = self.get(off, 2)?;
-        Some(match self.e {
-            Endianness::Little => LittleEndian::read_u16(s),
-            Endianness::Big => BigEndian::read_u16(s),
-        })
+        Some(B::read_u16(s))
     }
 
     /// Signed 16-bit.
@@ -43,10 +62,7 @@ impl<'a> Bytes<'a> {
     /// Unsigned 32-bit.
     pub fn u32(&self, off: usize) -> Option<u32> {
         let s = self.get(off, 4)?;
-        Some(match self.e {
-            Endianness::Little => LittleEndian::read_u32(s),
-            Endianness::Big => BigEndian::read_u32(s),
-        })
+        Some(B::read_u32(s))
     }
 
     /// Signed 32-bit.
@@ -57,10 +73,7 @@ impl<'a> Bytes<'a> {
     /// Unsigned 64-bit.
     pub fn u64(&self, off: usize) -> Option<u64> {
         let s = self.get(off, 8)?;
-        Some(match self.e {
-            Endianness::Little => LittleEndian::read_u64(s),
-            Endianness::Big => BigEndian::read_u64(s),
-        })
+        Some(B::read_u64(s))
     }
 
     /// A register-sized word, zero-extended.

@@ -5,7 +5,9 @@
 //! tie for the best, is an error naming the candidates.
 
 use super::abi::{Abi, Family, Width};
-use super::bytes::Bytes;
+use byteorder::ByteOrder;
+
+use super::bytes::{dispatch, Bytes};
 use super::error::DecodeErrorKind;
 use super::header::{self, RawHeader, SELECT_BYTES};
 
@@ -154,6 +156,10 @@ fn w_too_short(sample: &[u8], pos: usize) -> bool {
 
 /// Rule violations of one record under `abi`.
 fn violations(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
+    dispatch!(abi.endianness, violations_in(abi, h, w, first))
+}
+
+fn violations_in<B: ByteOrder>(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
     let p = &w[h.layout.size..h.layout.size + h.len as usize];
     let mut v = 0;
     if h.start {
@@ -165,13 +171,15 @@ fn violations(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
     if h.pid <= 0 || h.pid > i64::from(i32::MAX) {
         v += 1;
     }
-    if !w[h.comm.clone()].iter().all(|c| (0x20..0x7f).contains(c)) {
+    // Control bytes mean a wrong reading; high bytes may be a Latin-1 or
+    // UTF-8 name, so they are not held against it.
+    if w[h.comm.clone()].iter().any(|&c| c < 0x20 || c == 0x7f) {
         v += 1;
     }
     if !plausible_time(h) {
         v += 1;
     }
-    let b = Bytes::new(p, abi.endianness);
+    let b = Bytes::<B>::new(p);
     let ws = abi.width.bytes();
     let len = p.len();
     let argsize_ok = || {

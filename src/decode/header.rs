@@ -3,7 +3,9 @@
 //! fields into a [`RawHeader`]. Flag bits come off the type here.
 
 use super::abi::{Abi, Endianness, Family, HeaderLayout, TimeUnit};
-use super::bytes::{cut_nul, Bytes};
+use byteorder::ByteOrder;
+
+use super::bytes::{cut_nul, dispatch, Bytes};
 use super::error::DecodeErrorKind;
 
 /// Bytes needed before the layout of a record can be chosen.
@@ -54,7 +56,14 @@ pub struct RawHeader {
 
 /// Choose the layout for the record starting at `w[0]` (needs SELECT_BYTES).
 pub fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
-    let b = Bytes::new(w, abi.endianness);
+    dispatch!(abi.endianness, select_in(abi, w))
+}
+
+fn select_in<B: ByteOrder>(
+    abi: &Abi,
+    w: &[u8],
+) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
+    let b = Bytes::<B>::new(w);
     let short = || DecodeErrorKind::Truncated {
         what: "record header",
         need: SELECT_BYTES as u64,
@@ -95,7 +104,16 @@ pub fn read(
     version: u8,
     w: &[u8],
 ) -> Result<RawHeader, DecodeErrorKind> {
-    let b = Bytes::new(w, abi.endianness);
+    dispatch!(abi.endianness, read_in(abi, layout, version, w))
+}
+
+fn read_in<B: ByteOrder>(
+    abi: &Abi,
+    layout: &'static HeaderLayout,
+    version: u8,
+    w: &[u8],
+) -> Result<RawHeader, DecodeErrorKind> {
+    let b = Bytes::<B>::new(w);
     let short = || DecodeErrorKind::Truncated {
         what: "record header",
         need: layout.size as u64,
@@ -157,7 +175,11 @@ pub fn read(
 }
 
 /// (type without flags, is START, KTR_DROP).
-fn read_type(abi: &Abi, layout: &HeaderLayout, b: &Bytes<'_>) -> Option<(u32, bool, bool)> {
+fn read_type<B: ByteOrder>(
+    abi: &Abi,
+    layout: &HeaderLayout,
+    b: &Bytes<'_, B>,
+) -> Option<(u32, bool, bool)> {
     match abi.family {
         Family::FreeBsd => {
             let t = b.u16(4)?;

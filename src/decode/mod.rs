@@ -15,6 +15,7 @@ pub mod detect;
 pub mod error;
 pub mod header;
 pub mod payload;
+pub mod sanity;
 mod source;
 
 use std::borrow::Cow;
@@ -152,24 +153,75 @@ impl<R: Read> Decoder<R> {
         let index = self.index;
         self.index += 1;
         let bytes = self.src.take(total as usize);
-        let payload = &bytes[h.layout.size..];
-        let body = if h.start {
-            Body::Start
-        } else {
-            payload::decode(&abi, h.typ, payload)
-        };
-        Ok(Some(Record {
-            index,
-            offset,
-            version: h.version,
-            pid: h.pid,
-            tid: h.tid,
-            comm: Cow::Borrowed(&bytes[h.comm]),
-            ts: h.ts,
-            cpu: h.cpu,
-            dropped: h.dropped,
-            body,
-        }))
+        Ok(Some(build(&abi, &h, bytes, offset, index)))
+    }
+
+    /// After an error (or a record the caller found implausible), find where
+    /// records start again: the first offset past the current one where
+    /// `run` consecutive records (or all records up to the end of the input)
+    /// frame exactly and pass `accept`. Positions the decoder there and
+    /// returns the new offset; `None` when nothing follows (a truncated tail).
+    /// `from` is the offset of the damaged record.
+    pub fn resync(
+        &mut self,
+        from: u64,
+        run: usize,
+        accept: &dyn Fn(&Record<'_>) -> bool,
+    ) -> Option<u64> {
+        let skip = from.saturating_sub(self.src.offset()) + 1;
+        if self.skip(skip).is_err() {
+            return None;
+        }
+        loop {
+            let have = self.src.fill(RESYNC_WINDOW).ok()?;
+            if have < SELECT_BYTES {
+                self.done = true;
+                return None;
+            }
+            if self.run_fits(run, accept) {
+                self.done = false;
+                return Some(self.src.offset());
+            }
+            self.src.take(1);
+        }
+    }
+
+    /// Consume `n` bytes (past a damaged stretch).
+    fn skip(&mut self, mut n: u64) -> std::io::Result<()> {
+        while n > 0 {
+            let have = self.src.fill(RESYNC_WINDOW)?;
+            if have == 0 {
+                return Ok(());
+            }
+            let k = (have as u64).min(n) as usize;
+            self.src.take(k);
+            n -= k as u64;
+        }
+        Ok(())
+    }
+
+    /// Do `run` records (or every record to the end) start at the current
+    /// offset, framed exactly and accepted?
+    fn run_fits(&self, run: usize, accept: &dyn Fn(&Record<'_>) -> bool) -> bool {
+        let w = self.src.window();
+        let at_end = self.src.at_eof()
+            || self
+                .len
+                .is_some_and(|l| self.src.offset() + w.len() as u64 >= l);
+        let mut pos = 0usize;
+        for n in 0..run {
+            if pos == w.len() && at_end && n > 0 {
+                return true;
+            }
+            let Some(rec) = frame_at(&self.abi, &w[pos..], self.src.offset() + pos as u64) else {
+                return false;
+            };
+            if !accept(&rec.0) {
+                return false;
+            }
+            pos += rec.1;
+        }
+        true
     }
 
     fn error<T>(&mut self, offset: u64, kind: DecodeErrorKind) -> Result<T, DecodeError> {
@@ -179,6 +231,44 @@ impl<R: Read> Decoder<R> {
             record: self.index,
             kind,
         })
+    }
+}
+
+/// Bytes a resynchronisation looks at from each candidate offset.
+const RESYNC_WINDOW: usize = 256 << 10;
+
+/// The record framed at `w[0]`, and its total size, if it fits in `w`.
+fn frame_at<'a>(abi: &Abi, w: &'a [u8], offset: u64) -> Option<(Record<'a>, usize)> {
+    let (layout, version) = header::select(abi, w).ok()?;
+    let h = header::read(abi, layout, version, w).ok()?;
+    let total = layout.size.checked_add(usize::try_from(h.len).ok()?)?;
+    Some((build(abi, &h, w.get(..total)?, offset, 0), total))
+}
+
+/// The record whose header is `h` and whose bytes (header and payload) are `bytes`.
+fn build<'a>(
+    abi: &Abi,
+    h: &header::RawHeader,
+    bytes: &'a [u8],
+    offset: u64,
+    index: u64,
+) -> Record<'a> {
+    let body = if h.start {
+        Body::Start
+    } else {
+        payload::decode(abi, h.typ, &bytes[h.layout.size..])
+    };
+    Record {
+        index,
+        offset,
+        version: h.version,
+        pid: h.pid,
+        tid: h.tid,
+        comm: Cow::Borrowed(&bytes[h.comm.clone()]),
+        ts: h.ts,
+        cpu: h.cpu,
+        dropped: h.dropped,
+        body,
     }
 }
 

@@ -7,12 +7,18 @@
 use std::borrow::Cow;
 
 use super::abi::{Abi, Family, Width};
-use super::bytes::{cut_nul, trim_nuls, Bytes};
+use byteorder::ByteOrder;
+
+use super::bytes::{cut_nul, dispatch, trim_nuls, Bytes};
 use crate::model::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
 
 /// Decode a payload of record type `typ` (flags removed; START handled by the caller).
 pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
-    let b = Bytes::new(p, abi.endianness);
+    dispatch!(abi.endianness, decode_in(abi, typ, p))
+}
+
+fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
+    let b = Bytes::<B>::new(p);
     let body = match abi.family {
         Family::FreeBsd => freebsd(abi, typ, b),
         Family::NetBsd => netbsd(abi, typ, b),
@@ -26,7 +32,7 @@ pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     })
 }
 
-fn freebsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
+fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
     Some(match typ {
@@ -76,7 +82,7 @@ fn freebsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
     })
 }
 
-fn netbsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
+fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
     Some(match typ {
@@ -100,11 +106,7 @@ fn netbsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
         8 => user_with_id(b)?,
         10 => Body::ExecArgs(Cow::Borrowed(b.b)),
         11 => Body::ExecEnv(Cow::Borrowed(b.b)),
-        14 => Body::Mib(
-            b.b.chunks_exact(4)
-                .map(|c| Bytes::new(c, b.e).i32(0).unwrap_or(0))
-                .collect(),
-        ),
+        14 => Body::Mib(b.b.chunks_exact(4).map(|c| B::read_i32(c)).collect()),
         15 => Body::ExecFd {
             fd: b.i32(0)?,
             dtype: b.u32(4)?,
@@ -113,7 +115,7 @@ fn netbsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
     })
 }
 
-fn openbsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
+fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
     Some(match typ {
@@ -163,7 +165,7 @@ fn openbsd<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
 
 /// OpenBSD before the type-first header: NetBSD-style CALL, 4.4BSD RET
 /// with an int32 retval even on LP64, EMUL at 7.
-fn openbsd_old<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
+fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     match typ {
         2 => Some(Body::Ret(ret44(b)?)),
         1 | 3..=13 => openbsd(abi, typ, b),
@@ -172,7 +174,7 @@ fn openbsd_old<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
 }
 
 /// Darwin ≤ 10.4: 4.4BSD payloads, but CALL arguments in 64-bit slots.
-fn darwin<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
+fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
     Some(match typ {
@@ -197,8 +199,8 @@ fn darwin<'a>(abi: &Abi, typ: u32, b: Bytes<'a>) -> Option<Body<'a>> {
 
 /// A CALL whose arguments are every whole `slot`-sized word from `argoff`
 /// (at most `limit` bytes of them); the rest goes to `extra`.
-fn call<'a>(
-    b: Bytes<'a>,
+fn call<'a, B: ByteOrder>(
+    b: Bytes<'a, B>,
     code: i32,
     argoff: usize,
     limit: usize,
@@ -222,13 +224,13 @@ fn call<'a>(
 }
 
 /// NetBSD/OpenBSD CALL: int code, int argsize (bytes), args.
-fn call_argsize(b: Bytes<'_>, w: Width) -> Option<Call<'_>> {
+fn call_argsize<B: ByteOrder>(b: Bytes<'_, B>, w: Width) -> Option<Call<'_>> {
     let argsize = usize::try_from(b.i32(4)?).unwrap_or(0);
     call(b, b.i32(0)?, 8, argsize, w.bytes(), w)
 }
 
 /// 4.4BSD SYSRET: int16 code, int16 eosys (garbage on Darwin), int error, int retval.
-fn ret44(b: Bytes<'_>) -> Option<Ret> {
+fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
     Some(Ret {
         code: i32::from(b.i16(0)?),
         error: b.i32(4)?,
@@ -237,7 +239,7 @@ fn ret44(b: Bytes<'_>) -> Option<Ret> {
     })
 }
 
-fn gio(b: Bytes<'_>) -> Option<Body<'_>> {
+fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
     let dir = match b.i32(4)? {
         0 => IoDir::Read,
         1 => IoDir::Write,
@@ -250,7 +252,7 @@ fn gio(b: Bytes<'_>) -> Option<Body<'_>> {
     }))
 }
 
-fn csw(b: Bytes<'_>, with_wmesg: bool) -> Option<Body<'_>> {
+fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Body<'_>> {
     Some(Body::Csw(Csw {
         out: b.i32(0)? != 0,
         user: b.i32(4)? != 0,
@@ -269,7 +271,7 @@ fn strukt(p: &[u8], elem_size: Option<u64>) -> Body<'_> {
 }
 
 /// USER with a 20-byte NUL-padded label (OpenBSD, NetBSD).
-fn user_with_id(b: Bytes<'_>) -> Option<Body<'_>> {
+fn user_with_id<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
     let id = b.b.get(..20)?;
     Some(Body::User(User {
         id: Some(Cow::Borrowed(cut_nul(id))),

@@ -1,0 +1,319 @@
+-- kt2sql schema, part 1: the tables. Applied to a fresh database before the
+-- bulk load; 0002_indexes.sql and 0003_views.sql follow after the data.
+--
+-- Conventions (perfetto / sqlite-utils style):
+--   * `ts`, `dur` and every `*_ts` are integer nanoseconds since the Unix
+--     epoch (µs-clock dialects are multiplied by 1000).
+--   * Keys are `<table>_id`, assigned by kt2sql and unique across every
+--     trace in the database; OS pids and tids are reusable and are not keys.
+--   * Recorded byte strings (paths, command names, struct names) are stored
+--     losslessly: as TEXT when they are valid UTF-8, otherwise as a BLOB
+--     holding the exact bytes. `typeof(col) = 'blob'` finds the rest;
+--     `CAST(col AS TEXT)` shows them lossily. Raw data (`event.data`) is
+--     always a BLOB.
+--   * Foreign keys are documented with REFERENCES but not enforced
+--     (PRAGMA foreign_keys stays off): the process model writes a row when it
+--     is finished, so a call may be written before the process it names.
+--   * `*_offset` columns are byte offsets of the record header in the trace
+--     file, so every row can be traced back to its bytes (`kt2sql dump`).
+
+-- Facts about the database itself: `kt2sql_version` (of the kt2sql that
+-- created it) and `schema_version` (equal to PRAGMA user_version).
+CREATE TABLE meta (
+  -- Name of the setting.
+  key TEXT PRIMARY KEY,
+  -- Its value.
+  value TEXT
+);
+
+-- One row per imported ktrace file.
+CREATE TABLE trace (
+  -- Unique id of the import of this file.
+  trace_id INTEGER PRIMARY KEY,
+  -- Absolute path of the trace file at import time.
+  path TEXT NOT NULL,
+  -- File size in bytes.
+  size INTEGER NOT NULL,
+  -- Dialect as DIALECT:ORDER:BITS[:VARIANT], e.g. `freebsd-v1:le:64`
+  -- (the form `--dialect` accepts).
+  dialect TEXT NOT NULL,
+  -- System that wrote it: `freebsd`, `netbsd`, `openbsd` or `darwin`.
+  system TEXT NOT NULL,
+  -- Header version of the first record (FreeBSD 0/1, NetBSD 0/1/2, else 0).
+  header_version INTEGER NOT NULL,
+  -- Register width of the writing kernel: 32 or 64.
+  word_bits INTEGER NOT NULL,
+  -- Byte order of the writing kernel: `little` or `big`.
+  byte_order TEXT NOT NULL,
+  -- Records decoded.
+  records INTEGER NOT NULL DEFAULT 0,
+  -- Records by type label as a JSON object, e.g. {"CALL":12,"RET":12};
+  -- use json_extract(records_by_type, '$.GIO').
+  records_by_type TEXT NOT NULL DEFAULT '{}',
+  -- CALL records (syscall entries).
+  call_records INTEGER NOT NULL DEFAULT 0,
+  -- RET records (syscall returns).
+  ret_records INTEGER NOT NULL DEFAULT 0,
+  -- NAMI records (path lookups).
+  namei_records INTEGER NOT NULL DEFAULT 0,
+  -- Records carrying the dropped-events flag (FreeBSD KTR_DROP): events
+  -- were lost before each of them.
+  dropped_records INTEGER NOT NULL DEFAULT 0,
+  -- Time of the earliest record (ns); NULL when there are none.
+  first_ts INTEGER,
+  -- Time of the latest record (ns); NULL when there are none.
+  last_ts INTEGER,
+  -- Working directory assumed for the first process (`--start-dir`), or
+  -- NULL when relative paths of processes without a known cwd stay relative.
+  start_cwd TEXT,
+  -- 1 when GIO data bytes were kept (`--keep-io-data`), else 0.
+  keep_io_data INTEGER NOT NULL DEFAULT 0,
+  -- When the import ran, ISO 8601 UTC (`2024-05-01T12:00:00Z`).
+  imported_at TEXT NOT NULL,
+  -- Seconds the import of this file took.
+  import_seconds REAL,
+  -- Bytes decoded into complete records.
+  decoded_bytes INTEGER NOT NULL DEFAULT 0,
+  -- 1 when every byte of the file was decoded; 0 when decoding stopped
+  -- early (truncated or corrupt tail, see `damage` and import_issue).
+  complete INTEGER NOT NULL DEFAULT 0,
+  -- Why decoding stopped early, with the byte offset; NULL when complete.
+  damage TEXT,
+  -- Rows in import_issue for this trace.
+  issues INTEGER NOT NULL DEFAULT 0
+);
+
+-- One process lifetime: a pid reused later in the trace is another row.
+CREATE TABLE process (
+  -- Unique process lifetime id (perfetto's upid).
+  process_id INTEGER PRIMARY KEY,
+  -- Trace it was recorded in.
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
+  -- OS process id.
+  pid INTEGER NOT NULL,
+  -- The forking process's lifetime; NULL for a root.
+  parent_id INTEGER REFERENCES process(process_id),
+  -- 1 when no fork of it was seen: it was running when tracing began, or
+  -- its parent was not traced.
+  running_at_start INTEGER NOT NULL,
+  -- Syscall the parent created it with (`fork`, `vfork`, `rfork`, …).
+  fork_syscall TEXT,
+  -- The parent's fork call.
+  fork_call_id INTEGER REFERENCES call(call_id),
+  -- Time of the parent's fork return (ns).
+  fork_ts INTEGER,
+  -- Command name on its first record (lossless bytes, see above).
+  first_comm TEXT NOT NULL,
+  -- Command name on its last record (changes with exec).
+  last_comm TEXT NOT NULL,
+  -- Time of its first record (ns).
+  first_ts INTEGER NOT NULL,
+  -- Time of its last record (ns).
+  last_ts INTEGER NOT NULL,
+  -- Argument of its exit call, when seen.
+  exit_status INTEGER,
+  -- Signal that killed it, when seen.
+  exit_signal INTEGER,
+  -- Time of the exit call or the fatal signal (ns).
+  exit_ts INTEGER,
+  -- 1 when its end was seen (an exit call, a fatal signal or a FreeBSD
+  -- PROCDTOR); 0 when it was still running where the trace ends.
+  exit_seen INTEGER NOT NULL,
+  -- Records that belong to it.
+  records INTEGER NOT NULL,
+  -- Its records carrying the dropped-events flag.
+  dropped_events INTEGER NOT NULL,
+  -- 1 when it was still running where the trace ends in damage, so its
+  -- later activity is missing.
+  cut_by_damage INTEGER NOT NULL
+);
+
+-- One thread of a process (dialects that record thread / LWP ids).
+CREATE TABLE thread (
+  -- Unique thread id (perfetto's utid).
+  thread_id INTEGER PRIMARY KEY,
+  -- Owning process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- OS thread / LWP id.
+  tid INTEGER NOT NULL,
+  -- Time of its first record (ns).
+  first_ts INTEGER NOT NULL,
+  -- Time of its last record (ns).
+  last_ts INTEGER NOT NULL,
+  -- Records of this thread.
+  records INTEGER NOT NULL
+);
+
+-- Interned path strings: every path, resolved path and working directory
+-- is stored once and referenced by id (a build looks up the same headers
+-- thousands of times). Lossless bytes: TEXT or, when not UTF-8, BLOB.
+CREATE TABLE path (
+  -- Unique id of the string.
+  path_id INTEGER PRIMARY KEY,
+  -- The path bytes.
+  path TEXT NOT NULL
+);
+
+-- One program image a process ran or tried to run: seq 0 is the image it
+-- had when first seen, then one row per exec attempt (failed ones too).
+CREATE TABLE exec (
+  -- Unique exec id.
+  exec_id INTEGER PRIMARY KEY,
+  -- Process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- 0 for the inherited image, then 1, 2, … per exec attempt in order.
+  seq INTEGER NOT NULL,
+  -- Time (ns): the first record for the inherited image, the return of
+  -- the exec call otherwise.
+  ts INTEGER NOT NULL,
+  -- The execve call; NULL for the inherited image.
+  call_id INTEGER REFERENCES call(call_id),
+  -- Program path as passed to exec; NULL when not recorded.
+  path_id INTEGER REFERENCES path(path_id),
+  -- The same made absolute where possible.
+  resolved_id INTEGER REFERENCES path(path_id),
+  -- Command name of the image (after the exec when it succeeded).
+  comm TEXT NOT NULL,
+  -- argv, where the trace holds it: a JSON array of strings when every
+  -- string is UTF-8 (json_each works on it), else a BLOB of the raw
+  -- NUL-separated bytes.
+  argv TEXT,
+  -- Environment, where the trace holds it: same encoding as argv.
+  envp TEXT,
+  -- 1 when the exec succeeded (always 1 for the inherited image).
+  success INTEGER NOT NULL,
+  -- Working directory at that moment, when known.
+  cwd_id INTEGER REFERENCES path(path_id)
+);
+
+-- One system call: its CALL record paired with its RET record. A row
+-- can lack either half; `unpaired` says why.
+CREATE TABLE call (
+  -- Unique call id.
+  call_id INTEGER PRIMARY KEY,
+  -- Process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- Thread, where the dialect records thread ids.
+  thread_id INTEGER REFERENCES thread(thread_id),
+  -- Syscall number in the trace's system.
+  code INTEGER NOT NULL,
+  -- Syscall name; NULL when the system's table does not know the number.
+  syscall TEXT,
+  -- Number of argument words recorded.
+  nargs INTEGER NOT NULL,
+  -- Argument words, comma-separated, hexadecimal with 0x (0 is `0`),
+  -- as kdump prints them: `0x3,0x7ffe12,0`.
+  args TEXT NOT NULL,
+  -- First argument as a signed integer of the trace's word size (an fd,
+  -- AT_FDCWD = -100); NULL when there is none.
+  arg0 INTEGER,
+  -- Second argument, the same way.
+  arg1 INTEGER,
+  -- CALL time (ns); NULL for a return without a call.
+  ts INTEGER,
+  -- RET time (ns); NULL when there was no return.
+  ret_ts INTEGER,
+  -- ret_ts - ts (ns) when both are known.
+  dur INTEGER,
+  -- Return value; NULL when there was no return.
+  retval INTEGER,
+  -- The RET's raw error field: 0 success, > 0 an errno, -1 ERESTART,
+  -- -2 EJUSTRETURN; NULL when there was no return.
+  error INTEGER,
+  -- The errno of a failed call (error > 0), else NULL.
+  errno INTEGER,
+  -- Symbolic errno (`ENOENT`) when the system's table knows it.
+  errno_name TEXT,
+  -- 1 when the call succeeded as the program sees it (error 0, or -2
+  -- EJUSTRETURN: sigreturn, execve on newer kernels), 0 when it failed,
+  -- NULL when there was no return.
+  success INTEGER,
+  -- File offset of the CALL record.
+  call_offset INTEGER,
+  -- File offset of the RET record.
+  ret_offset INTEGER,
+  -- Why the row lacks a half: `exit`, `thread exit`, `process gone`,
+  -- `superseded`, `end of trace`, `no call`; NULL when paired.
+  unpaired TEXT
+);
+
+-- One path lookup (NAMI record).
+CREATE TABLE namei (
+  -- Unique lookup id.
+  namei_id INTEGER PRIMARY KEY,
+  -- The call it belongs to; NULL when no call was pending.
+  call_id INTEGER REFERENCES call(call_id),
+  -- Process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- Position within the call: 0 for the first lookup (rename has two).
+  seq INTEGER NOT NULL,
+  -- Record time (ns).
+  ts INTEGER NOT NULL,
+  -- File offset of the NAMI record.
+  offset INTEGER NOT NULL,
+  -- Command name on the record.
+  comm TEXT NOT NULL,
+  -- Path as recorded (NetBSD's trailing NUL dropped).
+  path_id INTEGER NOT NULL REFERENCES path(path_id),
+  -- Lexically normalised absolute path, or the normalised relative path
+  -- when its base is unknown.
+  resolved_id INTEGER NOT NULL REFERENCES path(path_id),
+  -- How it was made absolute: `absolute`, `cwd`, `dirfd` or `unknown base`.
+  resolution TEXT NOT NULL
+);
+
+-- Every other record: signals, I/O, structs, sysctl names, context
+-- switches, faults, user records, ….
+CREATE TABLE event (
+  -- Unique event id.
+  event_id INTEGER PRIMARY KEY,
+  -- Trace it was recorded in.
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
+  -- Process lifetime; NULL for records of no process (OpenBSD START).
+  process_id INTEGER REFERENCES process(process_id),
+  -- Thread.
+  thread_id INTEGER REFERENCES thread(thread_id),
+  -- The call pending on that thread, if any.
+  call_id INTEGER REFERENCES call(call_id),
+  -- Record time (ns).
+  ts INTEGER NOT NULL,
+  -- File offset of the record.
+  offset INTEGER NOT NULL,
+  -- Record type label as kdump prints it: GIO, PSIG, STRU, CSW, USER, ….
+  kind TEXT NOT NULL,
+  -- File descriptor (GIO, NetBSD exec FD).
+  fd INTEGER,
+  -- Direction: GIO `read`/`write`, CSW `out`/`in`.
+  dir TEXT,
+  -- Payload or data length in bytes.
+  len INTEGER,
+  -- Signal number (PSIG).
+  signo INTEGER,
+  -- Signal/fault/pledge code, CAP type, PROCCTOR flags, ….
+  code INTEGER,
+  -- Struct name, emulation, sysctl MIB, USER label or wait channel
+  -- (lossless bytes).
+  name TEXT,
+  -- Data bytes (always a BLOB): struct and USER bytes; GIO data only with
+  -- `--keep-io-data`.
+  data BLOB
+);
+
+-- Something the importer noticed: lost data, guesses, oddities. Nothing is
+-- dropped silently; look here when counts do not add up.
+CREATE TABLE import_issue (
+  -- Unique issue id.
+  import_issue_id INTEGER PRIMARY KEY,
+  -- Trace it concerns.
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
+  -- File offset it concerns, when there is one.
+  offset INTEGER,
+  -- `info`, `warning`, `data_loss` or `error`.
+  severity TEXT NOT NULL,
+  -- Short machine-readable kind (`truncated`, `unpaired-return`, …).
+  kind TEXT NOT NULL,
+  -- What happened, for people.
+  message TEXT NOT NULL,
+  -- Process lifetime concerned, if any.
+  process_id INTEGER REFERENCES process(process_id)
+);

@@ -1,0 +1,166 @@
+//! `kt2sql import TRACE... DB` (also `kt2sql TRACE... DB`): the clap
+//! arguments, the indicatif progress bar and the summary line. The import
+//! itself is `kt2sql::load::import`.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use kt2sql::decode::Abi;
+use kt2sql::load::{self, ImportMode, ImportOptions, ImportSummary, Progress};
+
+use super::anyhow_lite::Result;
+
+/// `kt2sql import`.
+#[derive(Debug, clap::Args)]
+pub struct ImportArgs {
+    /// ktrace.out files to import; each becomes one row of table `trace`.
+    #[arg(required = true, value_name = "TRACE")]
+    pub traces: Vec<PathBuf>,
+    /// SQLite database to write. It is written to a temporary file beside
+    /// it and renamed into place only when the import succeeds.
+    #[arg(value_name = "DB")]
+    pub db: PathBuf,
+    /// Replace DB if it exists, whatever it is.
+    #[arg(long, short = 'f', conflicts_with = "append")]
+    pub force: bool,
+    /// Add the traces to DB, an existing kt2sql database (ids continue).
+    /// The old file stays untouched if the import fails.
+    #[arg(long, short = 'a')]
+    pub append: bool,
+    /// No progress bar and no summary line (warnings and errors still go to
+    /// stderr).
+    #[arg(long, short = 'q')]
+    pub quiet: bool,
+    /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
+    /// (DIALECT:ORDER:BITS[:VARIANT]).
+    #[arg(long, value_name = "ABI")]
+    pub dialect: Option<Abi>,
+    /// Working directory of the traced command when tracing began, so its
+    /// relative paths can be made absolute.
+    #[arg(long = "start-dir", short = 'd', value_name = "DIR")]
+    pub start_dir: Option<PathBuf>,
+    /// Keep the bytes of read/write data (GIO records) in event.data; by
+    /// default only their length is kept.
+    #[arg(long)]
+    pub keep_io_data: bool,
+}
+
+/// Run `kt2sql import`.
+pub fn run(args: ImportArgs) -> Result<ExitCode> {
+    let opts = ImportOptions {
+        mode: match (args.force, args.append) {
+            (true, _) => ImportMode::Replace,
+            (_, true) => ImportMode::Append,
+            _ => ImportMode::Create,
+        },
+        dialect: args.dialect,
+        start_cwd: args
+            .start_dir
+            .as_ref()
+            .map(|d| d.as_os_str().as_encoded_bytes().to_vec()),
+        keep_io_data: args.keep_io_data,
+    };
+    let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
+    let summary = load::import(&args.traces, &args.db, &opts, &bar)?;
+    for t in &summary.traces {
+        if let Some(e) = &t.damage {
+            eprintln!(
+                "kt2sql: warning: {}: {e}; imported the {} records before it",
+                t.path.display(),
+                t.totals.records
+            );
+        }
+    }
+    if !args.quiet {
+        eprintln!("{}", summary_line(&summary));
+    }
+    Ok(if summary.data_loss() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 57 paths, 0 issues in 0.04s`
+fn summary_line(s: &ImportSummary) -> String {
+    let sum = |f: fn(&load::TraceSummary) -> i64| s.traces.iter().map(f).sum::<i64>();
+    let n = |count: i64, one: &str, many: &str| {
+        format!("{count} {}", if count == 1 { one } else { many })
+    };
+    let traces = if s.traces.len() > 1 {
+        format!("{} traces, ", s.traces.len())
+    } else {
+        String::new()
+    };
+    format!(
+        "kt2sql: {}: {traces}{}, {}, {}, {}, {} in {:.2}s",
+        s.db.display(),
+        n(sum(|t| t.totals.records), "record", "records"),
+        n(sum(|t| t.totals.processes), "process", "processes"),
+        n(sum(|t| t.totals.calls), "call", "calls"),
+        n(s.paths_added, "path", "paths"),
+        n(sum(|t| t.issues), "issue", "issues"),
+        s.elapsed.as_secs_f64()
+    )
+}
+
+/// The progress bar: bytes of the current trace, records/s and ETA.
+/// Hidden when stderr is not a terminal or with `--quiet`.
+struct Bar(ProgressBar);
+
+impl Bar {
+    fn new(shown: bool) -> Bar {
+        if !shown {
+            return Bar(ProgressBar::hidden());
+        }
+        let style = ProgressStyle::with_template(
+            "{prefix:.bold} [{wide_bar}] {bytes}/{total_bytes} {msg} ETA {eta}",
+        )
+        .expect("valid template")
+        .progress_chars("=> ");
+        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
+        Bar(bar.with_style(style))
+    }
+}
+
+impl Progress for Bar {
+    fn start(&self, path: &Path, total_bytes: u64) {
+        self.0.reset();
+        self.0.set_length(total_bytes);
+        self.0.set_position(0);
+        let name = path
+            .file_name()
+            .unwrap_or(path.as_os_str())
+            .to_string_lossy();
+        let short: String = name.chars().take(24).collect();
+        self.0.set_prefix(short);
+    }
+
+    fn advance(&self, bytes_done: u64, records_done: u64) {
+        let secs = self.0.elapsed().as_secs_f64().max(1e-3);
+        let rate = records_done as f64 / secs;
+        self.0.set_message(if rate >= 1e4 {
+            format!("{:.0}k records/s", rate / 1e3)
+        } else {
+            format!("{rate:.0} records/s")
+        });
+        self.0.set_position(bytes_done);
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        super::super::Cli::command().debug_assert();
+    }
+}

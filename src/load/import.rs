@@ -1,0 +1,335 @@
+//! The import driver: trace files → one database, atomically. Checks the
+//! inputs and the target, writes into a temporary file ([`super::atomic`]),
+//! runs decoder → process model → [`Loader`] for each trace in its own
+//! transaction, adds indexes and views, and renames the file over the
+//! target. Knows nothing of the command line or of progress bars: it
+//! reports through [`Progress`].
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+
+use super::atomic::TempTarget;
+use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
+use super::{next_ids, Loader, PathCache, TraceEnd, TraceStart};
+use crate::decode::{Abi, DecodeError, Decoder};
+use crate::process::rows::Totals;
+use crate::process::{Model, Options};
+use crate::Error;
+
+/// What to do with an existing target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ImportMode {
+    /// Refuse an existing target.
+    #[default]
+    Create,
+    /// Replace whatever is there (`--force`).
+    Replace,
+    /// Add the traces to an existing kt2sql database of the same schema
+    /// version (`--append`); create it when missing.
+    Append,
+}
+
+/// How to import.
+#[derive(Debug, Clone, Default)]
+pub struct ImportOptions {
+    /// Existing target handling.
+    pub mode: ImportMode,
+    /// Decode as this ABI instead of detecting it.
+    pub dialect: Option<Abi>,
+    /// Working directory of processes whose cwd is unknown (`--start-dir`).
+    pub start_cwd: Option<Vec<u8>>,
+    /// Keep GIO data bytes.
+    pub keep_io_data: bool,
+}
+
+/// Told how far the import is; the CLI draws a progress bar with it.
+pub trait Progress {
+    /// A trace of `total_bytes` starts.
+    fn start(&self, _path: &Path, _total_bytes: u64) {}
+    /// `bytes_done` bytes and `records_done` records of the current trace
+    /// are decoded (called every [`ADVANCE_EVERY`] records, not per record).
+    fn advance(&self, _bytes_done: u64, _records_done: u64) {}
+    /// The current trace is done (or failed).
+    fn finish(&self) {}
+}
+
+/// A [`Progress`] that shows nothing.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoProgress;
+impl Progress for NoProgress {}
+
+/// Records between two [`Progress::advance`] calls.
+pub const ADVANCE_EVERY: u64 = 1 << 16;
+
+/// One imported trace.
+#[derive(Debug, Clone)]
+pub struct TraceSummary {
+    /// The file.
+    pub path: PathBuf,
+    /// Its `trace.trace_id`.
+    pub trace_id: i64,
+    /// Its dialect string.
+    pub dialect: String,
+    /// File size.
+    pub size: u64,
+    /// Bytes decoded into records.
+    pub decoded_bytes: u64,
+    /// The model's counts.
+    pub totals: Totals,
+    /// Issues written.
+    pub issues: i64,
+    /// Where decoding stopped early, if it did (the records before it are in).
+    pub damage: Option<DecodeError>,
+}
+
+/// What an import did.
+#[derive(Debug, Clone)]
+pub struct ImportSummary {
+    /// The database written.
+    pub db: PathBuf,
+    /// Per trace, in order.
+    pub traces: Vec<TraceSummary>,
+    /// Distinct paths added to the `path` table.
+    pub paths_added: i64,
+    /// Wall-clock time.
+    pub elapsed: Duration,
+}
+
+impl ImportSummary {
+    /// Some trace ended in damage: imported, with data loss.
+    pub fn data_loss(&self) -> bool {
+        self.traces.iter().any(|t| t.damage.is_some())
+    }
+}
+
+/// Import `traces` into the database `db`. On error nothing changes: an
+/// existing `db` is untouched and no temporary file stays behind.
+pub fn import(
+    traces: &[PathBuf],
+    db: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<ImportSummary, Error> {
+    let started = Instant::now();
+    check_traces(traces, db, opts.dialect)?;
+    let append = check_target(db, opts.mode)?;
+    let tmp = TempTarget::create(db)?;
+    if append {
+        fs::copy(db, tmp.path()).map_err(|source| Error::Io {
+            path: db.to_owned(),
+            source,
+        })?;
+    }
+    let mut conn = Connection::open(tmp.path()).map_err(sql_err(format!(
+        "{}: opening the temporary database {}",
+        db.display(),
+        tmp.path().display()
+    )))?;
+    let ctx = |e: Error| in_db(e, db);
+    schema::bulk_pragmas(&conn).map_err(ctx)?;
+    let mut paths = if append {
+        PathCache::load(&conn).map_err(ctx)?
+    } else {
+        schema::create_tables(&conn).map_err(ctx)?;
+        PathCache::default()
+    };
+    let mut done = Vec::with_capacity(traces.len());
+    for trace in traces {
+        done.push(import_one(&mut conn, &mut paths, trace, opts, progress).map_err(ctx)?);
+    }
+    schema::create_indexes_and_views(&conn).map_err(ctx)?;
+    conn.close().map_err(|(_, source)| {
+        ctx(Error::Sqlite {
+            context: "closing".into(),
+            source,
+        })
+    })?;
+    tmp.commit()?;
+    Ok(ImportSummary {
+        db: db.to_owned(),
+        traces: done,
+        paths_added: paths.added(),
+        elapsed: started.elapsed(),
+    })
+}
+
+/// Every trace must open (detection included) before anything is written,
+/// and none may be the target itself.
+fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(), Error> {
+    if traces.is_empty() {
+        return Err(refused(db, "no trace files given"));
+    }
+    let db_abs = fs::canonicalize(db).ok();
+    for t in traces {
+        if db_abs.is_some() && fs::canonicalize(t).ok() == db_abs {
+            return Err(refused(t, "is also the output database"));
+        }
+        Decoder::open(t, dialect)?;
+    }
+    Ok(())
+}
+
+/// Decide what to do with an existing target; `Ok(true)` to append to it.
+fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
+    let meta = match fs::symlink_metadata(db) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(source) => {
+            return Err(Error::Io {
+                path: db.to_owned(),
+                source,
+            })
+        }
+    };
+    if meta.is_dir() {
+        return Err(refused(db, "is a directory"));
+    }
+    match mode {
+        ImportMode::Replace => Ok(false),
+        ImportMode::Create => Err(refused(
+            db,
+            "already exists; use --force to replace it or --append to add to it",
+        )),
+        ImportMode::Append => match schema::inspect(db)? {
+            Existing::Current => {
+                let wal = sidecar(db, "-wal");
+                if fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
+                    return Err(refused(
+                        db,
+                        "has a non-empty -wal file: it is open elsewhere or was not \
+                         checkpointed; close it and try again",
+                    ));
+                }
+                Ok(true)
+            }
+            Existing::OtherVersion(v) => Err(refused(
+                db,
+                &format!(
+                    "has kt2sql schema version {v}, this kt2sql writes version \
+                     {SCHEMA_VERSION}; cannot append (use --force to replace it)"
+                ),
+            )),
+            Existing::Foreign(why) => Err(refused(
+                db,
+                &format!("not a kt2sql database ({why}); will not append to it"),
+            )),
+        },
+    }
+}
+
+/// Decode one trace through the process model into the database, in one
+/// transaction.
+fn import_one(
+    conn: &mut Connection,
+    paths: &mut PathCache,
+    trace: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<TraceSummary, Error> {
+    let t0 = Instant::now();
+    let mut dec = Decoder::open(trace, opts.dialect)?;
+    let size = fs::metadata(trace)
+        .map_err(|source| Error::Io {
+            path: trace.to_owned(),
+            source,
+        })?
+        .len();
+    let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
+    let abi = dec.abi();
+    let tx = conn
+        .transaction()
+        .map_err(sql_err("starting a transaction".into()))?;
+    let ids = next_ids(&tx)?;
+    let start = TraceStart {
+        path: abs.as_os_str().as_encoded_bytes(),
+        size,
+        abi,
+        start_cwd: opts.start_cwd.as_deref(),
+        keep_io_data: opts.keep_io_data,
+        imported_at: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+    };
+    let mut loader = Loader::begin(&tx, paths, &start)?;
+    let mut model = Model::new(
+        abi,
+        Options {
+            start_cwd: opts.start_cwd.clone(),
+            keep_io_data: opts.keep_io_data,
+            ids,
+        },
+    );
+    progress.start(trace, size);
+    let damage = run(&mut dec, &mut model, &mut loader, progress);
+    progress.finish();
+    let damage = damage?;
+    if let Some(e) = &damage {
+        model.damage(e, size, &mut loader)?;
+    }
+    let totals = model.finish(&mut loader)?;
+    let (trace_id, issues) = (loader.trace_id(), loader.issues());
+    loader.end(&TraceEnd {
+        totals: &totals,
+        decoded_bytes: dec.offset(),
+        damage: damage.as_ref().map(ToString::to_string),
+        seconds: t0.elapsed().as_secs_f64(),
+    })?;
+    tx.commit().map_err(sql_err("committing".into()))?;
+    Ok(TraceSummary {
+        path: trace.to_owned(),
+        trace_id,
+        dialect: abi.to_string(),
+        size,
+        decoded_bytes: dec.offset(),
+        totals,
+        issues,
+        damage,
+    })
+}
+
+/// Feed every record to the model; `Ok(Some(e))` when decoding stopped early.
+fn run(
+    dec: &mut Decoder<fs::File>,
+    model: &mut Model,
+    loader: &mut Loader<'_>,
+    progress: &dyn Progress,
+) -> Result<Option<DecodeError>, Error> {
+    let mut n: u64 = 0;
+    loop {
+        match dec.next_record() {
+            Ok(Some(rec)) => model.record(&rec, loader)?,
+            Ok(None) => return Ok(None),
+            Err(e) => return Ok(Some(e)),
+        }
+        n += 1;
+        if n % ADVANCE_EVERY == 0 {
+            progress.advance(dec.offset(), n);
+        }
+    }
+}
+
+fn refused(path: &Path, reason: &str) -> Error {
+    Error::Refused {
+        path: path.to_owned(),
+        reason: reason.to_owned(),
+    }
+}
+
+fn sidecar(db: &Path, suffix: &str) -> PathBuf {
+    let mut s = db.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Name the target database in SQL errors (the temporary file's name means
+/// nothing to the user).
+fn in_db(e: Error, db: &Path) -> Error {
+    match e {
+        Error::Sqlite { context, source } => Error::Sqlite {
+            context: format!("{}: {context}", db.display()),
+            source,
+        },
+        other => other,
+    }
+}

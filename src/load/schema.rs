@@ -1,0 +1,234 @@
+//! The database schema: the embedded `schema/*.sql` files, the schema
+//! version, the connection PRAGMAs, and how an existing file is recognised
+//! as a kt2sql database. Owns no row data; `insert.rs` writes the rows.
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use crate::Error;
+
+/// Version of the table layout, stored as `PRAGMA user_version` and as
+/// `meta.schema_version`. Bump it when a table or column changes; `--append`
+/// refuses a database of another version.
+pub const SCHEMA_VERSION: i64 = 1;
+
+/// Every schema file, in the order it is applied. Listed by hand (not by
+/// scanning the directory) so Cargo tracks each one; a test checks that
+/// every file in `schema/` is listed.
+pub const SCHEMA: &[(&str, &str)] = &[
+    (
+        "0001_tables.sql",
+        include_str!("../../schema/0001_tables.sql"),
+    ),
+    (
+        "0002_indexes.sql",
+        include_str!("../../schema/0002_indexes.sql"),
+    ),
+    (
+        "0003_views.sql",
+        include_str!("../../schema/0003_views.sql"),
+    ),
+];
+
+/// The files applied before the data (tables).
+const BEFORE_DATA: &[&str] = &["0001_tables.sql"];
+
+/// What an existing file at the target path is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Existing {
+    /// A kt2sql database of this schema version.
+    Current,
+    /// A kt2sql database of another schema version.
+    OtherVersion(i64),
+    /// Anything else: not SQLite, or SQLite without kt2sql's marks.
+    Foreign(String),
+}
+
+/// Bulk-load settings for a database file only this process can see (the
+/// temporary file beside the target), set outside any transaction because
+/// `journal_mode` is a no-op inside one.
+///
+/// * `journal_mode = MEMORY`: durability comes from writing a temporary
+///   file and renaming it over the target, not from SQLite's journal, so the
+///   journal need not reach the disk. MEMORY rather than OFF keeps ROLLBACK
+///   working; on a fresh file it costs almost nothing, because pages added
+///   past the original end of the file are never journaled.
+/// * `synchronous = OFF`: no fsync per commit; the importer fsyncs the file
+///   once, before the rename.
+/// * `foreign_keys = OFF`: the model writes a row when it is finished, so a
+///   call may name a process written later (rusqlite's bundled SQLite turns
+///   enforcement on by default). The references hold once the load is done.
+/// * `locking_mode = EXCLUSIVE`, `temp_store = MEMORY`, a 64 MiB page cache:
+///   nobody else opens the temporary file, so skip lock churn and keep index
+///   building in memory.
+///
+/// None of these is persistent: the renamed file is an ordinary rollback-
+/// journal database.
+pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
+    let ctx = |what: &str| sql_err(format!("setting PRAGMA {what}"));
+    let mode: String = conn
+        .pragma_update_and_check(None, "journal_mode", "MEMORY", |r| r.get(0))
+        .map_err(ctx("journal_mode"))?;
+    if !mode.eq_ignore_ascii_case("memory") {
+        return Err(Error::Sqlite {
+            context: format!("setting PRAGMA journal_mode: SQLite kept {mode}"),
+            source: rusqlite::Error::InvalidQuery,
+        });
+    }
+    conn.pragma_update(None, "foreign_keys", "OFF")
+        .map_err(ctx("foreign_keys"))?;
+    conn.pragma_update(None, "synchronous", "OFF")
+        .map_err(ctx("synchronous"))?;
+    conn.pragma_update(None, "temp_store", "MEMORY")
+        .map_err(ctx("temp_store"))?;
+    conn.pragma_update(None, "cache_size", -65536)
+        .map_err(ctx("cache_size"))?;
+    let _: String = conn
+        .pragma_update_and_check(None, "locking_mode", "EXCLUSIVE", |r| r.get(0))
+        .map_err(ctx("locking_mode"))?;
+    Ok(())
+}
+
+/// Create the tables of a fresh database and record the versions.
+pub fn create_tables(conn: &Connection) -> Result<(), Error> {
+    for (name, sql) in SCHEMA.iter().filter(|(n, _)| BEFORE_DATA.contains(n)) {
+        conn.execute_batch(sql)
+            .map_err(sql_err(format!("applying {name}")))?;
+    }
+    conn.execute(
+        "INSERT INTO meta (key, value) VALUES ('kt2sql_version', ?1), ('schema_version', ?2)",
+        (env!("CARGO_PKG_VERSION"), SCHEMA_VERSION.to_string()),
+    )
+    .map_err(sql_err("writing meta".into()))?;
+    conn.pragma_update(None, "user_version", SCHEMA_VERSION)
+        .map_err(sql_err("setting PRAGMA user_version".into()))?;
+    Ok(())
+}
+
+/// Apply the files that come after the data: indexes, then views. Safe to
+/// run again on a database that has them (`--append`).
+pub fn create_indexes_and_views(conn: &Connection) -> Result<(), Error> {
+    for (name, sql) in SCHEMA.iter().filter(|(n, _)| !BEFORE_DATA.contains(n)) {
+        conn.execute_batch(sql)
+            .map_err(sql_err(format!("applying {name}")))?;
+    }
+    Ok(())
+}
+
+/// Look at an existing file without changing it: is it a kt2sql database,
+/// and of which schema version?
+pub fn inspect(path: &Path) -> Result<Existing, Error> {
+    let mut magic = [0u8; 16];
+    let n = read_prefix(path, &mut magic)?;
+    if n < 16 || &magic != b"SQLite format 3\0" {
+        return Ok(Existing::Foreign("not an SQLite database".into()));
+    }
+    // Read-only and no mutex games: this must never modify the file.
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let foreign = |e: rusqlite::Error| Existing::Foreign(format!("cannot read it: {e}"));
+    let conn = match Connection::open_with_flags(path, flags) {
+        Ok(c) => c,
+        Err(e) => return Ok(foreign(e)),
+    };
+    let user_version: i64 = match conn.pragma_query_value(None, "user_version", |r| r.get(0)) {
+        Ok(v) => v,
+        Err(e) => return Ok(foreign(e)),
+    };
+    let meta: Option<String> = conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'schema_version'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()
+        .unwrap_or(None);
+    Ok(match meta.and_then(|v| v.parse::<i64>().ok()) {
+        None => Existing::Foreign("an SQLite database, but not one kt2sql wrote".into()),
+        Some(v) if v != user_version => Existing::Foreign(format!(
+            "meta says schema {v}, user_version says {user_version}"
+        )),
+        Some(SCHEMA_VERSION) => Existing::Current,
+        Some(v) => Existing::OtherVersion(v),
+    })
+}
+
+fn read_prefix(path: &Path, buf: &mut [u8]) -> Result<usize, Error> {
+    use std::io::Read;
+    let io = |source| Error::Io {
+        path: path.to_owned(),
+        source,
+    };
+    let mut f = std::fs::File::open(path).map_err(io)?;
+    let mut n = 0;
+    while n < buf.len() {
+        match f.read(&mut buf[n..]).map_err(io)? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
+}
+
+/// A `map_err` adapter that attaches what was being done.
+pub fn sql_err(context: String) -> impl FnOnce(rusqlite::Error) -> Error {
+    move |source| Error::Sqlite { context, source }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_file_is_registered() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("schema");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sql"))
+            .collect();
+        on_disk.sort();
+        let listed: Vec<&str> = SCHEMA.iter().map(|(n, _)| *n).collect();
+        assert_eq!(on_disk, listed, "schema/*.sql and SCHEMA differ");
+    }
+
+    #[test]
+    fn schema_applies_and_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.db");
+        let conn = Connection::open(&path).unwrap();
+        bulk_pragmas(&conn).unwrap();
+        create_tables(&conn).unwrap();
+        create_indexes_and_views(&conn).unwrap();
+        create_indexes_and_views(&conn).unwrap(); // idempotent (append)
+        drop(conn);
+        assert_eq!(inspect(&path).unwrap(), Existing::Current);
+        std::fs::write(&path, b"hello").unwrap();
+        assert!(matches!(inspect(&path).unwrap(), Existing::Foreign(_)));
+    }
+
+    /// Every table, view and column has a `--` comment on the line above.
+    #[test]
+    fn every_table_view_and_column_is_commented() {
+        for (name, sql) in SCHEMA {
+            let lines: Vec<&str> = sql.lines().map(str::trim).collect();
+            let mut in_body = false;
+            for (i, line) in lines.iter().enumerate() {
+                let prev = if i > 0 { lines[i - 1] } else { "" };
+                let starts = line.starts_with("CREATE TABLE") || line.starts_with("CREATE VIEW");
+                if starts || (in_body && !line.starts_with("--") && !line.starts_with(')')) {
+                    assert!(
+                        prev.starts_with("--"),
+                        "{name}:{}: no comment above: {line}",
+                        i + 1
+                    );
+                }
+                if starts {
+                    in_body = true;
+                } else if line.starts_with(')') {
+                    in_body = false;
+                }
+            }
+        }
+    }
+}
