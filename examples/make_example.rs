@@ -9,8 +9,8 @@
 //! Regenerate: `cargo run --example make_example -- example/build.ktrace`
 //! (a test checks the shipped file equals this program's output).
 
-#[path = "../tests/util/writer.rs"]
-#[allow(dead_code)]
+#[path = "../tests/util/writer/mod.rs"]
+#[allow(dead_code, unused_imports)]
 mod writer;
 
 use std::borrow::Cow;

@@ -35,14 +35,18 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
     false
 }
 
-/// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`: insert `import`
-/// when the first argument is neither a flag nor a subcommand name or alias
-/// (taken from the clap definition, `help` included).
+/// `kt2sql [OPTIONS] TRACE... DB` means `kt2sql import [OPTIONS] TRACE... DB`:
+/// insert `import` when the first argument is neither a subcommand name or
+/// alias (taken from the clap definition, `help` included) nor a top-level
+/// flag (`-h`, `--help`, `-V`, `--version`).
 fn default_to_import(mut args: Vec<OsString>) -> Vec<OsString> {
     let Some(first) = args.get(1) else {
         return args;
     };
-    if first.as_encoded_bytes().starts_with(b"-") {
+    if ["-h", "--help", "-V", "--version"]
+        .iter()
+        .any(|f| first == f)
+    {
         return args;
     }
     let mut cmd = cli::Cli::command();

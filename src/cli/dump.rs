@@ -16,7 +16,10 @@ pub fn run(args: DumpArgs) -> Result<ExitCode> {
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let err = if args.info {
         let info = dump::info(&mut dec);
-        let size = std::fs::metadata(&args.trace).map_or(0, |m| m.len());
+        let size = match std::fs::metadata(&args.trace) {
+            Ok(m) if m.is_file() => m.len(),
+            _ => info.bytes, // a pipe: what it held
+        };
         out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
         info.error
     } else {

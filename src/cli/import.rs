@@ -46,6 +46,10 @@ pub struct ImportArgs {
     /// default only their length is kept.
     #[arg(long)]
     pub keep_io_data: bool,
+    /// Stop at the first damaged record and import nothing (exit code 2),
+    /// instead of skipping the damage and importing the rest (exit code 1).
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// Run `kt2sql import`.
@@ -62,13 +66,30 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             .as_ref()
             .map(|d| d.as_os_str().as_encoded_bytes().to_vec()),
         keep_io_data: args.keep_io_data,
+        strict: args.strict,
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
     let summary = load::import(&args.traces, &args.db, &opts, &bar)?;
     for t in &summary.traces {
-        if let Some(e) = &t.damage {
+        if t.size == 0 {
             eprintln!(
-                "kt2sql: warning: {}: {e}; imported the {} records before it",
+                "kt2sql: warning: {}: empty trace: no records",
+                t.path.display()
+            );
+        }
+        for d in t.damage.iter().take(5) {
+            eprintln!("kt2sql: warning: {}: {d}", t.path.display());
+        }
+        if t.damage.len() > 5 {
+            eprintln!(
+                "kt2sql: warning: {}: {} more damaged stretches (see table import_issue)",
+                t.path.display(),
+                t.damage.len() - 5
+            );
+        }
+        if !t.damage.is_empty() {
+            eprintln!(
+                "kt2sql: warning: {}: imported {} records with data loss",
                 t.path.display(),
                 t.totals.records
             );

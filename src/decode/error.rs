@@ -6,7 +6,6 @@ use thiserror::Error;
 
 /// A decode failure with its position in the file.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
-#[error("{kind} at byte offset {offset} (record #{record})")]
 pub struct DecodeError {
     /// Byte offset of the record header where decoding stopped.
     pub offset: u64,
@@ -14,6 +13,22 @@ pub struct DecodeError {
     pub record: u64,
     /// What went wrong.
     pub kind: DecodeErrorKind,
+}
+
+impl std::fmt::Display for DecodeError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.kind {
+            // About the whole file: a position would only be noise.
+            DecodeErrorKind::Empty
+            | DecodeErrorKind::Unrecognized(_)
+            | DecodeErrorKind::Ambiguous(_) => write!(f, "{}", self.kind),
+            _ => write!(
+                f,
+                "{} at byte offset {} (record #{})",
+                self.kind, self.offset, self.record
+            ),
+        }
+    }
 }
 
 /// What went wrong.
@@ -46,8 +61,8 @@ pub enum DecodeErrorKind {
         /// Version as read.
         version: u16,
     },
-    /// The file is empty.
-    #[error("empty file: no records")]
+    /// The input holds no bytes.
+    #[error("empty: no records (expected a ktrace.out file)")]
     Empty,
     /// No dialect fits the file.
     #[error("not a ktrace file: {0}")]

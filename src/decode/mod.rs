@@ -55,7 +55,9 @@ impl Decoder<File> {
                 "is a directory, not a trace file",
             )));
         }
-        Decoder::new(file, abi, Some(meta.len())).map_err(|source| crate::Error::Decode {
+        // Only a regular file's size is its length (a pipe or device says 0).
+        let len = meta.is_file().then_some(meta.len());
+        Decoder::new(file, abi, len).map_err(|source| crate::Error::Decode {
             path: path.to_owned(),
             source,
         })

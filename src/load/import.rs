@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use super::atomic::TempTarget;
 use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
 use super::{next_ids, Loader, PathCache, TraceEnd, TraceStart};
-use crate::decode::{Abi, DecodeError, Decoder};
+use crate::decode::{sanity, Abi, DecodeErrorKind, Decoder};
 use crate::process::rows::Totals;
 use crate::process::{Model, Options};
 use crate::Error;
@@ -43,7 +43,36 @@ pub struct ImportOptions {
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes.
     pub keep_io_data: bool,
+    /// Stop at the first damage instead of skipping it (`--strict`).
+    pub strict: bool,
 }
+
+/// One stretch of a trace that could not be imported.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Damage {
+    /// Offset of the first byte not imported.
+    pub offset: u64,
+    /// Where records resumed; `None` when nothing after it could be read.
+    pub resumed_at: Option<u64>,
+    /// What was wrong there.
+    pub why: String,
+}
+
+impl std::fmt::Display for Damage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.resumed_at {
+            Some(to) => write!(f, "bytes {}..{to} skipped: {}", self.offset, self.why),
+            None => write!(f, "stopped at byte offset {}: {}", self.offset, self.why),
+        }
+    }
+}
+
+/// Consecutive believable records that must follow a damaged stretch
+/// before decoding resumes there (fewer only where the file ends).
+const RESYNC_RUN: usize = 4;
+/// How far outside the time span seen so far a record may be and still
+/// count as believable when looking for the end of a damaged stretch.
+const RESYNC_SLACK_NS: i64 = 86_400 * 1_000_000_000;
 
 /// Told how far the import is; the CLI draws a progress bar with it.
 pub trait Progress {
@@ -81,8 +110,8 @@ pub struct TraceSummary {
     pub totals: Totals,
     /// Issues written.
     pub issues: i64,
-    /// Where decoding stopped early, if it did (the records before it are in).
-    pub damage: Option<DecodeError>,
+    /// Stretches that could not be imported (the records around them are in).
+    pub damage: Vec<Damage>,
 }
 
 /// What an import did.
@@ -101,7 +130,7 @@ pub struct ImportSummary {
 impl ImportSummary {
     /// Some trace ended in damage: imported, with data loss.
     pub fn data_loss(&self) -> bool {
-        self.traces.iter().any(|t| t.damage.is_some())
+        self.traces.iter().any(|t| !t.damage.is_empty())
     }
 }
 
@@ -167,7 +196,18 @@ fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(
         if db_abs.is_some() && fs::canonicalize(t).ok() == db_abs {
             return Err(refused(t, "is also the output database"));
         }
-        Decoder::open(t, dialect)?;
+        // A pipe can be read only once: it is checked when it is imported.
+        if fs::metadata(t).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
+            continue;
+        }
+        match Decoder::open(t, dialect) {
+            Ok(_) => {}
+            // An empty regular file imports as a trace row with no records
+            // (a device or pipe with no data is not a trace).
+            Err(Error::Decode { source, .. })
+                if source.kind == DecodeErrorKind::Empty && is_empty_file(t) => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(())
 }
@@ -230,13 +270,16 @@ fn import_one(
     progress: &dyn Progress,
 ) -> Result<TraceSummary, Error> {
     let t0 = Instant::now();
-    let mut dec = Decoder::open(trace, opts.dialect)?;
     let size = fs::metadata(trace)
         .map_err(|source| Error::Io {
             path: trace.to_owned(),
             source,
         })?
         .len();
+    if is_empty_file(trace) {
+        return import_empty(conn, paths, trace, opts);
+    }
+    let mut dec = Decoder::open(trace, opts.dialect)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
     let tx = conn
@@ -246,10 +289,10 @@ fn import_one(
     let start = TraceStart {
         path: abs.as_os_str().as_encoded_bytes(),
         size,
-        abi,
+        abi: Some(abi),
         start_cwd: opts.start_cwd.as_deref(),
         keep_io_data: opts.keep_io_data,
-        imported_at: chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string(),
+        imported_at: now(),
     };
     let mut loader = Loader::begin(&tx, paths, &start)?;
     let mut model = Model::new(
@@ -261,18 +304,39 @@ fn import_one(
         },
     );
     progress.start(trace, size);
-    let damage = run(&mut dec, &mut model, &mut loader, progress);
+    let damage = run(&mut dec, &mut model, &mut loader, progress, size);
     progress.finish();
     let damage = damage?;
-    if let Some(e) = &damage {
-        model.damage(e, size, &mut loader)?;
+    // A pipe's size is what it held.
+    let size = if fs::metadata(trace).is_ok_and(|m| m.is_file()) {
+        size
+    } else {
+        dec.offset()
+    };
+    if opts.strict {
+        if let Some(d) = damage.first() {
+            return Err(refused(trace, &format!("{d} (--strict: nothing imported)")));
+        }
     }
     let totals = model.finish(&mut loader)?;
     let (trace_id, issues) = (loader.trace_id(), loader.issues());
+    let skipped: u64 = damage
+        .iter()
+        .map(|d| d.resumed_at.unwrap_or(size).saturating_sub(d.offset))
+        .sum();
+    let summary = match damage.as_slice() {
+        [] => None,
+        [one] => Some(one.to_string()),
+        [first, rest @ ..] => Some(format!(
+            "{first}; and {} more damaged stretches",
+            rest.len()
+        )),
+    };
     loader.end(&TraceEnd {
         totals: &totals,
-        decoded_bytes: dec.offset(),
-        damage: damage.as_ref().map(ToString::to_string),
+        decoded_bytes: size.saturating_sub(skipped).min(dec.offset()),
+        size,
+        damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
     })?;
     tx.commit().map_err(sql_err("committing".into()))?;
@@ -288,25 +352,117 @@ fn import_one(
     })
 }
 
-/// Feed every record to the model; `Ok(Some(e))` when decoding stopped early.
+/// Feed every record to the model. A decode error or a record that cannot
+/// be real (`sanity::implausible`) is damage: it is recorded, and decoding
+/// resumes at the next run of believable records (none: the tail is lost).
 fn run(
     dec: &mut Decoder<fs::File>,
     model: &mut Model,
     loader: &mut Loader<'_>,
     progress: &dyn Progress,
-) -> Result<Option<DecodeError>, Error> {
+    size: u64,
+) -> Result<Vec<Damage>, Error> {
+    let abi = dec.abi();
+    let mut damage = Vec::new();
+    let mut span: Option<(i64, i64)> = None;
     let mut n: u64 = 0;
     loop {
-        match dec.next_record() {
-            Ok(Some(rec)) => model.record(&rec, loader)?,
-            Ok(None) => return Ok(None),
-            Err(e) => return Ok(Some(e)),
-        }
-        n += 1;
-        if n % ADVANCE_EVERY == 0 {
-            progress.advance(dec.offset(), n);
+        let (offset, why) = match dec.next_record() {
+            Ok(Some(rec)) => match sanity::implausible(&abi, &rec) {
+                None => {
+                    if !matches!(rec.body, crate::model::Body::Start) {
+                        span = Some(
+                            span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
+                        );
+                    }
+                    model.record(&rec, loader)?;
+                    n += 1;
+                    if n % ADVANCE_EVERY == 0 {
+                        progress.advance(dec.offset(), n);
+                    }
+                    continue;
+                }
+                Some(why) => (rec.offset, format!("implausible record ({why})")),
+            },
+            Ok(None) => return Ok(damage),
+            Err(e) => (e.offset, e.kind.to_string()),
+        };
+        let believable = |r: &crate::model::Record<'_>| {
+            sanity::implausible(&abi, r).is_none()
+                && span.is_none_or(|(a, b)| {
+                    matches!(r.body, crate::model::Body::Start)
+                        || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
+                })
+        };
+        let resumed_at = dec.resync(offset, RESYNC_RUN, &believable);
+        model.damage(offset, resumed_at, &why, size, loader)?;
+        damage.push(Damage {
+            offset,
+            resumed_at,
+            why,
+        });
+        if resumed_at.is_none() {
+            return Ok(damage);
         }
     }
+}
+
+/// An empty file: its trace row, no records, and a warning issue.
+fn import_empty(
+    conn: &mut Connection,
+    paths: &mut PathCache,
+    trace: &Path,
+    opts: &ImportOptions,
+) -> Result<TraceSummary, Error> {
+    let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
+    let tx = conn
+        .transaction()
+        .map_err(sql_err("starting a transaction".into()))?;
+    let start = TraceStart {
+        path: abs.as_os_str().as_encoded_bytes(),
+        size: 0,
+        abi: opts.dialect,
+        start_cwd: opts.start_cwd.as_deref(),
+        keep_io_data: opts.keep_io_data,
+        imported_at: now(),
+    };
+    let mut loader = Loader::begin(&tx, paths, &start)?;
+    use crate::process::{IssueRow, Severity, Sink};
+    loader.issue(&IssueRow {
+        offset: None,
+        severity: Severity::Warning,
+        kind: "empty",
+        message: "the trace file is empty: no records".into(),
+        process_id: None,
+    })?;
+    let totals = Totals::default();
+    let (trace_id, issues) = (loader.trace_id(), loader.issues());
+    loader.end(&TraceEnd {
+        totals: &totals,
+        decoded_bytes: 0,
+        size: 0,
+        damage: None,
+        seconds: 0.0,
+    })?;
+    tx.commit().map_err(sql_err("committing".into()))?;
+    Ok(TraceSummary {
+        path: trace.to_owned(),
+        trace_id,
+        dialect: opts.dialect.map_or("unknown".into(), |a| a.to_string()),
+        size: 0,
+        decoded_bytes: 0,
+        totals,
+        issues,
+        damage: Vec::new(),
+    })
+}
+
+fn is_empty_file(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
+}
+
+fn now() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 fn refused(path: &Path, reason: &str) -> Error {

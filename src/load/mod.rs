@@ -88,8 +88,8 @@ pub struct TraceStart<'a> {
     pub path: &'a [u8],
     /// File size.
     pub size: u64,
-    /// Its ABI.
-    pub abi: Abi,
+    /// Its ABI; `None` for an empty file, which has none.
+    pub abi: Option<Abi>,
     /// `--start-dir`.
     pub start_cwd: Option<&'a [u8]>,
     /// `--keep-io-data`.
@@ -105,6 +105,8 @@ pub struct TraceEnd<'a> {
     pub totals: &'a Totals,
     /// Bytes decoded into records.
     pub decoded_bytes: u64,
+    /// Bytes the input held (a pipe's size is known only now).
+    pub size: u64,
     /// Why decoding stopped early, if it did.
     pub damage: Option<String>,
     /// Wall-clock seconds.
@@ -118,7 +120,6 @@ pub struct Loader<'c> {
     stmts: Statements<'c>,
     paths: &'c mut PathCache,
     trace_id: i64,
-    size: u64,
     word_bits: u32,
     names: NameTable,
     issues: i64,
@@ -132,9 +133,10 @@ impl<'c> Loader<'c> {
         paths: &'c mut PathCache,
         t: &TraceStart<'_>,
     ) -> Result<Self, Error> {
-        let order = match t.abi.endianness {
-            Endianness::Little => "little",
-            Endianness::Big => "big",
+        let order = match t.abi.map(|a| a.endianness) {
+            Some(Endianness::Little) => "little",
+            Some(Endianness::Big) => "big",
+            None => "unknown",
         };
         conn.execute(
             "INSERT INTO trace (path, size, dialect, system, header_version, word_bits, \
@@ -143,10 +145,10 @@ impl<'c> Loader<'c> {
             rusqlite::params![
                 Bytes(t.path),
                 t.size as i64,
-                t.abi.to_string(),
-                t.abi.system_name(),
-                t.abi.version,
-                t.abi.width.bits(),
+                t.abi.map_or("unknown".into(), |a| a.to_string()),
+                t.abi.map_or("unknown", |a| a.system_name()),
+                t.abi.map_or(0, |a| a.version),
+                t.abi.map_or(0, |a| a.width.bits()),
                 order,
                 t.start_cwd.map(Bytes),
                 t.keep_io_data,
@@ -161,9 +163,8 @@ impl<'c> Loader<'c> {
             stmts,
             paths,
             trace_id,
-            size: t.size,
-            word_bits: t.abi.width.bits(),
-            names: t.abi.name_table(),
+            word_bits: t.abi.map_or(64, |a| a.width.bits()),
+            names: t.abi.map_or(NameTable::FreeBsd, |a| a.name_table()),
             issues: 0,
         })
     }
@@ -183,13 +184,13 @@ impl<'c> Loader<'c> {
         let t = e.totals;
         let by = |k: &str| t.by_type.get(k).copied().unwrap_or(0);
         let json = by_type_json(t);
-        let complete = e.damage.is_none() && e.decoded_bytes == self.size;
+        let complete = e.damage.is_none() && e.decoded_bytes == e.size;
         self.conn
             .execute(
                 "UPDATE trace SET records = ?2, records_by_type = ?3, call_records = ?4, \
                  ret_records = ?5, namei_records = ?6, dropped_records = ?7, first_ts = ?8, \
                  last_ts = ?9, import_seconds = ?10, decoded_bytes = ?11, complete = ?12, \
-                 damage = ?13, issues = ?14 WHERE trace_id = ?1",
+                 damage = ?13, issues = ?14, size = ?15 WHERE trace_id = ?1",
                 rusqlite::params![
                     self.trace_id,
                     t.records,
@@ -205,6 +206,7 @@ impl<'c> Loader<'c> {
                     complete,
                     e.damage,
                     self.issues,
+                    e.size as i64,
                 ],
             )
             .map_err(sql_err("completing the trace row".into()))?;

@@ -20,7 +20,7 @@ fn start(path: &[u8]) -> TraceStart<'_> {
     TraceStart {
         path,
         size: 100,
-        abi: abi(),
+        abi: Some(abi()),
         start_cwd: Some(b"/usr/src"),
         keep_io_data: false,
         imported_at: "2024-01-01T00:00:00Z".into(),
@@ -118,6 +118,7 @@ fn load(conn: &Connection, paths: &mut PathCache, name: &[u8]) -> i64 {
     l.end(&TraceEnd {
         totals: &totals,
         decoded_bytes: 100,
+        size: 100,
         damage: None,
         seconds: 0.5,
     })

@@ -21,7 +21,7 @@ use std::collections::{HashMap, VecDeque};
 
 pub use rows::*;
 
-use crate::decode::{Abi, DecodeError};
+use crate::decode::Abi;
 use crate::model::{Body, Record};
 use handle::{th_id, Action};
 use state::{Ctx, Proc};
@@ -79,23 +79,29 @@ impl Model {
         self.release_unclaimed(sink)
     }
 
-    /// Decoding stopped early at `err`; `file_len` is the file's size.
+    /// The bytes from `offset` could not be used (`why`): records resumed
+    /// at `resumed_at`, or never (the tail is lost; processes still running
+    /// are then marked cut). `file_len` is the file's size.
     pub fn damage<S: Sink>(
         &mut self,
-        err: &DecodeError,
+        offset: u64,
+        resumed_at: Option<u64>,
+        why: &str,
         file_len: u64,
         sink: &mut S,
     ) -> Result<(), S::Error> {
-        self.damaged = true;
-        let left = file_len.saturating_sub(err.offset);
-        self.ctx.issue(
-            sink,
-            Severity::DataLoss,
-            "truncated",
-            Some(err.offset),
-            None,
-            || format!("decoding stopped: {err}; {left} bytes from there on not imported"),
-        )
+        match resumed_at {
+            Some(to) => self.ctx.issue(sink, Severity::DataLoss, "skipped", Some(offset), None, || {
+                format!("bytes {offset}..{to} ({} bytes) skipped: {why}; records resume at byte {to}", to - offset)
+            }),
+            None => {
+                self.damaged = true;
+                let left = file_len.saturating_sub(offset);
+                self.ctx.issue(sink, Severity::DataLoss, "truncated", Some(offset), None, || {
+                    format!("decoding stopped at byte {offset}: {why}; the last {left} bytes are not imported")
+                })
+            }
+        }
     }
 
     /// End of the trace: close every process and return the totals.

@@ -1,0 +1,375 @@
+//! A sink that keeps every row the model emits, and the report-shaped
+//! views of them the truth JSON describes (tree, file lists, subtrees).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::convert::Infallible;
+
+use serde_json::{json, Value};
+
+use kt2sql::process::*;
+
+/// An owned namei row.
+#[derive(Debug, Clone)]
+pub struct Namei {
+    pub call_id: Option<i64>,
+    pub process_id: i64,
+    pub comm: String,
+    pub path: String,
+    pub resolved: String,
+    pub resolution: Resolution,
+}
+
+/// An owned exec row.
+#[derive(Debug, Clone)]
+pub struct Exec {
+    pub process_id: i64,
+    pub seq: i64,
+    pub call_id: Option<i64>,
+    pub path: Option<String>,
+    pub resolved: Option<String>,
+    pub comm: String,
+    pub success: bool,
+}
+
+/// An owned call row (what the tests need of it).
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub id: i64,
+    pub syscall: Option<&'static str>,
+    pub error: Option<i32>,
+    pub ret_offset: Option<u64>,
+    pub unpaired: Option<Unpaired>,
+}
+
+/// Every row, as emitted.
+#[derive(Debug, Default)]
+pub struct Collected {
+    pub processes: Vec<ProcessRow>,
+    pub threads: Vec<ThreadRow>,
+    pub execs: Vec<Exec>,
+    pub calls: Vec<Call>,
+    pub namei: Vec<Namei>,
+    pub events: usize,
+    pub issues: Vec<IssueRow>,
+}
+
+fn s(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+impl Sink for Collected {
+    type Error = Infallible;
+    fn process(&mut self, r: &ProcessRow) -> Result<(), Infallible> {
+        self.processes.push(r.clone());
+        Ok(())
+    }
+    fn thread(&mut self, r: &ThreadRow) -> Result<(), Infallible> {
+        self.threads.push(r.clone());
+        Ok(())
+    }
+    fn exec(&mut self, r: &ExecRow<'_>) -> Result<(), Infallible> {
+        self.execs.push(Exec {
+            process_id: r.process_id,
+            seq: r.seq,
+            call_id: r.call_id,
+            path: r.path.map(s),
+            resolved: r.resolved.map(s),
+            comm: s(r.comm),
+            success: r.success,
+        });
+        Ok(())
+    }
+    fn call(&mut self, r: &CallRow<'_>) -> Result<(), Infallible> {
+        self.calls.push(Call {
+            id: r.id,
+            syscall: r.syscall,
+            error: r.error,
+            ret_offset: r.ret_offset,
+            unpaired: r.unpaired,
+        });
+        Ok(())
+    }
+    fn namei(&mut self, r: &NameiRow<'_>) -> Result<(), Infallible> {
+        self.namei.push(Namei {
+            call_id: r.call_id,
+            process_id: r.process_id,
+            comm: s(r.comm),
+            path: s(r.path),
+            resolved: s(r.resolved),
+            resolution: r.resolution,
+        });
+        Ok(())
+    }
+    fn event(&mut self, _: &EventRow<'_>) -> Result<(), Infallible> {
+        self.events += 1;
+        Ok(())
+    }
+    fn issue(&mut self, r: &IssueRow) -> Result<(), Infallible> {
+        self.issues.push(r.clone());
+        Ok(())
+    }
+}
+
+/// The file lists of a set of processes.
+#[derive(Debug, Default)]
+pub struct Files {
+    pub pids: BTreeSet<i64>,
+    pub n: BTreeSet<String>,
+    pub n_a: BTreeSet<String>,
+    pub n_v: Value,
+    pub n_a_v: Value,
+}
+
+/// Rows plus indexes over them.
+pub struct Rows {
+    pub c: Collected,
+    pub totals: Totals,
+    proc_by_id: HashMap<i64, usize>,
+    call_by_id: HashMap<i64, usize>,
+}
+
+impl Rows {
+    pub fn new(c: Collected, totals: Totals) -> Self {
+        let proc_by_id = c
+            .processes
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.id, i))
+            .collect();
+        let call_by_id = c.calls.iter().enumerate().map(|(i, p)| (p.id, i)).collect();
+        Rows {
+            c,
+            totals,
+            proc_by_id,
+            call_by_id,
+        }
+    }
+
+    fn proc(&self, id: i64) -> &ProcessRow {
+        &self.c.processes[self.proc_by_id[&id]]
+    }
+
+    fn call(&self, id: i64) -> &Call {
+        &self.c.calls[self.call_by_id[&id]]
+    }
+
+    /// (parent pid, child pid), sorted.
+    pub fn forks(&self) -> Vec<(i64, i64)> {
+        let mut v: Vec<(i64, i64)> = self
+            .c
+            .processes
+            .iter()
+            .filter_map(|p| p.parent_id.map(|pp| (self.proc(pp).pid, p.pid)))
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Successful exec images of process `id`, in order.
+    fn images(&self, id: i64) -> Vec<&Exec> {
+        let mut v: Vec<&Exec> = self
+            .c
+            .execs
+            .iter()
+            .filter(|e| e.process_id == id && e.success)
+            .collect();
+        v.sort_by_key(|e| e.seq);
+        v
+    }
+
+    /// pid → the truth's per-process summary.
+    pub fn process_summary(&self) -> BTreeMap<i64, Value> {
+        let mut out = BTreeMap::new();
+        for p in &self.c.processes {
+            let execs: Vec<Value> = self
+                .images(p.id)
+                .iter()
+                .filter(|e| e.seq > 0)
+                .map(|e| json!([e.path, e.resolved, e.comm]))
+                .collect();
+            let exit = match (p.exit_status, p.exit_signal) {
+                (_, Some(sig)) => json!({"signal": sig}),
+                (Some(st), None) => json!({"status": st}),
+                _ => Value::Null,
+            };
+            let mut tids: Vec<i64> = self
+                .c
+                .threads
+                .iter()
+                .filter(|t| t.process_id == p.id)
+                .map(|t| t.tid)
+                .collect();
+            tids.sort();
+            let tids = if tids.is_empty() {
+                Value::Null
+            } else {
+                json!(tids)
+            };
+            let ppid = p.parent_id.map(|pp| self.proc(pp).pid);
+            let first_comm = self.images(p.id)[0].comm.clone();
+            out.insert(p.pid, json!({"ppid": ppid, "exit": exit, "execs": execs, "tids": tids, "first_comm": first_comm}));
+        }
+        out
+    }
+
+    /// ptrace.py -t: nested [pid, comm, children] per image.
+    pub fn tree(&self) -> Value {
+        let mut kids: HashMap<i64, Vec<&ProcessRow>> = HashMap::new();
+        let mut roots: Vec<&ProcessRow> = Vec::new();
+        for p in &self.c.processes {
+            match p.parent_id {
+                Some(pp) => kids.entry(pp).or_default().push(p),
+                None => roots.push(p),
+            }
+        }
+        roots.sort_by_key(|p| p.first_ts);
+        let mut out = Vec::new();
+        for r in roots {
+            out.extend(self.nodes(r, &kids));
+        }
+        Value::Array(out)
+    }
+
+    fn fork_ret_offset(&self, p: &ProcessRow) -> u64 {
+        p.fork_call_id
+            .and_then(|c| self.call(c).ret_offset)
+            .unwrap_or(0)
+    }
+
+    fn nodes(&self, p: &ProcessRow, kids: &HashMap<i64, Vec<&ProcessRow>>) -> Vec<Value> {
+        let images = self.images(p.id);
+        let mut children: Vec<&ProcessRow> = kids.get(&p.id).cloned().unwrap_or_default();
+        children.sort_by_key(|c| self.fork_ret_offset(c));
+        let image_ends: Vec<u64> = images
+            .iter()
+            .map(|e| e.call_id.and_then(|c| self.call(c).ret_offset).unwrap_or(0))
+            .collect();
+        images
+            .iter()
+            .enumerate()
+            .map(|(i, img)| {
+                let sub: Vec<Value> = children
+                    .iter()
+                    .filter(|c| {
+                        let at = self.fork_ret_offset(c);
+                        at >= image_ends[i] && image_ends.get(i + 1).is_none_or(|&next| at < next)
+                    })
+                    .flat_map(|c| self.nodes(c, kids))
+                    .collect();
+                json!([p.pid, img.comm, sub])
+            })
+            .collect()
+    }
+
+    /// Members of the subtree of `pid` (its first lifetime) or all processes.
+    fn members(&self, pid: Option<i64>) -> BTreeSet<i64> {
+        let Some(pid) = pid else {
+            return self.c.processes.iter().map(|p| p.id).collect();
+        };
+        let root = self.c.processes.iter().find(|p| p.pid == pid).unwrap().id;
+        let mut set = BTreeSet::from([root]);
+        loop {
+            let before = set.len();
+            for p in &self.c.processes {
+                if p.parent_id.is_some_and(|pp| set.contains(&pp)) {
+                    set.insert(p.id);
+                }
+            }
+            if set.len() == before {
+                return set;
+            }
+        }
+    }
+
+    /// The `-n`, `-n -a` and `-v` lists of a subtree (or of everything).
+    pub fn files(&self, pid: Option<i64>) -> Files {
+        let members = self.members(pid);
+        let mut f = Files {
+            pids: members.iter().map(|&id| self.proc(id).pid).collect(),
+            ..Files::default()
+        };
+        let mut v: BTreeMap<String, BTreeSet<(i64, String, String)>> = BTreeMap::new();
+        let mut av: BTreeMap<String, BTreeSet<(i64, String, String)>> = BTreeMap::new();
+        for n in self
+            .c
+            .namei
+            .iter()
+            .filter(|n| members.contains(&n.process_id))
+        {
+            if !super::is_resolved(n.resolution) {
+                continue;
+            }
+            let call = n.call_id.map(|c| self.call(c));
+            let name = call.and_then(|c| c.syscall).unwrap_or("?").to_string();
+            let ok = call
+                .is_some_and(|c| c.error == Some(0) || (c.error == Some(-2) && name == "execve"));
+            let ent = (self.proc(n.process_id).pid, name, n.comm.clone());
+            f.n_a.insert(n.resolved.clone());
+            av.entry(n.resolved.clone())
+                .or_default()
+                .insert(ent.clone());
+            if ok {
+                f.n.insert(n.resolved.clone());
+                v.entry(n.resolved.clone()).or_default().insert(ent);
+            }
+        }
+        let render = |m: BTreeMap<String, BTreeSet<(i64, String, String)>>| {
+            let obj: serde_json::Map<String, Value> = m
+                .into_iter()
+                .map(|(k, set)| {
+                    (
+                        k,
+                        Value::Array(
+                            set.into_iter()
+                                .map(|(pid, sc, comm)| json!([sc, comm, pid]))
+                                .collect(),
+                        ),
+                    )
+                })
+                .collect();
+            Value::Object(obj)
+        };
+        f.n_v = render(v);
+        f.n_a_v = render(av);
+        f
+    }
+
+    /// (pid, syscall, raw path) of lookups left relative.
+    pub fn unresolved(&self) -> BTreeSet<(i64, String, String)> {
+        self.c
+            .namei
+            .iter()
+            .filter(|n| !super::is_resolved(n.resolution))
+            .map(|n| {
+                let call = n.call_id.map(|c| self.call(c));
+                (
+                    self.proc(n.process_id).pid,
+                    call.and_then(|c| c.syscall).unwrap_or("?").to_string(),
+                    n.path.clone(),
+                )
+            })
+            .collect()
+    }
+
+    /// Calls with both CALL and RET.
+    pub fn paired(&self) -> i64 {
+        self.c.calls.iter().filter(|c| c.unpaired.is_none()).count() as i64
+    }
+
+    /// (CALLs without RET, RETs without CALL).
+    pub fn unpaired_count(&self) -> (i64, i64) {
+        let no_ret = self
+            .c
+            .calls
+            .iter()
+            .filter(|c| c.unpaired.is_some_and(|u| u != Unpaired::NoCall))
+            .count();
+        let no_call = self
+            .c
+            .calls
+            .iter()
+            .filter(|c| c.unpaired == Some(Unpaired::NoCall))
+            .count();
+        (no_ret as i64, no_call as i64)
+    }
+}
