@@ -72,12 +72,14 @@ CREATE TABLE trace (
   imported_at TEXT NOT NULL,
   -- Seconds the import of this file took.
   import_seconds REAL,
-  -- Bytes decoded into complete records.
+  -- Bytes decoded into complete records (the size less skipped damage).
   decoded_bytes INTEGER NOT NULL DEFAULT 0,
-  -- 1 when every byte of the file was decoded; 0 when decoding stopped
-  -- early (truncated or corrupt tail, see `damage` and import_issue).
+  -- 1 when every byte of the file was decoded; 0 when some could not be
+  -- (a truncated tail, or damaged stretches that were skipped: see `damage`
+  -- and the data_loss rows of import_issue).
   complete INTEGER NOT NULL DEFAULT 0,
-  -- Why decoding stopped early, with the byte offset; NULL when complete.
+  -- The first damaged stretch (byte range and why) and how many more;
+  -- NULL when complete.
   damage TEXT,
   -- Rows in import_issue for this trace.
   issues INTEGER NOT NULL DEFAULT 0
