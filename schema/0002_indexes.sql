@@ -2,6 +2,13 @@
 -- index once over sorted data is much cheaper than updating it per row).
 -- IF NOT EXISTS because `--append` re-applies this file to a database that
 -- has them already. Only DDL here.
+--
+-- Few on purpose: building an index over the big tables (call, namei,
+-- event) costs more than loading them, and the reports scan those tables
+-- anyway. These serve the process tree, "what did this process do" and "who
+-- touched this path". Add your own for other questions, e.g.
+--   CREATE INDEX call_syscall ON call(syscall);
+--   CREATE INDEX event_process_ts ON event(process_id, ts);
 
 -- Interned paths are unique; also the lookup for "which id has this path".
 CREATE UNIQUE INDEX IF NOT EXISTS path_path ON path(path);
@@ -17,20 +24,11 @@ CREATE INDEX IF NOT EXISTS thread_process ON thread(process_id, tid);
 CREATE INDEX IF NOT EXISTS exec_process ON exec(process_id, seq);
 CREATE INDEX IF NOT EXISTS exec_resolved ON exec(resolved_id);
 
--- Calls of a process in time order; calls by syscall name.
+-- Calls of a process in time order.
 CREATE INDEX IF NOT EXISTS call_process_ts ON call(process_id, ts);
-CREATE INDEX IF NOT EXISTS call_syscall ON call(syscall);
 
--- Lookups by path, by resolved path, by call and by process.
-CREATE INDEX IF NOT EXISTS namei_path ON namei(path_id);
+-- Lookups of a path (by its resolved form): who touched it.
 CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id);
-CREATE INDEX IF NOT EXISTS namei_call ON namei(call_id);
-CREATE INDEX IF NOT EXISTS namei_process_ts ON namei(process_id, ts);
-
--- Events of a process in time order; events by kind; events of a call.
-CREATE INDEX IF NOT EXISTS event_process_ts ON event(process_id, ts);
-CREATE INDEX IF NOT EXISTS event_kind ON event(kind);
-CREATE INDEX IF NOT EXISTS event_call ON event(call_id);
 
 -- Issues of a trace.
 CREATE INDEX IF NOT EXISTS import_issue_trace ON import_issue(trace_id, severity);

@@ -5,11 +5,12 @@
 //! opened for writing.
 //!
 //! Naming: `.<target name>.kt2sql-tmp-<pid>` beside the target (same
-//! directory, so the rename stays on one filesystem). A process killed by a
-//! signal (SIGKILL, or SIGINT: kt2sql installs no handler) leaves its file
-//! behind; the next import into the same target removes such files when
-//! their pid is no longer running and they belong to the same user, and
-//! otherwise leaves them alone (they never affect the target).
+//! directory, so the rename stays on one filesystem). Ctrl-C makes the
+//! import fail (`Progress::cancelled`), which drops the file at once. A
+//! process killed outright (SIGKILL, a second Ctrl-C, a crash) leaves its
+//! file behind; the next import into the same target removes such files
+//! when their pid is no longer running and they belong to the same user,
+//! and otherwise leaves them alone (they never affect the target).
 
 use std::ffi::OsString;
 use std::fs::{self, File, OpenOptions};

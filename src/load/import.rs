@@ -83,6 +83,12 @@ pub trait Progress {
     fn advance(&self, _bytes_done: u64, _records_done: u64) {}
     /// The current trace is done (or failed).
     fn finish(&self) {}
+    /// Whether to stop (Ctrl-C): asked every [`ADVANCE_EVERY`] records and
+    /// between the stages of an import, which then fails with
+    /// [`Error::Interrupted`] and writes nothing.
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Progress`] that shows nothing.
@@ -143,6 +149,12 @@ pub fn import(
     progress: &dyn Progress,
 ) -> Result<ImportSummary, Error> {
     let started = Instant::now();
+    let interrupted = || match progress.cancelled() {
+        true => Err(Error::Interrupted {
+            path: db.to_owned(),
+        }),
+        false => Ok(()),
+    };
     check_traces(traces, db, opts.dialect)?;
     let append = check_target(db, opts.mode)?;
     let tmp = TempTarget::create(db)?;
@@ -152,6 +164,7 @@ pub fn import(
             source,
         })?;
     }
+    interrupted()?;
     let mut conn = Connection::open(tmp.path()).map_err(sql_err(format!(
         "{}: opening the temporary database {}",
         db.display(),
@@ -168,8 +181,10 @@ pub fn import(
     let mut done = Vec::with_capacity(traces.len());
     for trace in traces {
         done.push(import_one(&mut conn, &mut paths, trace, opts, progress).map_err(ctx)?);
+        interrupted()?;
     }
     schema::create_indexes_and_views(&conn).map_err(ctx)?;
+    interrupted()?;
     conn.close().map_err(|(_, source)| {
         ctx(Error::Sqlite {
             context: "closing".into(),
@@ -307,6 +322,24 @@ fn import_one(
     let damage = run(&mut dec, &mut model, &mut loader, progress, size);
     progress.finish();
     let damage = damage?;
+    // Unreadable from its first byte on: nothing of it is a trace.
+    if let Some(d) = damage
+        .first()
+        .filter(|d| d.offset == 0 && d.resumed_at.is_none())
+    {
+        return Err(Error::Decode {
+            path: trace.to_owned(),
+            source: crate::decode::DecodeError {
+                offset: 0,
+                record: 0,
+                kind: DecodeErrorKind::Unrecognized(format!(
+                    "read as {abi}, its first record is already damaged ({}) and \
+                     nothing after it is believable",
+                    d.why
+                )),
+            },
+        });
+    }
     // A pipe's size is what it held.
     let size = if fs::metadata(trace).is_ok_and(|m| m.is_file()) {
         size
@@ -379,6 +412,12 @@ fn run(
                     n += 1;
                     if n % ADVANCE_EVERY == 0 {
                         progress.advance(dec.offset(), n);
+                        if progress.cancelled() {
+                            // `in_db` names the target.
+                            return Err(Error::Interrupted {
+                                path: PathBuf::new(),
+                            });
+                        }
                     }
                     continue;
                 }
@@ -485,6 +524,9 @@ fn in_db(e: Error, db: &Path) -> Error {
         Error::Sqlite { context, source } => Error::Sqlite {
             context: format!("{}: {context}", db.display()),
             source,
+        },
+        Error::Interrupted { .. } => Error::Interrupted {
+            path: db.to_owned(),
         },
         other => other,
     }

@@ -180,7 +180,10 @@ impl<'c> Loader<'c> {
     }
 
     /// Complete the `trace` row with the counts.
-    pub fn end(self, e: &TraceEnd<'_>) -> Result<(), Error> {
+    pub fn end(mut self, e: &TraceEnd<'_>) -> Result<(), Error> {
+        self.stmts
+            .flush()
+            .map_err(sql_err("writing the last rows".into()))?;
         let t = e.totals;
         let by = |k: &str| t.by_type.get(k).copied().unwrap_or(0);
         let json = by_type_json(t);

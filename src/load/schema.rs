@@ -29,6 +29,10 @@ pub const SCHEMA: &[(&str, &str)] = &[
         "0003_views.sql",
         include_str!("../../schema/0003_views.sql"),
     ),
+    (
+        "0004_reports.sql",
+        include_str!("../../schema/0004_reports.sql"),
+    ),
 ];
 
 /// The files applied before the data (tables).

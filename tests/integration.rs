@@ -1,0 +1,12 @@
+//! The one integration test binary (style guide 4.9): every test directory
+//! is a module here, so `cargo test` builds a single binary. Add a module
+//! per area with a one-line comment saying what belongs in it.
+
+// Shared helpers: ../shared lookup and skipping, golden files, ktcompose, the test-only trace writer.
+mod util;
+// Decoder: writer round trips, detection, real corpus, truncation, hostile input, ktcompose truth.
+mod decode;
+// Process model: forks, execs, tree and file lists against ktcompose truth.
+mod process;
+// Loader and `kt2sql import`: corpus counts, atomic replacement, lossless bytes, exit codes.
+mod load;

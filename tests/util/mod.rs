@@ -1,0 +1,210 @@
+//! Shared test helpers: where `../shared` (real corpus, ktcompose) is and
+//! how to skip without it, golden files with an update switch, running
+//! ktcompose into a temporary directory, and decoding a byte slice fully.
+//! The record writer and record generators live in the submodules.
+
+#![allow(dead_code)]
+
+pub mod arb;
+pub mod records;
+pub mod writer;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kt2sql::decode::{Abi, DecodeError, Decoder};
+use kt2sql::model::Record;
+
+/// The crate's root directory.
+pub fn manifest_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `../shared` next to the crate, if it is there (with its corpus and tools).
+pub fn shared_dir() -> Option<PathBuf> {
+    let d = manifest_dir().join("../shared");
+    (d.join("corpus").is_dir() && d.join("tools").is_dir()).then(|| d.canonicalize().unwrap_or(d))
+}
+
+/// Whether python3 runs.
+pub fn have_python() -> bool {
+    Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Report a skipped test, or fail it when `CI=true` (CI must not skip silently).
+pub fn skip(why: &str) {
+    let t = std::thread::current();
+    let name = t.name().unwrap_or("test");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{name}: {why} (not skipped because CI=true)");
+    }
+    eprintln!("skipping {name}: {why}");
+}
+
+/// `let shared = require_shared!();` — the shared dir, or return from the
+/// test after printing why. `require_shared!(python)` also needs python3.
+#[macro_export]
+macro_rules! require_shared {
+    () => {
+        match $crate::util::shared_dir() {
+            Some(d) => d,
+            None => {
+                $crate::util::skip("../shared not found");
+                return;
+            }
+        }
+    };
+    (python) => {{
+        let d = $crate::require_shared!();
+        if !$crate::util::have_python() {
+            $crate::util::skip("python3 not found (needed for ktcompose)");
+            return;
+        }
+        d
+    }};
+}
+
+/// Compare `actual` with `tests/golden/<name>`; with `UPDATE_GOLDEN=1`
+/// rewrite the file instead.
+pub fn assert_golden(name: &str, actual: &str) {
+    let path = manifest_dir().join("tests/golden").join(name);
+    if std::env::var("UPDATE_GOLDEN").is_ok_and(|v| v == "1") {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, actual).unwrap();
+        eprintln!("updated {}", path.display());
+        return;
+    }
+    let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| {
+        panic!(
+            "{}: {e}; run with UPDATE_GOLDEN=1 to create it",
+            path.display()
+        )
+    });
+    if expected != actual {
+        let (e, a): (Vec<_>, Vec<_>) = (expected.lines().collect(), actual.lines().collect());
+        let at = e
+            .iter()
+            .zip(&a)
+            .position(|(x, y)| x != y)
+            .unwrap_or(e.len().min(a.len()));
+        let show = |v: &[&str]| v[at.saturating_sub(2)..(at + 3).min(v.len())].join("\n");
+        panic!(
+            "{} differs from the output at line {}\n--- golden:\n{}\n--- actual:\n{}\n\
+             (run with UPDATE_GOLDEN=1 to accept the new output)",
+            path.display(),
+            at + 1,
+            show(&e),
+            show(&a)
+        );
+    }
+}
+
+/// A trace written by ktcompose, with its truth JSON; the files live as long
+/// as this value.
+pub struct Composed {
+    pub trace: PathBuf,
+    pub truth: serde_json::Value,
+    _dir: tempfile::TempDir,
+}
+
+/// Run `ktcompose.py --dialect D --seed S [extra…]` into a temporary
+/// directory. Call `require_shared!(python)` first.
+pub fn compose(dialect: &str, seed: u64, extra: &[&str]) -> Composed {
+    let shared = shared_dir().expect("../shared");
+    let dir = tempfile::tempdir().unwrap();
+    let (trace, truth) = (dir.path().join("t.out"), dir.path().join("t.json"));
+    let out = Command::new("python3")
+        .arg(shared.join("tools/ktcompose.py"))
+        .args(["--dialect", dialect, "--seed", &seed.to_string(), "-o"])
+        .arg(&trace)
+        .arg("--truth")
+        .arg(&truth)
+        .args(extra)
+        .output()
+        .expect("run python3 ktcompose.py");
+    assert!(
+        out.status.success(),
+        "ktcompose {dialect} {seed} {extra:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let truth = serde_json::from_slice(&std::fs::read(&truth).unwrap()).unwrap();
+    Composed {
+        trace,
+        truth,
+        _dir: dir,
+    }
+}
+
+/// Everything one decoder run gives.
+#[derive(Debug)]
+pub struct Decoded {
+    pub abi: Abi,
+    pub records: Vec<Record<'static>>,
+    /// The error that ended decoding, if any.
+    pub error: Option<DecodeError>,
+    /// The decoder's offset at the end (the input length after a clean end).
+    pub end: u64,
+}
+
+impl Decoded {
+    /// Record count per `Body::label()`.
+    pub fn by_label(&self) -> BTreeMap<&'static str, u64> {
+        let mut m = BTreeMap::new();
+        for r in &self.records {
+            *m.entry(r.body.label()).or_insert(0) += 1;
+        }
+        m
+    }
+}
+
+/// Decode `bytes` to the end (detecting the dialect unless `abi` is given).
+/// `Err` when the decoder cannot even start.
+pub fn decode(bytes: &[u8], abi: Option<Abi>) -> Result<Decoded, DecodeError> {
+    let mut d = Decoder::new(bytes, abi, Some(bytes.len() as u64))?;
+    let mut records = Vec::new();
+    let error = loop {
+        match d.next_record() {
+            Ok(Some(r)) => records.push(r.into_owned()),
+            Ok(None) => break None,
+            Err(e) => break Some(e),
+        }
+    };
+    Ok(Decoded {
+        abi: d.abi(),
+        records,
+        error,
+        end: d.offset(),
+    })
+}
+
+/// A corpus file's path under `shared`.
+pub fn corpus(shared: &Path, name: &str) -> PathBuf {
+    shared.join("corpus").join(format!("{name}.ktrace"))
+}
+
+/// The real samples: (file stem, dialect the corpus README names, records).
+pub const CORPUS: &[(&str, &str, usize)] = &[
+    ("freebsd14-amd64", "freebsd-v1:le:64", 609),
+    ("freebsd9-i386", "freebsd-v0:le:32", 1489),
+    ("openbsd73-amd64", "openbsd:le:64", 553),
+    ("netbsd10-amd64", "netbsd-v2:le:64", 238),
+    ("macosx104-ppc", "darwin:be:32", 854),
+];
+
+/// Whether the generated syscall tables are in (the placeholder knows no names).
+pub fn tables_ready() -> bool {
+    use kt2sql::tables::{syscall_name, NameTable};
+    syscall_name(NameTable::FreeBsd, 1).is_some()
+}
+
+/// A byte string as printable ASCII with `\xNN` escapes.
+pub fn escape(b: &[u8]) -> String {
+    b.iter()
+        .flat_map(|&c| std::ascii::escape_default(c))
+        .map(char::from)
+        .collect()
+}
