@@ -347,10 +347,17 @@ def parse_openbsd(text, dialect):
         fields = rec.split(" ")
         num, typ = fields[0], fields[1]
         if typ == "OBSOL":
-            # Renamed padded slots keep the call's name (pad_mmap -> mmap).
-            if len(fields) > 2 and fields[2].startswith("pad_"):
-                entries.append(Entry(int(num), fields[2][4:], ARGS_UNKNOWN,
-                                     False, 1, typ))
+            # An obsolete slot appears only in traces of releases where it
+            # was live, so it keeps the name it had there (37 msyscall and
+            # 146 pinsyscall in a 7.3 trace); renamed padded and 32-bit-time
+            # slots keep the call's name (pad_mmap -> mmap).
+            if len(fields) > 2 and re.match(r"[A-Za-z_]\w*$", fields[2]):
+                name = fields[2]
+                for prefix in ("pad_", "t32_"):
+                    if name.startswith(prefix):
+                        name = name[len(prefix):]
+                entries.append(Entry(int(num), name, ARGS_UNKNOWN, False, 1,
+                                     typ))
             continue
         if typ == "UNIMPL" or "{" not in rec:
             continue

@@ -48,8 +48,8 @@ pub enum DecodeErrorKind {
     /// A length field that cannot be right.
     #[error("record length {len} is impossible ({why})")]
     BadLength {
-        /// The length as read.
-        len: i64,
+        /// The length as read (a signed int32 or an unsigned size_t).
+        len: i128,
         /// Why it was refused.
         why: String,
     },

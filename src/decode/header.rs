@@ -64,9 +64,10 @@ fn select_in<B: ByteOrder>(
     w: &[u8],
 ) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
     let b = Bytes::<B>::new(w);
+    // Too short to choose a layout: say how long the header would be.
     let short = || DecodeErrorKind::Truncated {
         what: "record header",
-        need: SELECT_BYTES as u64,
+        need: abi.primary_layout().map_or(SELECT_BYTES, |l| l.size) as u64,
         have: w.len() as u64,
     };
     let version = match abi.family {
@@ -136,7 +137,7 @@ fn read_in<B: ByteOrder>(
     };
     if len > MAX_PAYLOAD {
         return Err(DecodeErrorKind::BadLength {
-            len: len as i64,
+            len: len.into(),
             why: format!("larger than the {} MiB limit", MAX_PAYLOAD >> 20),
         });
     }

@@ -26,8 +26,11 @@
 //!   padded slots it kept as `pad_*` are named by the call (`pad_mmap` 197
 //!   → `mmap`). Binaries from before 5.5 use a different table altogether
 //!   ([`NameTable::OpenBsdPre55`]).
-//! * Obsolete, unimplemented and reserved slots, and loadable-module
-//!   placeholders (`nosys`, `lkmnosys`), name nothing (`None`).
+//! * OpenBSD's obsolete slots appear only in traces of the releases where
+//!   they were live, so they keep the name syscalls.master still gives them
+//!   (37 `msyscall` and 146 `pinsyscall`, called by a 7.3 binary). Otherwise
+//!   unimplemented and reserved slots, FreeBSD and NetBSD obsolete slots, and
+//!   loadable-module placeholders (`nosys`, `lkmnosys`), name nothing (`None`).
 //! * One deliberate rename: FreeBSD main spells syscall 1 `_exit`; every
 //!   FreeBSD release through 14 and every other BSD call it `exit`, and so
 //!   does this table.
@@ -297,9 +300,11 @@ mod tests {
                 (321, "openat"),
             ],
         );
-        // Obsolete slots that were not renamed `pad_*` name nothing.
-        assert_eq!(syscall_name(NameTable::OpenBsd, 37), None);
-        assert_eq!(syscall_name(NameTable::OpenBsd, 198), None);
+        // Obsolete slots keep the name they had while live: a 7.3 trace
+        // calls 37 msyscall and 146 pinsyscall (the corpus file does).
+        assert_eq!(syscall_name(NameTable::OpenBsd, 37), Some("msyscall"));
+        assert_eq!(syscall_name(NameTable::OpenBsd, 146), Some("pinsyscall"));
+        assert_eq!(syscall_name(NameTable::OpenBsd, 198), Some("__syscall"));
     }
 
     #[test]
@@ -317,7 +322,7 @@ mod tests {
                 (253, "issetugid"),
             ],
         );
-        assert_eq!(syscall_name(NameTable::OpenBsdPre55, 38), None);
+        assert_eq!(syscall_name(NameTable::OpenBsdPre55, 38), Some("stat43"));
     }
 
     #[test]

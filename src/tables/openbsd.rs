@@ -17,337 +17,337 @@
 /// Syscall names indexed by number; "" where the number names
 /// nothing (obsolete, unimplemented, reserved).
 pub(super) static SYSCALLS: &[&str] = &[
-    "",               // 0
-    "exit",           // 1
-    "fork",           // 2
-    "read",           // 3
-    "write",          // 4
-    "open",           // 5
-    "close",          // 6
-    "getentropy",     // 7
-    "__tfork",        // 8
-    "link",           // 9
-    "unlink",         // 10
-    "wait4",          // 11
-    "chdir",          // 12
-    "fchdir",         // 13
-    "mknod",          // 14
-    "chmod",          // 15
-    "chown",          // 16
-    "break",          // 17
-    "getdtablecount", // 18
-    "getrusage",      // 19
-    "getpid",         // 20
-    "mount",          // 21
-    "unmount",        // 22
-    "setuid",         // 23
-    "getuid",         // 24
-    "geteuid",        // 25
-    "ptrace",         // 26
-    "recvmsg",        // 27
-    "sendmsg",        // 28
-    "recvfrom",       // 29
-    "accept",         // 30
-    "getpeername",    // 31
-    "getsockname",    // 32
-    "access",         // 33
-    "chflags",        // 34
-    "fchflags",       // 35
-    "sync",           // 36
-    "",               // 37
-    "stat",           // 38
-    "getppid",        // 39
-    "lstat",          // 40
-    "dup",            // 41
-    "fstatat",        // 42
-    "getegid",        // 43
-    "",               // 44
-    "ktrace",         // 45
-    "sigaction",      // 46
-    "getgid",         // 47
-    "sigprocmask",    // 48
-    "mmap",           // 49
-    "setlogin",       // 50
-    "acct",           // 51
-    "sigpending",     // 52
-    "fstat",          // 53
-    "ioctl",          // 54
-    "reboot",         // 55
-    "revoke",         // 56
-    "symlink",        // 57
-    "readlink",       // 58
-    "execve",         // 59
-    "umask",          // 60
-    "chroot",         // 61
-    "getfsstat",      // 62
-    "statfs",         // 63
-    "fstatfs",        // 64
-    "fhstatfs",       // 65
-    "vfork",          // 66
-    "gettimeofday",   // 67
-    "settimeofday",   // 68
-    "setitimer",      // 69
-    "getitimer",      // 70
-    "select",         // 71
-    "kevent",         // 72
-    "munmap",         // 73
-    "mprotect",       // 74
-    "madvise",        // 75
-    "utimes",         // 76
-    "futimes",        // 77
-    "mquery",         // 78
-    "getgroups",      // 79
-    "setgroups",      // 80
-    "getpgrp",        // 81
-    "setpgid",        // 82
-    "futex",          // 83
-    "utimensat",      // 84
-    "futimens",       // 85
-    "kbind",          // 86
-    "clock_gettime",  // 87
-    "clock_settime",  // 88
-    "clock_getres",   // 89
-    "dup2",           // 90
-    "nanosleep",      // 91
-    "fcntl",          // 92
-    "accept4",        // 93
-    "__thrsleep",     // 94
-    "fsync",          // 95
-    "setpriority",    // 96
-    "socket",         // 97
-    "connect",        // 98
-    "getdents",       // 99
-    "getpriority",    // 100
-    "pipe2",          // 101
-    "dup3",           // 102
-    "sigreturn",      // 103
-    "bind",           // 104
-    "setsockopt",     // 105
-    "listen",         // 106
-    "chflagsat",      // 107
-    "pledge",         // 108
-    "ppoll",          // 109
-    "pselect",        // 110
-    "sigsuspend",     // 111
-    "sendsyslog",     // 112
-    "",               // 113
-    "unveil",         // 114
-    "__realpath",     // 115
-    "recvmmsg",       // 116
-    "sendmmsg",       // 117
-    "getsockopt",     // 118
-    "thrkill",        // 119
-    "readv",          // 120
-    "writev",         // 121
-    "kill",           // 122
-    "fchown",         // 123
-    "fchmod",         // 124
-    "",               // 125
-    "setreuid",       // 126
-    "setregid",       // 127
-    "rename",         // 128
-    "",               // 129
-    "",               // 130
-    "flock",          // 131
-    "mkfifo",         // 132
-    "sendto",         // 133
-    "shutdown",       // 134
-    "socketpair",     // 135
-    "mkdir",          // 136
-    "rmdir",          // 137
-    "",               // 138
-    "",               // 139
-    "adjtime",        // 140
-    "getlogin_r",     // 141
-    "getthrname",     // 142
-    "setthrname",     // 143
-    "",               // 144
-    "",               // 145
-    "",               // 146
-    "setsid",         // 147
-    "quotactl",       // 148
-    "",               // 149
-    "ypconnect",      // 150
-    "",               // 151
-    "",               // 152
-    "",               // 153
-    "",               // 154
-    "nfssvc",         // 155
-    "",               // 156
-    "",               // 157
-    "pinsyscalls",    // 158
-    "mimmutable",     // 159
-    "waitid",         // 160
-    "getfh",          // 161
-    "",               // 162
-    "",               // 163
-    "__tmpfd",        // 164
-    "sysarch",        // 165
-    "lseek",          // 166
-    "truncate",       // 167
-    "ftruncate",      // 168
-    "pread",          // 169
-    "pwrite",         // 170
-    "preadv",         // 171
-    "pwritev",        // 172
-    "pread",          // 173
-    "pwrite",         // 174
-    "profil",         // 175
-    "",               // 176
-    "",               // 177
-    "",               // 178
-    "",               // 179
-    "",               // 180
-    "setgid",         // 181
-    "setegid",        // 182
-    "seteuid",        // 183
-    "",               // 184
-    "",               // 185
-    "",               // 186
-    "",               // 187
-    "",               // 188
-    "",               // 189
-    "pathconfat",     // 190
-    "pathconf",       // 191
-    "fpathconf",      // 192
-    "swapctl",        // 193
-    "getrlimit",      // 194
-    "setrlimit",      // 195
-    "",               // 196
-    "mmap",           // 197
-    "",               // 198
-    "lseek",          // 199
-    "truncate",       // 200
-    "ftruncate",      // 201
-    "sysctl",         // 202
-    "mlock",          // 203
-    "munlock",        // 204
-    "",               // 205
-    "",               // 206
-    "getpgid",        // 207
-    "",               // 208
-    "utrace",         // 209
-    "",               // 210
-    "",               // 211
-    "",               // 212
-    "",               // 213
-    "",               // 214
-    "",               // 215
-    "",               // 216
-    "",               // 217
-    "",               // 218
-    "",               // 219
-    "",               // 220
-    "semget",         // 221
-    "",               // 222
-    "",               // 223
-    "",               // 224
-    "msgget",         // 225
-    "msgsnd",         // 226
-    "msgrcv",         // 227
-    "shmat",          // 228
-    "",               // 229
-    "shmdt",          // 230
-    "",               // 231
-    "",               // 232
-    "",               // 233
-    "",               // 234
-    "",               // 235
-    "",               // 236
-    "",               // 237
-    "",               // 238
-    "",               // 239
-    "",               // 240
-    "",               // 241
-    "",               // 242
-    "",               // 243
-    "",               // 244
-    "",               // 245
-    "",               // 246
-    "",               // 247
-    "",               // 248
-    "",               // 249
-    "minherit",       // 250
-    "",               // 251
-    "poll",           // 252
-    "issetugid",      // 253
-    "lchown",         // 254
-    "getsid",         // 255
-    "msync",          // 256
-    "",               // 257
-    "",               // 258
-    "",               // 259
-    "",               // 260
-    "",               // 261
-    "",               // 262
-    "pipe",           // 263
-    "fhopen",         // 264
-    "",               // 265
-    "",               // 266
-    "preadv",         // 267
-    "pwritev",        // 268
-    "kqueue",         // 269
-    "kqueue1",        // 270
-    "mlockall",       // 271
-    "munlockall",     // 272
-    "",               // 273
-    "",               // 274
-    "",               // 275
-    "",               // 276
-    "",               // 277
-    "",               // 278
-    "",               // 279
-    "",               // 280
-    "getresuid",      // 281
-    "setresuid",      // 282
-    "getresgid",      // 283
-    "setresgid",      // 284
-    "",               // 285
-    "mquery",         // 286
-    "closefrom",      // 287
-    "sigaltstack",    // 288
-    "shmget",         // 289
-    "semop",          // 290
-    "",               // 291
-    "",               // 292
-    "",               // 293
-    "fhstat",         // 294
-    "__semctl",       // 295
-    "shmctl",         // 296
-    "msgctl",         // 297
-    "sched_yield",    // 298
-    "getthrid",       // 299
-    "",               // 300
-    "__thrwakeup",    // 301
-    "__threxit",      // 302
-    "__thrsigdivert", // 303
-    "__getcwd",       // 304
-    "adjfreq",        // 305
-    "",               // 306
-    "",               // 307
-    "",               // 308
-    "",               // 309
-    "setrtable",      // 310
-    "getrtable",      // 311
-    "",               // 312
-    "faccessat",      // 313
-    "fchmodat",       // 314
-    "fchownat",       // 315
-    "",               // 316
-    "linkat",         // 317
-    "mkdirat",        // 318
-    "mkfifoat",       // 319
-    "mknodat",        // 320
-    "openat",         // 321
-    "readlinkat",     // 322
-    "renameat",       // 323
-    "symlinkat",      // 324
-    "unlinkat",       // 325
-    "",               // 326
-    "",               // 327
-    "",               // 328
-    "__set_tcb",      // 329
-    "__get_tcb",      // 330
+    "",                 // 0
+    "exit",             // 1
+    "fork",             // 2
+    "read",             // 3
+    "write",            // 4
+    "open",             // 5
+    "close",            // 6
+    "getentropy",       // 7
+    "__tfork",          // 8
+    "link",             // 9
+    "unlink",           // 10
+    "wait4",            // 11
+    "chdir",            // 12
+    "fchdir",           // 13
+    "mknod",            // 14
+    "chmod",            // 15
+    "chown",            // 16
+    "break",            // 17
+    "getdtablecount",   // 18
+    "getrusage",        // 19
+    "getpid",           // 20
+    "mount",            // 21
+    "unmount",          // 22
+    "setuid",           // 23
+    "getuid",           // 24
+    "geteuid",          // 25
+    "ptrace",           // 26
+    "recvmsg",          // 27
+    "sendmsg",          // 28
+    "recvfrom",         // 29
+    "accept",           // 30
+    "getpeername",      // 31
+    "getsockname",      // 32
+    "access",           // 33
+    "chflags",          // 34
+    "fchflags",         // 35
+    "sync",             // 36
+    "msyscall",         // 37
+    "stat",             // 38
+    "getppid",          // 39
+    "lstat",            // 40
+    "dup",              // 41
+    "fstatat",          // 42
+    "getegid",          // 43
+    "",                 // 44
+    "ktrace",           // 45
+    "sigaction",        // 46
+    "getgid",           // 47
+    "sigprocmask",      // 48
+    "mmap",             // 49
+    "setlogin",         // 50
+    "acct",             // 51
+    "sigpending",       // 52
+    "fstat",            // 53
+    "ioctl",            // 54
+    "reboot",           // 55
+    "revoke",           // 56
+    "symlink",          // 57
+    "readlink",         // 58
+    "execve",           // 59
+    "umask",            // 60
+    "chroot",           // 61
+    "getfsstat",        // 62
+    "statfs",           // 63
+    "fstatfs",          // 64
+    "fhstatfs",         // 65
+    "vfork",            // 66
+    "gettimeofday",     // 67
+    "settimeofday",     // 68
+    "setitimer",        // 69
+    "getitimer",        // 70
+    "select",           // 71
+    "kevent",           // 72
+    "munmap",           // 73
+    "mprotect",         // 74
+    "madvise",          // 75
+    "utimes",           // 76
+    "futimes",          // 77
+    "mquery",           // 78
+    "getgroups",        // 79
+    "setgroups",        // 80
+    "getpgrp",          // 81
+    "setpgid",          // 82
+    "futex",            // 83
+    "utimensat",        // 84
+    "futimens",         // 85
+    "kbind",            // 86
+    "clock_gettime",    // 87
+    "clock_settime",    // 88
+    "clock_getres",     // 89
+    "dup2",             // 90
+    "nanosleep",        // 91
+    "fcntl",            // 92
+    "accept4",          // 93
+    "__thrsleep",       // 94
+    "fsync",            // 95
+    "setpriority",      // 96
+    "socket",           // 97
+    "connect",          // 98
+    "getdents",         // 99
+    "getpriority",      // 100
+    "pipe2",            // 101
+    "dup3",             // 102
+    "sigreturn",        // 103
+    "bind",             // 104
+    "setsockopt",       // 105
+    "listen",           // 106
+    "chflagsat",        // 107
+    "pledge",           // 108
+    "ppoll",            // 109
+    "pselect",          // 110
+    "sigsuspend",       // 111
+    "sendsyslog",       // 112
+    "",                 // 113
+    "unveil",           // 114
+    "__realpath",       // 115
+    "recvmmsg",         // 116
+    "sendmmsg",         // 117
+    "getsockopt",       // 118
+    "thrkill",          // 119
+    "readv",            // 120
+    "writev",           // 121
+    "kill",             // 122
+    "fchown",           // 123
+    "fchmod",           // 124
+    "orecvfrom",        // 125
+    "setreuid",         // 126
+    "setregid",         // 127
+    "rename",           // 128
+    "otruncate",        // 129
+    "oftruncate",       // 130
+    "flock",            // 131
+    "mkfifo",           // 132
+    "sendto",           // 133
+    "shutdown",         // 134
+    "socketpair",       // 135
+    "mkdir",            // 136
+    "rmdir",            // 137
+    "utimes",           // 138
+    "",                 // 139
+    "adjtime",          // 140
+    "getlogin_r",       // 141
+    "getthrname",       // 142
+    "setthrname",       // 143
+    "ogetrlimit",       // 144
+    "osetrlimit",       // 145
+    "pinsyscall",       // 146
+    "setsid",           // 147
+    "quotactl",         // 148
+    "oquota",           // 149
+    "ypconnect",        // 150
+    "",                 // 151
+    "",                 // 152
+    "",                 // 153
+    "",                 // 154
+    "nfssvc",           // 155
+    "ogetdirentries",   // 156
+    "statfs25",         // 157
+    "pinsyscalls",      // 158
+    "mimmutable",       // 159
+    "waitid",           // 160
+    "getfh",            // 161
+    "ogetdomainname",   // 162
+    "osetdomainname",   // 163
+    "__tmpfd",          // 164
+    "sysarch",          // 165
+    "lseek",            // 166
+    "truncate",         // 167
+    "ftruncate",        // 168
+    "pread",            // 169
+    "pwrite",           // 170
+    "preadv",           // 171
+    "pwritev",          // 172
+    "pread",            // 173
+    "pwrite",           // 174
+    "profil",           // 175
+    "",                 // 176
+    "",                 // 177
+    "",                 // 178
+    "",                 // 179
+    "",                 // 180
+    "setgid",           // 181
+    "setegid",          // 182
+    "seteuid",          // 183
+    "lfs_bmapv",        // 184
+    "lfs_markv",        // 185
+    "lfs_segclean",     // 186
+    "lfs_segwait",      // 187
+    "stat35",           // 188
+    "fstat35",          // 189
+    "pathconfat",       // 190
+    "pathconf",         // 191
+    "fpathconf",        // 192
+    "swapctl",          // 193
+    "getrlimit",        // 194
+    "setrlimit",        // 195
+    "ogetdirentries48", // 196
+    "mmap",             // 197
+    "__syscall",        // 198
+    "lseek",            // 199
+    "truncate",         // 200
+    "ftruncate",        // 201
+    "sysctl",           // 202
+    "mlock",            // 203
+    "munlock",          // 204
+    "",                 // 205
+    "futimes",          // 206
+    "getpgid",          // 207
+    "nnpfspioctl",      // 208
+    "utrace",           // 209
+    "",                 // 210
+    "",                 // 211
+    "",                 // 212
+    "",                 // 213
+    "",                 // 214
+    "",                 // 215
+    "",                 // 216
+    "",                 // 217
+    "",                 // 218
+    "",                 // 219
+    "",                 // 220
+    "semget",           // 221
+    "semop35",          // 222
+    "semconfig35",      // 223
+    "",                 // 224
+    "msgget",           // 225
+    "msgsnd",           // 226
+    "msgrcv",           // 227
+    "shmat",            // 228
+    "",                 // 229
+    "shmdt",            // 230
+    "shmget35",         // 231
+    "clock_gettime",    // 232
+    "clock_settime",    // 233
+    "clock_getres",     // 234
+    "",                 // 235
+    "",                 // 236
+    "",                 // 237
+    "",                 // 238
+    "",                 // 239
+    "nanosleep",        // 240
+    "",                 // 241
+    "",                 // 242
+    "",                 // 243
+    "",                 // 244
+    "",                 // 245
+    "",                 // 246
+    "",                 // 247
+    "",                 // 248
+    "",                 // 249
+    "minherit",         // 250
+    "rfork",            // 251
+    "poll",             // 252
+    "issetugid",        // 253
+    "lchown",           // 254
+    "getsid",           // 255
+    "msync",            // 256
+    "semctl35",         // 257
+    "shmctl35",         // 258
+    "msgctl35",         // 259
+    "",                 // 260
+    "",                 // 261
+    "",                 // 262
+    "pipe",             // 263
+    "fhopen",           // 264
+    "",                 // 265
+    "",                 // 266
+    "preadv",           // 267
+    "pwritev",          // 268
+    "kqueue",           // 269
+    "kqueue1",          // 270
+    "mlockall",         // 271
+    "munlockall",       // 272
+    "",                 // 273
+    "",                 // 274
+    "",                 // 275
+    "",                 // 276
+    "",                 // 277
+    "",                 // 278
+    "",                 // 279
+    "",                 // 280
+    "getresuid",        // 281
+    "setresuid",        // 282
+    "getresgid",        // 283
+    "setresgid",        // 284
+    "sys_omquery",      // 285
+    "mquery",           // 286
+    "closefrom",        // 287
+    "sigaltstack",      // 288
+    "shmget",           // 289
+    "semop",            // 290
+    "stat",             // 291
+    "fstat",            // 292
+    "lstat",            // 293
+    "fhstat",           // 294
+    "__semctl",         // 295
+    "shmctl",           // 296
+    "msgctl",           // 297
+    "sched_yield",      // 298
+    "getthrid",         // 299
+    "__thrsleep",       // 300
+    "__thrwakeup",      // 301
+    "__threxit",        // 302
+    "__thrsigdivert",   // 303
+    "__getcwd",         // 304
+    "adjfreq",          // 305
+    "getfsstat53",      // 306
+    "statfs53",         // 307
+    "fstatfs53",        // 308
+    "fhstatfs53",       // 309
+    "setrtable",        // 310
+    "getrtable",        // 311
+    "getdirentries",    // 312
+    "faccessat",        // 313
+    "fchmodat",         // 314
+    "fchownat",         // 315
+    "fstatat",          // 316
+    "linkat",           // 317
+    "mkdirat",          // 318
+    "mkfifoat",         // 319
+    "mknodat",          // 320
+    "openat",           // 321
+    "readlinkat",       // 322
+    "renameat",         // 323
+    "symlinkat",        // 324
+    "unlinkat",         // 325
+    "utimensat",        // 326
+    "futimens",         // 327
+    "__tfork51",        // 328
+    "__set_tcb",        // 329
+    "__get_tcb",        // 330
 ];
 
 /// Declared argument count per syscall number (255 = unknown).
@@ -375,7 +375,9 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("__realpath", 115),
     ("__semctl", 295),
     ("__set_tcb", 329),
+    ("__syscall", 198),
     ("__tfork", 8),
+    ("__tfork51", 328),
     ("__threxit", 302),
     ("__thrsigdivert", 303),
     ("__thrsleep", 94),
@@ -417,24 +419,29 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("fhopen", 264),
     ("fhstat", 294),
     ("fhstatfs", 65),
+    ("fhstatfs53", 309),
     ("flock", 131),
     ("fork", 2),
     ("fpathconf", 192),
     ("fstat", 53),
+    ("fstat35", 189),
     ("fstatat", 42),
     ("fstatfs", 64),
+    ("fstatfs53", 308),
     ("fsync", 95),
     ("ftruncate", 168),
     ("futex", 83),
     ("futimens", 85),
     ("futimes", 77),
     ("getdents", 99),
+    ("getdirentries", 312),
     ("getdtablecount", 18),
     ("getegid", 43),
     ("getentropy", 7),
     ("geteuid", 25),
     ("getfh", 161),
     ("getfsstat", 62),
+    ("getfsstat53", 306),
     ("getgid", 47),
     ("getgroups", 79),
     ("getitimer", 70),
@@ -466,6 +473,10 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("kqueue1", 270),
     ("ktrace", 45),
     ("lchown", 254),
+    ("lfs_bmapv", 184),
+    ("lfs_markv", 185),
+    ("lfs_segclean", 186),
+    ("lfs_segwait", 187),
     ("link", 9),
     ("linkat", 317),
     ("listen", 106),
@@ -487,19 +498,33 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("mprotect", 74),
     ("mquery", 78),
     ("msgctl", 297),
+    ("msgctl35", 259),
     ("msgget", 225),
     ("msgrcv", 227),
     ("msgsnd", 226),
     ("msync", 256),
+    ("msyscall", 37),
     ("munlock", 204),
     ("munlockall", 272),
     ("munmap", 73),
     ("nanosleep", 91),
     ("nfssvc", 155),
+    ("nnpfspioctl", 208),
+    ("oftruncate", 130),
+    ("ogetdirentries", 156),
+    ("ogetdirentries48", 196),
+    ("ogetdomainname", 162),
+    ("ogetrlimit", 144),
     ("open", 5),
     ("openat", 321),
+    ("oquota", 149),
+    ("orecvfrom", 125),
+    ("osetdomainname", 163),
+    ("osetrlimit", 145),
+    ("otruncate", 129),
     ("pathconf", 191),
     ("pathconfat", 190),
+    ("pinsyscall", 146),
     ("pinsyscalls", 158),
     ("pipe", 263),
     ("pipe2", 101),
@@ -525,11 +550,15 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("rename", 128),
     ("renameat", 323),
     ("revoke", 56),
+    ("rfork", 251),
     ("rmdir", 137),
     ("sched_yield", 298),
     ("select", 71),
+    ("semconfig35", 223),
+    ("semctl35", 257),
     ("semget", 221),
     ("semop", 290),
+    ("semop35", 222),
     ("sendmmsg", 117),
     ("sendmsg", 28),
     ("sendsyslog", 112),
@@ -555,8 +584,10 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("setuid", 23),
     ("shmat", 228),
     ("shmctl", 296),
+    ("shmctl35", 258),
     ("shmdt", 230),
     ("shmget", 289),
+    ("shmget35", 231),
     ("shutdown", 134),
     ("sigaction", 46),
     ("sigaltstack", 288),
@@ -567,11 +598,15 @@ pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[
     ("socket", 97),
     ("socketpair", 135),
     ("stat", 38),
+    ("stat35", 188),
     ("statfs", 63),
+    ("statfs25", 157),
+    ("statfs53", 307),
     ("swapctl", 193),
     ("symlink", 57),
     ("symlinkat", 324),
     ("sync", 36),
+    ("sys_omquery", 285),
     ("sysarch", 165),
     ("sysctl", 202),
     ("thrkill", 119),
