@@ -10,3 +10,7 @@ mod decode;
 mod process;
 // Loader and `kt2sql import`: corpus counts, atomic replacement, lossless bytes, exit codes.
 mod load;
+// Damaged, foreign and hostile input end to end (issue #5): damage matrix, exit codes, interrupts.
+mod robust;
+// Documentation: README covers the schema and commands; the example trace is current.
+mod docs;

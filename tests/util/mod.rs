@@ -6,6 +6,7 @@
 #![allow(dead_code)]
 
 pub mod arb;
+pub mod example_trace;
 pub mod records;
 pub mod writer;
 
