@@ -3,7 +3,9 @@
 use rusqlite::Connection;
 
 use super::*;
-use crate::process::rows::{Resolution, Severity, Unpaired};
+use crate::process::rows::{
+    CallRow, ExecRow, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink, Unpaired,
+};
 
 fn abi() -> Abi {
     "freebsd-v1:le:64".parse().unwrap()
@@ -207,6 +209,7 @@ fn trace_row_is_completed_and_scoped() {
     l.process(&process(ids.process, 42)).unwrap();
     l.namei(&namei(ids.namei, b"/usr/include/stdio.h")).unwrap();
     let b = l.trace_id();
+    l.flush().unwrap(); // rows are written in batches
     drop(l);
     assert_ne!(a, b);
     assert_eq!(paths.added(), 2, "a known path is not added again");
@@ -296,6 +299,7 @@ fn exec_rows_keep_argv() {
     l.process(&process(1, 42)).unwrap();
     l.exec(&row(1, b"cc\0-c\0x.c\0")).unwrap();
     l.exec(&row(2, b"cc\0\xff\0")).unwrap();
+    l.flush().unwrap(); // rows are written in batches
     drop(l);
     schema::create_indexes_and_views(&conn).unwrap();
     let argv: String = one(&conn, "SELECT argv FROM exec WHERE exec_id = 1");
