@@ -10,6 +10,7 @@ pub mod error;
 pub mod load;
 pub mod model;
 pub mod process;
+pub mod report;
 pub mod tables;
 pub mod text;
 

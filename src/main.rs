@@ -1,6 +1,7 @@
 //! The `kt2sql` binary: parse the command line, run it, print errors as one
 //! `kt2sql: error: …` line. Exit codes: 0 success, 1 done with data loss,
-//! 2 nothing done. A closed output pipe ends quietly.
+//! 2 nothing done (also `--strict` at the first damage), 130 import
+//! interrupted (Ctrl-C; nothing written). A closed output pipe ends quietly.
 
 mod cli;
 
@@ -15,8 +16,12 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
         Err(e) => {
-            // kt2sql's errors already carry their cause in their message.
-            eprintln!("kt2sql: error: {e}");
+            // kt2sql's errors already carry their cause in their message;
+            // file names in it are shown escaped, never raw.
+            eprintln!(
+                "kt2sql: error: {}",
+                kt2sql::text::vis(e.to_string().as_bytes())
+            );
             ExitCode::from(2)
         }
     }

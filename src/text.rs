@@ -78,7 +78,9 @@ pub fn json_str(out: &mut String, b: &[u8]) {
                 '\n' => out.push_str("\\n"),
                 '\t' => out.push_str("\\t"),
                 '\r' => out.push_str("\\r"),
-                c if (c as u32) < 0x20 || c == '\u{7f}' || is_bidi_control(c) => {
+                // C0, DEL and C1 (U+0080..U+009F: a UTF-8 terminal may
+                // take U+009B for CSI), and bidi controls.
+                c if c.is_control() || is_bidi_control(c) => {
                     let _ = write!(out, "\\u{:04x}", c as u32);
                 }
                 c => out.push(c),
@@ -131,6 +133,9 @@ mod tests {
         let mut s = String::new();
         json_str(&mut s, b"a\"b\\c\x01\xff");
         assert_eq!(s, "\"a\\\"b\\\\c\\u0001\u{fffd}\"");
+        s.clear();
+        json_str(&mut s, "\u{7f}\u{9b}6n\u{e9}".as_bytes());
+        assert_eq!(s, "\"\\u007f\\u009b6n\u{e9}\"");
         assert!(!is_utf8(b"\xff"));
         assert_eq!(hex(b"\x00\xab"), "00ab");
     }

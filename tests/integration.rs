@@ -14,3 +14,5 @@ mod load;
 mod robust;
 // Documentation: README covers the schema and commands; the example trace is current.
 mod docs;
+// Reports (issue #4): tree/files against ktcompose truth, golden output, queries in the sqlite3 shell, safe output.
+mod report;

@@ -6,7 +6,8 @@ Usage: python3 tools/schema_doc.py schema/0001_tables.sql schema/0003_views.sql 
 For each CREATE TABLE / CREATE VIEW: the comment block above it, then a
 table of its columns with the comment above each column. The README's
 "Schema reference" section is this script's output (a test checks that every
-column appears in README.md)."""
+column appears in README.md). Views whose names start with `_` are helpers
+of other views and are left out."""
 import re
 import sys
 
@@ -47,6 +48,8 @@ def parse(text):
 def main():
     for path in sys.argv[1:]:
         for kind, name, doc, cols in parse(open(path).read()):
+            if name.startswith('_'):
+                continue  # helper views of other views (style guide 4.4)
             print('#### `%s` (%s)\n' % (name, kind))
             if doc:
                 print(doc + '\n')

@@ -1,10 +1,18 @@
 //! `kt2sql import TRACE... DB` (also `kt2sql TRACE... DB`): the clap
-//! arguments, the indicatif progress bar and the summary line. The import
-//! itself is `kt2sql::load::import`.
+//! arguments, the indicatif progress bar, Ctrl-C and the summary line. The
+//! import itself is `kt2sql::load::import`.
+//!
+//! Ctrl-C (SIGINT; SIGTERM and SIGHUP too) during an import makes it stop at
+//! its next check (every `ADVANCE_EVERY` records, and between stages),
+//! remove its temporary file and exit with code 130; the target, or the
+//! database given with `--append`, is left exactly as it was. A second
+//! Ctrl-C exits at once (the next import into the same target removes the
+//! temporary file left behind).
 
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
@@ -52,8 +60,25 @@ pub struct ImportArgs {
     pub strict: bool,
 }
 
+/// Exit code of an interrupted import (128 + SIGINT, as shells report it).
+pub const EXIT_INTERRUPTED: u8 = 130;
+
+/// Set by the signal handler; the import polls it through [`Progress::cancelled`].
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Turn Ctrl-C into a cancellation request; a second one exits at once.
+fn catch_interrupts() {
+    // Fails only when a handler is already set (then it is ours).
+    let _ = ctrlc::set_handler(|| {
+        if INTERRUPTED.swap(true, Ordering::SeqCst) {
+            std::process::exit(EXIT_INTERRUPTED.into());
+        }
+    });
+}
+
 /// Run `kt2sql import`.
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
+    catch_interrupts();
     let opts = ImportOptions {
         mode: match (args.force, args.append) {
             (true, _) => ImportMode::Replace,
@@ -69,28 +94,42 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         strict: args.strict,
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let summary = load::import(&args.traces, &args.db, &opts, &bar)?;
+    let summary = match load::import(&args.traces, &args.db, &opts, &bar) {
+        Err(e @ kt2sql::Error::Interrupted { .. }) => {
+            eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
+            return Ok(ExitCode::from(EXIT_INTERRUPTED));
+        }
+        other => other?,
+    };
     for t in &summary.traces {
         if t.size == 0 {
             eprintln!(
                 "kt2sql: warning: {}: empty trace: no records",
-                t.path.display()
+                shown(&t.path)
             );
         }
         for d in t.damage.iter().take(5) {
-            eprintln!("kt2sql: warning: {}: {d}", t.path.display());
+            eprintln!("kt2sql: warning: {}: {d}", shown(&t.path));
         }
         if t.damage.len() > 5 {
             eprintln!(
                 "kt2sql: warning: {}: {} more damaged stretches (see table import_issue)",
-                t.path.display(),
+                shown(&t.path),
                 t.damage.len() - 5
+            );
+        }
+        if t.totals.dropped > 0 {
+            eprintln!(
+                "kt2sql: warning: {}: the kernel dropped events before {} records \
+                 (see import_issue kind dropped-events)",
+                shown(&t.path),
+                t.totals.dropped
             );
         }
         if !t.damage.is_empty() {
             eprintln!(
                 "kt2sql: warning: {}: imported {} records with data loss",
-                t.path.display(),
+                shown(&t.path),
                 t.totals.records
             );
         }
@@ -103,6 +142,11 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// A file name for stderr: escaped (`\033`), never raw.
+fn shown(p: &Path) -> String {
+    kt2sql::text::vis(p.as_os_str().as_encoded_bytes()).into_owned()
 }
 
 /// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 57 paths, 0 issues in 0.04s`
@@ -118,7 +162,7 @@ fn summary_line(s: &ImportSummary) -> String {
     };
     format!(
         "kt2sql: {}: {traces}{}, {}, {}, {}, {} in {:.2}s",
-        s.db.display(),
+        shown(&s.db),
         n(sum(|t| t.totals.records), "record", "records"),
         n(sum(|t| t.totals.processes), "process", "processes"),
         n(sum(|t| t.totals.calls), "call", "calls"),
@@ -173,6 +217,10 @@ impl Progress for Bar {
 
     fn finish(&self) {
         self.0.finish_and_clear();
+    }
+
+    fn cancelled(&self) -> bool {
+        INTERRUPTED.load(Ordering::SeqCst)
     }
 }
 

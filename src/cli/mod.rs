@@ -4,6 +4,8 @@
 
 mod dump;
 mod import;
+mod report;
+mod sql;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,6 +31,22 @@ pub enum Command {
     /// Import ktrace.out files into an SQLite database (the default:
     /// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`).
     Import(import::ImportArgs),
+    /// Print the process tree as ptrace.py -t did: an exec is a sibling,
+    /// a fork a child.
+    Tree(report::TreeArgs),
+    /// List the absolute paths successful calls looked up (ptrace.py -n).
+    #[command(visible_alias = "namei")]
+    Files(report::FilesArgs),
+    /// Summarise a database: traces, counts, import issues, the busiest
+    /// processes and a syscall histogram.
+    Stats(report::StatsArgs),
+    /// Run one SQL statement on a database (read-only), for people without
+    /// sqlite3.
+    Sql(sql::SqlArgs),
+    /// Run a canned query from queries/*.sql (--list shows them).
+    Query(sql::QueryArgs),
+    /// Print the documented schema (tables, indexes, views), or one object.
+    Schema(sql::SchemaArgs),
 }
 
 /// `kt2sql dump`.
@@ -74,6 +92,12 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
     match cli.command {
         Command::Dump(args) => dump::run(args),
         Command::Import(args) => import::run(args),
+        Command::Tree(args) => report::run_tree(args),
+        Command::Files(args) => report::run_files(args),
+        Command::Stats(args) => report::run_stats(args),
+        Command::Sql(args) => sql::run_sql(args),
+        Command::Query(args) => sql::run_query(args),
+        Command::Schema(args) => sql::run_schema(args),
     }
 }
 

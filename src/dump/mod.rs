@@ -172,7 +172,9 @@ pub fn info_text<R: Read>(dec: &Decoder<R>, i: &Info, path: &str, size: u64) -> 
     if let (Some(a), Some(b)) = (i.min_ts, i.max_ts) {
         let _ = writeln!(s, "first record:    {}", iso(i.first_ts.unwrap_or(a)));
         let _ = writeln!(s, "last record:     {}", iso(i.last_ts.unwrap_or(b)));
-        let _ = writeln!(s, "time span:       {:.6} s", (b - a) as f64 / 1e9);
+        // i128: a damaged file's times may lie at both ends of i64.
+        let span = (i128::from(b) - i128::from(a)) as f64 / 1e9;
+        let _ = writeln!(s, "time span:       {span:.6} s");
     }
     match &i.error {
         None => {

@@ -10,7 +10,8 @@
 
 use std::collections::HashMap;
 
-use rusqlite::types::Value;
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::ToSql;
 
 use super::value::{args_text, json_string_list, signed_word};
 use crate::process::rows::{
@@ -81,6 +82,35 @@ pub const TABLES: [(&str, usize); 8] = [
     ("INSERT INTO path (path_id, path) VALUES", 2),
 ];
 
+/// One SQL value of a row. Like rusqlite's `Value`, but the many fixed
+/// strings (syscall names, record kinds, resolutions) stay borrowed instead
+/// of being copied into a `String` per row.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// NULL.
+    Null,
+    /// INTEGER.
+    Int(i64),
+    /// TEXT known at compile time.
+    Static(&'static str),
+    /// TEXT.
+    Text(String),
+    /// BLOB.
+    Blob(Vec<u8>),
+}
+
+impl ToSql for Cell {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Cell::Null => ValueRef::Null,
+            Cell::Int(i) => ValueRef::Integer(*i),
+            Cell::Static(s) => ValueRef::Text(s.as_bytes()),
+            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
+            Cell::Blob(b) => ValueRef::Blob(b),
+        }))
+    }
+}
+
 /// Rows per batch handed on (a few hundred KB of values).
 pub const BATCH_ROWS: usize = 4096;
 
@@ -89,7 +119,7 @@ pub const BATCH_ROWS: usize = 4096;
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Values per table.
-    pub values: [Vec<Value>; 8],
+    pub values: [Vec<Cell>; 8],
     /// Rows in all.
     pub rows: usize,
 }
@@ -136,8 +166,19 @@ pub struct TraceContext {
 pub trait BatchTarget {
     /// Why a batch could not be taken.
     type Error;
-    /// Take a batch of rows.
-    fn take(&mut self, batch: Batch) -> Result<(), Self::Error>;
+    /// Take a batch of rows; give back an empty one to fill next (a used
+    /// one, cleared, keeps its capacity).
+    fn take(&mut self, batch: Batch) -> Result<Batch, Self::Error>;
+}
+
+impl Batch {
+    /// Empty it, keeping its capacity.
+    pub fn clear(&mut self) {
+        for v in &mut self.values {
+            v.clear();
+        }
+        self.rows = 0;
+    }
 }
 
 /// The encoding [`Sink`]: rows in, batches out to its target.
@@ -164,9 +205,9 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
 
     /// Hand on the rows still waiting.
     pub fn flush(&mut self) -> Result<(), T::Error> {
-        let batch = std::mem::take(&mut self.batch);
-        if batch.rows > 0 {
-            self.target.take(batch)?;
+        if self.batch.rows > 0 {
+            let full = std::mem::take(&mut self.batch);
+            self.batch = self.target.take(full)?;
         }
         Ok(())
     }
@@ -181,14 +222,14 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    fn push(&mut self, t: Table, values: impl IntoIterator<Item = Value>) -> Result<(), T::Error> {
+    fn push(&mut self, t: Table, values: impl IntoIterator<Item = Cell>) -> Result<(), T::Error> {
         let v = &mut self.batch.values[t as usize];
         let before = v.len();
         v.extend(values);
         debug_assert_eq!(v.len() - before, TABLES[t as usize].1);
         self.batch.rows += 1;
         if self.batch.rows >= BATCH_ROWS {
-            self.target.take(std::mem::take(&mut self.batch))?;
+            self.flush()?;
         }
         Ok(())
     }
@@ -202,42 +243,43 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.paths.next += 1;
         self.paths.added += 1;
         self.paths.ids.insert(path.to_vec(), id);
-        self.push(Table::Path, [Value::Integer(id), bytes(path)])?;
+        self.push(Table::Path, [Cell::Int(id), bytes(path)])?;
         Ok(id)
     }
 
-    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<Value, T::Error> {
+    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<Cell, T::Error> {
         Ok(match path {
-            Some(p) => Value::Integer(self.intern(p)?),
-            None => Value::Null,
+            Some(p) => Cell::Int(self.intern(p)?),
+            None => Cell::Null,
         })
     }
 }
 
 /// An optional integer.
-fn int(v: Option<i64>) -> Value {
-    v.map_or(Value::Null, Value::Integer)
+fn int(v: Option<i64>) -> Cell {
+    v.map_or(Cell::Null, Cell::Int)
 }
 
 /// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
 /// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
 /// means "not UTF-8").
-pub fn bytes(b: &[u8]) -> Value {
+pub fn bytes(b: &[u8]) -> Cell {
     match std::str::from_utf8(b) {
-        Ok(s) => Value::Text(s.to_owned()),
-        Err(_) => Value::Blob(b.to_vec()),
+        Ok(s) => Cell::Text(s.to_owned()),
+        Err(_) => Cell::Blob(b.to_vec()),
     }
 }
 
-fn text(s: Option<&str>) -> Value {
-    s.map_or(Value::Null, |s| Value::Text(s.to_owned()))
+/// An optional fixed string.
+fn text(s: Option<&'static str>) -> Cell {
+    s.map_or(Cell::Null, Cell::Static)
 }
 
 /// NUL-separated strings: a JSON array when all are UTF-8, else the bytes.
-fn string_list(b: Option<&[u8]>) -> Value {
+fn string_list(b: Option<&[u8]>) -> Cell {
     match b {
-        None => Value::Null,
-        Some(b) => json_string_list(b).map_or_else(|| Value::Blob(b.to_vec()), Value::Text),
+        None => Cell::Null,
+        Some(b) => json_string_list(b).map_or_else(|| Cell::Blob(b.to_vec()), Cell::Text),
     }
 }
 
@@ -274,25 +316,25 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Process,
             [
-                Value::Integer(*id),
-                Value::Integer(trace_id),
-                Value::Integer(*pid),
+                Cell::Int(*id),
+                Cell::Int(trace_id),
+                Cell::Int(*pid),
                 int(*parent_id),
-                Value::Integer((*running_at_start).into()),
-                text(fork_syscall.as_deref()),
+                Cell::Int((*running_at_start).into()),
+                fork_syscall.clone().map_or(Cell::Null, Cell::Text),
                 int(*fork_call_id),
                 int(*fork_ts),
                 bytes(first_comm),
                 bytes(last_comm),
-                Value::Integer(*first_ts),
-                Value::Integer(*last_ts),
+                Cell::Int(*first_ts),
+                Cell::Int(*last_ts),
                 int(*exit_status),
                 int(*exit_signal),
                 int(*exit_ts),
-                Value::Integer((*exit_seen).into()),
-                Value::Integer(*records),
-                Value::Integer(*dropped_events),
-                Value::Integer((*cut_by_damage).into()),
+                Cell::Int((*exit_seen).into()),
+                Cell::Int(*records),
+                Cell::Int(*dropped_events),
+                Cell::Int((*cut_by_damage).into()),
             ],
         )
     }
@@ -308,7 +350,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         } = r;
         self.push(
             Table::Thread,
-            [id, process_id, tid, first_ts, last_ts, records].map(Value::Integer),
+            [id, process_id, tid, first_ts, last_ts, records].map(Cell::Int),
         )
     }
 
@@ -336,17 +378,17 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Exec,
             [
-                Value::Integer(id),
-                Value::Integer(process_id),
-                Value::Integer(seq),
-                Value::Integer(ts),
+                Cell::Int(id),
+                Cell::Int(process_id),
+                Cell::Int(seq),
+                Cell::Int(ts),
                 int(call_id),
                 path_id,
                 resolved_id,
                 bytes(comm),
                 string_list(argv),
                 string_list(envp),
-                Value::Integer(success.into()),
+                Cell::Int(success.into()),
                 cwd_id,
             ],
         )
@@ -376,13 +418,13 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Call,
             [
-                Value::Integer(id),
-                Value::Integer(process_id),
+                Cell::Int(id),
+                Cell::Int(process_id),
                 int(thread_id),
-                Value::Integer(code.into()),
+                Cell::Int(code.into()),
                 text(syscall),
-                Value::Integer(args.len() as i64),
-                Value::Text(args_text(args)),
+                Cell::Int(args.len() as i64),
+                Cell::Text(args_text(args)),
                 int(args.first().map(|&w| signed_word(w, word_bits))),
                 int(args.get(1).map(|&w| signed_word(w, word_bits))),
                 int(ts),
@@ -418,16 +460,16 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Namei,
             [
-                Value::Integer(id),
+                Cell::Int(id),
                 int(call_id),
-                Value::Integer(process_id),
-                Value::Integer(seq),
-                Value::Integer(ts),
-                Value::Integer(off(offset)),
+                Cell::Int(process_id),
+                Cell::Int(seq),
+                Cell::Int(ts),
+                Cell::Int(off(offset)),
                 bytes(comm),
-                Value::Integer(path_id),
-                Value::Integer(resolved_id),
-                Value::Text(resolution.as_str().to_owned()),
+                Cell::Int(path_id),
+                Cell::Int(resolved_id),
+                Cell::Static(resolution.as_str()),
             ],
         )
     }
@@ -453,21 +495,21 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Event,
             [
-                Value::Integer(id),
-                Value::Integer(trace_id),
+                Cell::Int(id),
+                Cell::Int(trace_id),
                 int(process_id),
                 int(thread_id),
                 int(call_id),
-                Value::Integer(ts),
-                Value::Integer(off(offset)),
-                Value::Text(kind.to_owned()),
+                Cell::Int(ts),
+                Cell::Int(off(offset)),
+                Cell::Static(kind),
                 int(fd),
                 text(dir),
                 int(len),
                 int(signo),
                 int(code),
-                name.map_or(Value::Null, bytes),
-                data.map_or(Value::Null, |d| Value::Blob(d.to_vec())),
+                name.map_or(Cell::Null, bytes),
+                data.map_or(Cell::Null, |d| Cell::Blob(d.to_vec())),
             ],
         )
     }
@@ -485,11 +527,11 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Issue,
             [
-                Value::Integer(trace_id),
+                Cell::Int(trace_id),
                 int(offset.map(off)),
-                Value::Text(severity.as_str().to_owned()),
-                Value::Text((*kind).to_owned()),
-                Value::Text(message.clone()),
+                Cell::Static(severity.as_str()),
+                Cell::Static(kind),
+                Cell::Text(message.clone()),
                 int(*process_id),
             ],
         )

@@ -9,12 +9,13 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OpenFlags};
 
 use super::atomic::TempTarget;
+use super::pipeline::{self, Decoded, Job};
 use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
-use super::{next_ids, Loader, PathCache, TraceEnd, TraceStart};
-use crate::decode::{sanity, Abi, DecodeErrorKind, Decoder};
+use super::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
+use crate::decode::{Abi, DecodeErrorKind, Decoder};
 use crate::process::rows::Totals;
 use crate::process::{Model, Options};
 use crate::Error;
@@ -66,13 +67,6 @@ impl std::fmt::Display for Damage {
         }
     }
 }
-
-/// Consecutive believable records that must follow a damaged stretch
-/// before decoding resumes there (fewer only where the file ends).
-const RESYNC_RUN: usize = 4;
-/// How far outside the time span seen so far a record may be and still
-/// count as believable when looking for the end of a damaged stretch.
-const RESYNC_SLACK_NS: i64 = 86_400 * 1_000_000_000;
 
 /// Told how far the import is; the CLI draws a progress bar with it.
 pub trait Progress {
@@ -165,7 +159,12 @@ pub fn import(
         })?;
     }
     interrupted()?;
-    let mut conn = Connection::open(tmp.path()).map_err(sql_err(format!(
+    // Only this thread uses the connection (the decoding thread only sends
+    // it values), so SQLite's per-call mutex is pure cost: multi-thread mode.
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let mut conn = Connection::open_with_flags(tmp.path(), flags).map_err(sql_err(format!(
         "{}: opening the temporary database {}",
         db.display(),
         tmp.path().display()
@@ -294,7 +293,7 @@ fn import_one(
     if is_empty_file(trace) {
         return import_empty(conn, paths, trace, opts);
     }
-    let mut dec = Decoder::open(trace, opts.dialect)?;
+    let dec = Decoder::open(trace, opts.dialect)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
     let tx = conn
@@ -309,8 +308,8 @@ fn import_one(
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
     };
-    let mut loader = Loader::begin(&tx, paths, &start)?;
-    let mut model = Model::new(
+    let ctx = begin_trace(&tx, &start)?;
+    let model = Model::new(
         abi,
         Options {
             start_cwd: opts.start_cwd.clone(),
@@ -318,10 +317,23 @@ fn import_one(
             ids,
         },
     );
+    let job = Job {
+        dec,
+        model,
+        size,
+        strict: opts.strict,
+        paths,
+        ctx,
+    };
     progress.start(trace, size);
-    let damage = run(&mut dec, &mut model, &mut loader, progress, size);
+    let loaded = pipeline::load(&tx, job, progress);
     progress.finish();
-    let damage = damage?;
+    let Decoded {
+        totals,
+        damage,
+        read,
+        issues,
+    } = loaded?;
     // Unreadable from its first byte on: nothing of it is a trace.
     if let Some(d) = damage
         .first()
@@ -344,15 +356,13 @@ fn import_one(
     let size = if fs::metadata(trace).is_ok_and(|m| m.is_file()) {
         size
     } else {
-        dec.offset()
+        read
     };
     if opts.strict {
         if let Some(d) = damage.first() {
             return Err(refused(trace, &format!("{d} (--strict: nothing imported)")));
         }
     }
-    let totals = model.finish(&mut loader)?;
-    let (trace_id, issues) = (loader.trace_id(), loader.issues());
     let skipped: u64 = damage
         .iter()
         .map(|d| d.resumed_at.unwrap_or(size).saturating_sub(d.offset))
@@ -365,85 +375,25 @@ fn import_one(
             rest.len()
         )),
     };
-    loader.end(&TraceEnd {
+    let end = TraceEnd {
         totals: &totals,
-        decoded_bytes: size.saturating_sub(skipped).min(dec.offset()),
+        decoded_bytes: size.saturating_sub(skipped).min(read),
         size,
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
-    })?;
+    };
+    end_trace(&tx, ctx.trace_id, issues, &end)?;
     tx.commit().map_err(sql_err("committing".into()))?;
     Ok(TraceSummary {
         path: trace.to_owned(),
-        trace_id,
+        trace_id: ctx.trace_id,
         dialect: abi.to_string(),
         size,
-        decoded_bytes: dec.offset(),
+        decoded_bytes: read,
         totals,
         issues,
         damage,
     })
-}
-
-/// Feed every record to the model. A decode error or a record that cannot
-/// be real (`sanity::implausible`) is damage: it is recorded, and decoding
-/// resumes at the next run of believable records (none: the tail is lost).
-fn run(
-    dec: &mut Decoder<fs::File>,
-    model: &mut Model,
-    loader: &mut Loader<'_>,
-    progress: &dyn Progress,
-    size: u64,
-) -> Result<Vec<Damage>, Error> {
-    let abi = dec.abi();
-    let mut damage = Vec::new();
-    let mut span: Option<(i64, i64)> = None;
-    let mut n: u64 = 0;
-    loop {
-        let (offset, why) = match dec.next_record() {
-            Ok(Some(rec)) => match sanity::implausible(&abi, &rec) {
-                None => {
-                    if !matches!(rec.body, crate::model::Body::Start) {
-                        span = Some(
-                            span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
-                        );
-                    }
-                    model.record(&rec, loader)?;
-                    n += 1;
-                    if n % ADVANCE_EVERY == 0 {
-                        progress.advance(dec.offset(), n);
-                        if progress.cancelled() {
-                            // `in_db` names the target.
-                            return Err(Error::Interrupted {
-                                path: PathBuf::new(),
-                            });
-                        }
-                    }
-                    continue;
-                }
-                Some(why) => (rec.offset, format!("implausible record ({why})")),
-            },
-            Ok(None) => return Ok(damage),
-            Err(e) => (e.offset, e.kind.to_string()),
-        };
-        let believable = |r: &crate::model::Record<'_>| {
-            sanity::implausible(&abi, r).is_none()
-                && span.is_none_or(|(a, b)| {
-                    matches!(r.body, crate::model::Body::Start)
-                        || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
-                })
-        };
-        let resumed_at = dec.resync(offset, RESYNC_RUN, &believable);
-        model.damage(offset, resumed_at, &why, size, loader)?;
-        damage.push(Damage {
-            offset,
-            resumed_at,
-            why,
-        });
-        if resumed_at.is_none() {
-            return Ok(damage);
-        }
-    }
 }
 
 /// An empty file: its trace row, no records, and a warning issue.

@@ -13,6 +13,7 @@
 mod atomic;
 pub mod encode;
 pub mod import;
+mod pipeline;
 pub mod schema;
 pub mod value;
 pub mod writer;

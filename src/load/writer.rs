@@ -5,10 +5,9 @@
 //! does). It runs on the thread that owns the connection; it decides no
 //! value.
 
-use rusqlite::types::Value;
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::encode::{Batch, BatchTarget, TABLES};
+use super::encode::{Batch, BatchTarget, Cell, TABLES};
 use super::schema::sql_err;
 use crate::Error;
 
@@ -58,8 +57,10 @@ impl<'c> Writer<'c> {
 
 impl BatchTarget for Writer<'_> {
     type Error = Error;
-    fn take(&mut self, batch: Batch) -> Result<(), Error> {
-        self.write(&batch)
+    fn take(&mut self, mut batch: Batch) -> Result<Batch, Error> {
+        self.write(&batch)?;
+        batch.clear();
+        Ok(batch)
     }
 }
 
@@ -76,7 +77,7 @@ const NAMES: [&str; 8] = [
 ];
 
 impl TableInsert<'_> {
-    fn write(&mut self, values: &[Value]) -> rusqlite::Result<()> {
+    fn write(&mut self, values: &[Cell]) -> rusqlite::Result<()> {
         let mut chunks = values.chunks_exact(self.cols * PER_INSERT);
         for many in &mut chunks {
             self.multi.execute(params_from_iter(many.iter()))?;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# kt2sql's benchmark: one run measures, for composed traces of 64 MiB and
+# 1 GiB in two dialects,
+#   - decode alone (records/s, MB/s),
+#   - the import (wall time, records/s, MB/s, peak RSS, database bytes per
+#     trace byte) and its ratio to the floor,
+#   - the floor: SQLite's own insert speed for the same number of rows
+#     (bench/floor.rs),
+#   - the reports on the 1 GiB database,
+# then prints one table and writes it to bench/results.md.
+#
+# Usage: bash bench/run.sh [--quick]     (--quick: 64 MiB only)
+# Needs ../shared/tools/ktcompose.py, python3 and /usr/bin/time.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+quick=0
+[ "${1:-}" = "--quick" ] && quick=1
+compose=../shared/tools/ktcompose.py
+[ -f "$compose" ] || { echo "bench: $compose not found" >&2; exit 2; }
+[ -x /usr/bin/time ] || { echo "bench: /usr/bin/time not found (apt-get install time)" >&2; exit 2; }
+
+work=${BENCH_DIR:-$(mktemp -d)}
+mkdir -p "$work"
+echo "bench: traces and databases in $work" >&2
+
+cargo build --release -q --bin kt2sql --example decode_count --example floor
+kt2sql=target/release/kt2sql
+
+sizes="64M 1G"
+[ "$quick" = 1 ] && sizes="64M"
+dialects="freebsd-v1-amd64 openbsd-amd64"
+
+# Peak RSS in MB and wall seconds of a command, from /usr/bin/time -v.
+measure() {
+    local log="$work/time.log"
+    /usr/bin/time -v "$@" >"$work/out.log" 2>"$log"
+    local rss wall
+    rss=$(awk -F: '/Maximum resident/ {printf "%.0f", $2/1024}' "$log")
+    wall=$(awk '/Elapsed \(wall clock\)/ {n=split($NF, t, ":"); s=0; for (i=1;i<=n;i++) s=s*60+t[i]; print s}' "$log")
+    echo "$wall $rss"
+}
+
+rows=()
+reports=()
+for size in $sizes; do
+    for dialect in $dialects; do
+        trace="$work/$dialect-$size.ktrace"
+        db="$work/$dialect-$size.db"
+        [ -f "$trace" ] || python3 "$compose" --dialect "$dialect" --seed 1 --jobs 8 \
+            --target-bytes "$size" -o "$trace" --truth "$work/$dialect-$size.json" >&2
+        bytes=$(stat -c %s "$trace")
+        # Decode alone.
+        dec=$(target/release/examples/decode_count "$trace")
+        records=$(echo "$dec" | awk '{print $1}')
+        dsecs=$(echo "$dec" | awk '{for (i=1;i<=NF;i++) if ($i=="in") print $(i+1)}')
+        # The import, best of 3 at 64 MiB, one run at 1 GiB.
+        runs=3
+        [ "$size" = "1G" ] && runs=1
+        best=""
+        rss=0
+        for _ in $(seq $runs); do
+            rm -f "$db"
+            read -r wall r < <(measure "$kt2sql" -q -d /usr/src/build "$trace" "$db")
+            if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$wall; fi
+            [ "$r" -gt "$rss" ] && rss=$r
+        done
+        dbbytes=$(stat -c %s "$db")
+        # The floor for the same number of rows.
+        floor=$(target/release/examples/floor "$records" "$work/floor.db" | awk '{print $5}')
+        rm -f "$work/floor.db"
+        rows+=("$(awk -v d="$dialect" -v s="$size" -v n="$records" -v b="$bytes" -v ds="$dsecs" \
+            -v w="$best" -v f="$floor" -v m="$rss" -v db="$dbbytes" 'BEGIN {
+            printf "| %s | %s | %d | %.1f M/s, %.0f MB/s | %.2f s | %.2f M/s, %.0f MB/s | %.2f s | %.2f× | %d MB | %.2f |",
+                d, s, n, n/ds/1e6, b/ds/1e6, w, n/w/1e6, b/w/1e6, f, w/f, m, db/b }')")
+        if [ "$size" = "1G" ] || { [ "$quick" = 1 ] && [ "$size" = "64M" ]; }; then
+            for cmd in "tree" "files" "files -v" "stats"; do
+                # shellcheck disable=SC2086
+                read -r wall r < <(measure "$kt2sql" $cmd "$db")
+                reports+=("| $dialect $size | \`kt2sql $cmd\` | ${wall} s | ${r} MB |")
+            done
+        fi
+    done
+done
+
+{
+    echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`bash bench/run.sh\`."
+    echo
+    echo "| trace | size | records | decode alone | import | import speed | floor | import ÷ floor | peak RSS | DB bytes per trace byte |"
+    echo "|---|---|---|---|---|---|---|---|---|---|"
+    printf '%s\n' "${rows[@]}"
+    echo
+    echo "| database | report | wall | peak RSS |"
+    echo "|---|---|---|---|"
+    printf '%s\n' "${reports[@]}"
+} | tee bench/results.md

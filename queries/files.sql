@@ -1,0 +1,28 @@
+-- ptrace.py's namei list: the distinct absolute paths that successful
+-- calls looked up, sorted by their bytes. `kt2sql files` prints these rows;
+-- `--format csv` is exactly them.
+--
+-- @param  trace  Only this trace_id (default: every trace).
+-- @param  pid    Only lookups by the first lifetime of this pid and its
+--                descendants (default: every process).
+-- @param  all    1: also paths of failed calls, of calls without a return
+--                and of lookups without a call (ptrace.py -a; default: 0).
+-- @column path   Normalised absolute path (TEXT, or BLOB when not UTF-8).
+WITH RECURSIVE
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+    ORDER BY trace_id, first_ts, process_id
+    LIMIT 1
+  ),
+  member (process_id) AS (
+    SELECT process_id FROM root
+    UNION
+    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+  )
+SELECT DISTINCT path
+FROM file_access
+WHERE (:trace IS NULL OR trace_id = :trace)
+  AND (:pid IS NULL OR process_id IN member)
+  AND (success = 1 OR COALESCE(:all, 0) <> 0)
+ORDER BY CAST(path AS BLOB);

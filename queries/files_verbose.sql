@@ -1,0 +1,32 @@
+-- ptrace.py's namei list with -v: for each absolute path, who looked it
+-- up: one row per distinct (path, syscall, command, pid), sorted by path
+-- bytes, syscall, pid and command. `kt2sql files -v` groups these rows by
+-- path and syscall; `--format csv` is exactly them.
+--
+-- @param  trace   Only this trace_id (default: every trace).
+-- @param  pid     Only lookups by the first lifetime of this pid and its
+--                 descendants (default: every process).
+-- @param  all     1: also failed calls, calls without a return and lookups
+--                 without a call (ptrace.py -a; default: 0).
+-- @column path    Normalised absolute path (TEXT, or BLOB when not UTF-8).
+-- @column syscall The call's syscall name; `?` without a call or when unknown.
+-- @column comm    Command name on the NAMI record.
+-- @column pid     OS pid of the process that looked it up.
+WITH RECURSIVE
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+    ORDER BY trace_id, first_ts, process_id
+    LIMIT 1
+  ),
+  member (process_id) AS (
+    SELECT process_id FROM root
+    UNION
+    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+  )
+SELECT DISTINCT path, COALESCE(syscall, '?') AS syscall, comm, pid
+FROM file_access
+WHERE (:trace IS NULL OR trace_id = :trace)
+  AND (:pid IS NULL OR process_id IN member)
+  AND (success = 1 OR COALESCE(:all, 0) <> 0)
+ORDER BY CAST(path AS BLOB), syscall, pid, CAST(comm AS BLOB);

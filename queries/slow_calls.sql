@@ -1,0 +1,25 @@
+-- The slowest system calls: completed calls ranked by duration, with the
+-- first path each looked up.
+--
+-- @param  trace    Only this trace_id (default: every trace).
+-- @param  syscall  Only calls of this syscall name (default: all).
+-- @param  limit    Maximum rows (default: 20).
+-- @column dur      Duration (ns): RET time - CALL time.
+-- @column pid      OS pid.
+-- @column comm     Command name on the process's last record.
+-- @column syscall  Syscall name.
+-- @column args     Argument words, kdump style.
+-- @column retval   Return value.
+-- @column errno    Symbolic errno of a failed call.
+-- @column path     First path it looked up, absolute where possible; NULL for none.
+-- @column call_id  The call (call.call_id).
+SELECT c.dur, c.pid, c.comm, c.syscall, c.args, c.retval, c.errno_name AS errno,
+       (SELECT rp.path FROM namei AS n JOIN path AS rp ON rp.path_id = n.resolved_id
+        WHERE n.call_id = c.call_id ORDER BY n.seq LIMIT 1) AS path,
+       c.call_id
+FROM call_detail AS c
+WHERE c.dur IS NOT NULL
+  AND (:trace IS NULL OR c.trace_id = :trace)
+  AND (:syscall IS NULL OR c.syscall = :syscall)
+ORDER BY c.dur DESC, c.call_id
+LIMIT COALESCE(:limit, 20);

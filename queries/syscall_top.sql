@@ -1,0 +1,17 @@
+-- The syscall histogram of `kt2sql stats`: calls per syscall name over
+-- every process, most frequent first.
+--
+-- @param  trace     Only this trace_id (default: every trace).
+-- @param  limit     Maximum rows (default: all).
+-- @column syscall   Syscall name, or `#N` when the table does not know number N.
+-- @column calls     Calls (returns without a call included).
+-- @column failed    Of them, those that failed.
+-- @column total_dur Time spent in its calls with both halves (ns).
+-- @column max_dur   The longest of them (ns).
+SELECT syscall, sum(calls) AS calls, sum(failed) AS failed, sum(total_dur) AS total_dur,
+       max(max_dur) AS max_dur
+FROM syscall_summary
+WHERE :trace IS NULL OR trace_id = :trace
+GROUP BY syscall
+ORDER BY calls DESC, syscall
+LIMIT COALESCE(:limit, -1);

@@ -1,0 +1,53 @@
+-- One row per imported trace: what it is, the time it spans and how much
+-- of everything it holds (the head of `kt2sql stats`).
+--
+-- @param  trace            Only this trace_id (default: every trace).
+-- @column trace_id         Trace id.
+-- @column path             Trace file path at import time.
+-- @column dialect          DIALECT:ORDER:BITS[:VARIANT].
+-- @column size             File size in bytes.
+-- @column records          Records decoded.
+-- @column complete         1 when every byte was decoded.
+-- @column damage           Why decoding stopped early; NULL when complete.
+-- @column first_ts         Time (ns) of the earliest record.
+-- @column last_ts          Time (ns) of the latest record.
+-- @column span             last_ts - first_ts (ns).
+-- @column processes        Process lifetimes.
+-- @column running_at_start Of them, those already running when tracing began.
+-- @column threads          Threads (dialects with thread ids).
+-- @column execs            Exec attempts.
+-- @column failed_execs     Of them, those that failed.
+-- @column calls            Rows of table call.
+-- @column failed_calls     Calls that failed.
+-- @column no_return        Calls without a return (exit included).
+-- @column lookups          Path lookups (namei rows).
+-- @column unresolved       Lookups left relative (base directory unknown).
+-- @column files            Distinct absolute paths of successful calls.
+-- @column events           Rows of table event.
+-- @column issues           Rows of table import_issue.
+SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
+       t.first_ts, t.last_ts, t.last_ts - t.first_ts AS span,
+       (SELECT count(*) FROM process AS p WHERE p.trace_id = t.trace_id) AS processes,
+       (SELECT count(*) FROM process AS p
+        WHERE p.trace_id = t.trace_id AND p.running_at_start = 1) AS running_at_start,
+       (SELECT count(*) FROM thread JOIN process USING (process_id)
+        WHERE trace_id = t.trace_id) AS threads,
+       (SELECT count(*) FROM exec JOIN process USING (process_id)
+        WHERE trace_id = t.trace_id AND seq > 0) AS execs,
+       (SELECT count(*) FROM exec JOIN process USING (process_id)
+        WHERE trace_id = t.trace_id AND seq > 0 AND success = 0) AS failed_execs,
+       (SELECT sum(calls) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id) AS calls,
+       (SELECT sum(failed) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id)
+         AS failed_calls,
+       (SELECT sum(no_return) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id)
+         AS no_return,
+       (SELECT count(*) FROM namei JOIN process USING (process_id)
+        WHERE trace_id = t.trace_id) AS lookups,
+       (SELECT count(*) FROM namei JOIN process USING (process_id)
+        WHERE trace_id = t.trace_id AND resolution = 'unknown base') AS unresolved,
+       (SELECT count(*) FROM files AS f WHERE f.trace_id = t.trace_id) AS files,
+       (SELECT count(*) FROM event AS e WHERE e.trace_id = t.trace_id) AS events,
+       t.issues
+FROM trace AS t
+WHERE :trace IS NULL OR t.trace_id = :trace
+ORDER BY t.trace_id;

@@ -1,0 +1,44 @@
+-- The calls each process image made (`kt2sql tree -v`): one row per call
+-- and path it looked up (a call without lookups has one row, path NULL;
+-- rename has two), in tree order, then file order. A call belongs to the
+-- image current at its CALL record, so the exec that replaced an image is
+-- the last call of the image it replaced.
+--
+-- @param  trace      Only this trace_id (default: every trace).
+-- @param  pid        Only the first lifetime of this pid and its descendants
+--                    (default: every process).
+-- @column exec_id    The image (process_tree.exec_id) that made the call.
+-- @column pid        OS pid.
+-- @column call_id    The call (call.call_id).
+-- @column syscall    Syscall name, or `#N` when the table does not know number N.
+-- @column args       Argument words, kdump style (`0x3,0x7ffe12,0`).
+-- @column retval     Return value; NULL without a return.
+-- @column errno      Symbolic errno of a failed call (`ENOENT`, or `errno N`).
+-- @column unpaired   Why the call lacks a half (call.unpaired); NULL when paired.
+-- @column path       A path it looked up, made absolute where possible; NULL for none.
+WITH RECURSIVE
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+    ORDER BY trace_id, first_ts, process_id
+    LIMIT 1
+  ),
+  member (process_id) AS (
+    SELECT process_id FROM root
+    UNION
+    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+  )
+SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
+       c.retval, COALESCE(c.errno_name, 'errno ' || c.errno) AS errno, c.unpaired,
+       rp.path
+FROM process_tree AS t
+JOIN process_image AS i ON i.exec_id = t.exec_id
+JOIN call AS c
+  ON c.process_id = t.process_id
+ AND COALESCE(c.call_offset, c.ret_offset) >= i.start_offset
+ AND (i.end_offset IS NULL OR COALESCE(c.call_offset, c.ret_offset) < i.end_offset)
+LEFT JOIN namei AS n ON n.call_id = c.call_id
+LEFT JOIN path AS rp ON rp.path_id = n.resolved_id
+WHERE (:trace IS NULL OR t.trace_id = :trace)
+  AND (:pid IS NULL OR t.process_id IN member)
+ORDER BY t.sort_key, COALESCE(c.call_offset, c.ret_offset), n.seq;

@@ -1,0 +1,302 @@
+-- kt2sql schema, part 4: the report views (ptrace.py's process tree and
+-- namei list, and summaries of syscalls and processes). Created after the
+-- data, like 0003; IF NOT EXISTS because `--append` re-applies this file.
+-- The queries in queries/*.sql and the `tree`, `files` and `stats`
+-- commands read these views. Only DDL here.
+
+-- One program image a process ran: its inherited image (exec seq 0), then
+-- one per successful exec, with the stretch of the trace file during which
+-- it was the process's image. Failed execs are not images.
+CREATE VIEW IF NOT EXISTS process_image (
+  -- exec.exec_id of the image.
+  exec_id,
+  -- Process lifetime.
+  process_id,
+  -- exec.seq (0 inherited, then per exec attempt, failed ones included).
+  seq,
+  -- 0 for the inherited image, then 1, 2, … per successful exec.
+  image,
+  -- Command name of the image.
+  comm,
+  -- Time (ns) the image began: the process's first record, or the exec's return.
+  ts,
+  -- File offset from which the image is current: 0 for the inherited
+  -- image, the exec call's RET record otherwise.
+  start_offset,
+  -- File offset at which the next image begins; NULL for the last one.
+  end_offset
+) AS
+SELECT e.exec_id, e.process_id, e.seq,
+       row_number() OVER w - 1,
+       e.comm, e.ts,
+       COALESCE(c.ret_offset, 0),
+       lead(COALESCE(c.ret_offset, 0)) OVER w
+FROM exec AS e
+LEFT JOIN call AS c ON c.call_id = e.call_id
+WHERE e.success = 1
+WINDOW w AS (PARTITION BY e.process_id ORDER BY e.seq);
+
+-- Helper for process_tree: where each process hangs. A root (no parent)
+-- ranks among the roots by first appearance; a forked child hangs under
+-- the parent's image that was current when the parent's fork returned,
+-- and ranks among that image's children by the file offset of that RET.
+CREATE VIEW IF NOT EXISTS _tree_edge (
+  -- The process lifetime placed.
+  process_id,
+  -- The parent's image it hangs under; NULL for a root.
+  parent_exec_id,
+  -- 1, 2, … among the children of that image (or among the roots).
+  rank
+) AS
+SELECT process_id, NULL,
+       row_number() OVER (ORDER BY trace_id, first_ts, process_id)
+FROM process
+WHERE parent_id IS NULL
+UNION ALL
+SELECT p.process_id, i.exec_id,
+       row_number() OVER (PARTITION BY i.exec_id
+                          ORDER BY COALESCE(fc.ret_offset, 0), p.process_id)
+FROM process AS p
+LEFT JOIN call AS fc ON fc.call_id = p.fork_call_id
+JOIN process_image AS i
+  ON i.process_id = p.parent_id
+ AND i.start_offset <= COALESCE(fc.ret_offset, 0)
+ AND (i.end_offset IS NULL OR COALESCE(fc.ret_offset, 0) < i.end_offset)
+WHERE p.parent_id IS NOT NULL;
+
+-- The process tree as ptrace.py -t prints it: one node per process image.
+-- An exec is a sibling (the next image of the same pid, at the same
+-- depth), a fork a child (under the image that forked). `ORDER BY
+-- sort_key` gives the printed order: roots by first appearance, each
+-- image followed by its children in fork order, depth first.
+CREATE VIEW IF NOT EXISTS process_tree (
+  -- Trace it was recorded in.
+  trace_id,
+  -- Process lifetime.
+  process_id,
+  -- OS pid.
+  pid,
+  -- The image (exec.exec_id); unique per node.
+  exec_id,
+  -- 0 for the inherited image, then 1, 2, … per successful exec.
+  image,
+  -- Command name of the image (TEXT, or BLOB when not UTF-8).
+  comm,
+  -- Time (ns) the image began.
+  ts,
+  -- The forking process's lifetime; NULL for a root.
+  parent_id,
+  -- The parent's image this node hangs under; NULL for a root.
+  parent_exec_id,
+  -- 0 for processes without a traced parent (printed under
+  -- `<process_root> [0]`), one more per fork.
+  depth,
+  -- Text that sorts the nodes into printed order (14 hex digits per level).
+  sort_key
+) AS
+WITH RECURSIVE node (process_id, exec_id, image, comm, ts, parent_exec_id, depth, sort_key) AS (
+  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, NULL, 0,
+         printf('%08x%06x', e.rank, i.image)
+  FROM _tree_edge AS e
+  JOIN process_image AS i ON i.process_id = e.process_id
+  WHERE e.parent_exec_id IS NULL
+  UNION ALL
+  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, e.parent_exec_id, n.depth + 1,
+         n.sort_key || printf('%08x%06x', e.rank, i.image)
+  FROM node AS n
+  JOIN _tree_edge AS e ON e.parent_exec_id = n.exec_id
+  JOIN process_image AS i ON i.process_id = e.process_id
+)
+SELECT p.trace_id, n.process_id, p.pid, n.exec_id, n.image, n.comm, n.ts, p.parent_id,
+       n.parent_exec_id, n.depth, n.sort_key
+FROM node AS n
+JOIN process AS p USING (process_id);
+
+-- Helper for file_access: what kind of access each call is. open-family
+-- flags are read from the call's `args` text (the flags word is argument 1
+-- of open, argument 2 of openat); O_WRONLY | O_RDWR | O_CREAT | O_TRUNC
+-- (0x603, the same on every BSD and Darwin) make an open a write.
+CREATE VIEW IF NOT EXISTS _call_access (
+  -- call.call_id.
+  call_id,
+  -- `exec`, `write`, `read` or `lookup` (see file_access.access).
+  access
+) AS
+SELECT call_id,
+       CASE
+         WHEN syscall IN ('execve', 'fexecve', '__mac_execve') THEN 'exec'
+         WHEN syscall IN ('creat', 'mkdir', 'mkdirat', 'mkfifo', 'mkfifoat', 'mknod',
+                          'mknodat', '__mknod50', 'rename', 'renameat', 'renameat2',
+                          '__posix_rename', 'unlink', 'unlinkat', 'funlinkat', 'rmdir',
+                          'link', 'linkat', 'symlink', 'symlinkat', 'truncate', 'chmod',
+                          'lchmod', 'fchmodat', 'chown', 'lchown', 'fchownat',
+                          '__posix_chown', '__posix_lchown', 'utimes', '__utimes50',
+                          'lutimes', '__lutimes50', 'utimensat', 'futimesat')
+           THEN 'write'
+         WHEN flags IS NULL THEN
+           CASE WHEN syscall IN ('readlink', 'readlinkat') THEN 'read' ELSE 'lookup' END
+         WHEN ((instr('0123456789abcdef', substr(flags, 1, 1)) - 1) & 6) <> 0
+           OR ((instr('0123456789abcdef', substr(flags, 3, 1)) - 1) & 3) <> 0
+           THEN 'write'
+         ELSE 'read'
+       END
+FROM (
+  -- flags: the last three hex digits of the flags word ('000' if it is 0).
+  SELECT call_id, syscall,
+         substr('000' || substr(substr(w || ',', 1, instr(w || ',', ',') - 1), 3), -3) AS flags
+  FROM (
+    SELECT call_id, syscall,
+           CASE
+             WHEN syscall IN ('open', 'open_nocancel', 'open_extended') AND nargs >= 2
+               THEN substr(args, instr(args, ',') + 1)
+             WHEN syscall IN ('openat', 'openat_nocancel') AND nargs >= 3
+               THEN substr(substr(args, instr(args, ',') + 1),
+                           instr(substr(args, instr(args, ',') + 1), ',') + 1)
+           END AS w
+    FROM call
+  )
+);
+
+-- Every path lookup that was made absolute, with the call, its kind of
+-- access and whether it succeeded: what ptrace.py's namei list is made of.
+-- Lookups left relative (resolution `unknown base`) are only in
+-- namei_detail.
+CREATE VIEW IF NOT EXISTS file_access (
+  -- namei.namei_id.
+  namei_id,
+  -- Trace it was recorded in.
+  trace_id,
+  -- Normalised absolute path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- Its directory (`/usr/include` for `/usr/include/stdio.h`; `/` for `/`).
+  dir,
+  -- The call that looked it up; NULL when no call was pending.
+  call_id,
+  -- That call's syscall name; NULL when unknown or without a call.
+  syscall,
+  -- `exec` (execve and the loader lookups it makes), `write` (creates,
+  -- changes or removes the file or its attributes: open/openat with
+  -- O_WRONLY, O_RDWR, O_CREAT or O_TRUNC, creat, mkdir, rename, unlink,
+  -- link, symlink, truncate, chmod, chown, utimes, …), `read` (open
+  -- without those flags, readlink) or `lookup` (stat, access, chdir, …);
+  -- NULL without a call.
+  access,
+  -- Process lifetime.
+  process_id,
+  -- OS pid.
+  pid,
+  -- Command name on the NAMI record.
+  comm,
+  -- 1 when the call succeeded, 0 when it failed, NULL when it has no
+  -- return or there is no call.
+  success,
+  -- Symbolic errno of a failed call (`ENOENT`), or `errno N`.
+  errno,
+  -- Record time (ns).
+  ts
+) AS
+SELECT n.namei_id, p.trace_id, rp.path,
+       CASE WHEN rtrim(rp.path, replace(rp.path, '/', '')) = '/' THEN '/'
+            ELSE rtrim(rtrim(rp.path, replace(rp.path, '/', '')), '/') END,
+       n.call_id, c.syscall, a.access, n.process_id, p.pid, n.comm, c.success,
+       COALESCE(c.errno_name, 'errno ' || c.errno), n.ts
+FROM namei AS n
+JOIN process AS p USING (process_id)
+JOIN path AS rp ON rp.path_id = n.resolved_id
+LEFT JOIN call AS c ON c.call_id = n.call_id
+LEFT JOIN _call_access AS a ON a.call_id = n.call_id
+WHERE n.resolution <> 'unknown base';
+
+-- The distinct absolute paths successful calls looked up, per trace:
+-- ptrace.py's namei list (`kt2sql files`).
+CREATE VIEW IF NOT EXISTS files (
+  -- Trace it was recorded in.
+  trace_id,
+  -- Normalised absolute path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- Successful lookups of it.
+  lookups,
+  -- Distinct process lifetimes that looked it up.
+  processes,
+  -- 1 when a successful call wrote it (file_access.access = 'write').
+  written,
+  -- Time (ns) of the first successful lookup.
+  first_ts
+) AS
+SELECT trace_id, path, count(*), count(DISTINCT process_id), max(access = 'write'), min(ts)
+FROM file_access
+WHERE success = 1
+GROUP BY trace_id, path;
+
+-- One row per syscall name (or unknown number) and trace: how often it was
+-- called, how often it failed, and the time spent in it.
+CREATE VIEW IF NOT EXISTS syscall_summary (
+  -- Trace it was recorded in.
+  trace_id,
+  -- Syscall name, or `#N` when the system's table does not know number N.
+  syscall,
+  -- Syscall number.
+  code,
+  -- Rows of table call (returns without a call included).
+  calls,
+  -- Calls that failed (success = 0).
+  failed,
+  -- Calls without a return (exit included).
+  no_return,
+  -- Sum of the durations of the calls with both halves (ns).
+  total_dur,
+  -- Their mean duration (ns, rounded down); NULL when none.
+  avg_dur,
+  -- The longest of them (ns); NULL when none.
+  max_dur
+) AS
+SELECT p.trace_id, COALESCE(c.syscall, '#' || c.code), c.code, count(*),
+       count(CASE WHEN c.success = 0 THEN 1 END),
+       count(CASE WHEN c.retval IS NULL THEN 1 END),
+       COALESCE(sum(c.dur), 0), sum(c.dur) / count(c.dur), max(c.dur)
+FROM call AS c
+JOIN process AS p USING (process_id)
+GROUP BY p.trace_id, c.code, c.syscall;
+
+-- One row per process lifetime with its activity: images, calls, lookups.
+CREATE VIEW IF NOT EXISTS process_summary (
+  -- Process lifetime.
+  process_id,
+  -- Trace it was recorded in.
+  trace_id,
+  -- OS pid.
+  pid,
+  -- The parent's pid; NULL for a root.
+  ppid,
+  -- Command name on its last record (after its last exec).
+  comm,
+  -- Successful execs (images beyond the inherited one).
+  execs,
+  -- Rows of table call.
+  calls,
+  -- Calls that failed.
+  failed_calls,
+  -- Path lookups (namei rows).
+  lookups,
+  -- Distinct absolute paths its successful calls looked up.
+  files,
+  -- Time (ns) of its first record.
+  first_ts,
+  -- last_ts - first_ts (ns).
+  dur,
+  -- Argument of its exit call, when seen.
+  exit_status,
+  -- Signal that killed it, when seen.
+  exit_signal
+) AS
+SELECT p.process_id, p.trace_id, p.pid, pp.pid, p.last_comm,
+       (SELECT count(*) FROM exec AS e
+        WHERE e.process_id = p.process_id AND e.seq > 0 AND e.success = 1),
+       (SELECT count(*) FROM call AS c WHERE c.process_id = p.process_id),
+       (SELECT count(*) FROM call AS c WHERE c.process_id = p.process_id AND c.success = 0),
+       (SELECT count(*) FROM namei AS n WHERE n.process_id = p.process_id),
+       (SELECT count(DISTINCT f.path) FROM file_access AS f
+        WHERE f.process_id = p.process_id AND f.success = 1),
+       p.first_ts, p.last_ts - p.first_ts, p.exit_status, p.exit_signal
+FROM process AS p
+LEFT JOIN process AS pp ON pp.process_id = p.parent_id;

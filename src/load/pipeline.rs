@@ -1,0 +1,243 @@
+//! One trace's import on two threads: the decoder, the process model and
+//! the [`Encoder`] run on a scoped thread and send batches of SQL values
+//! through a bounded channel; the calling thread, which owns the
+//! connection, writes them. SQLite's work (the larger part) and everything
+//! before it overlap on the two cores, and the channel bounds the memory in
+//! between. Damage handling (skip and resynchronise) lives here too, on the
+//! decoding side.
+//!
+//! Cancellation and write errors stop the decoding thread at its next
+//! batch: dropping the receiver makes its send fail.
+
+use std::fs::File;
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use rusqlite::Connection;
+
+use super::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
+use super::import::{Damage, Progress};
+use super::schema::sql_err;
+use super::writer::Writer;
+use crate::decode::{sanity, Decoder};
+use crate::model::{Body, Record};
+use crate::process::rows::Totals;
+use crate::process::Model;
+use crate::Error;
+
+/// Consecutive believable records that must follow a damaged stretch
+/// before decoding resumes there (fewer only where the file ends).
+const RESYNC_RUN: usize = 4;
+/// How far outside the time span seen so far a record may be and still
+/// count as believable when looking for the end of a damaged stretch.
+const RESYNC_SLACK_NS: i64 = 86_400 * 1_000_000_000;
+/// Batches in flight between the threads (each is BATCH_ROWS rows).
+const IN_FLIGHT: usize = 4;
+
+/// What the decoding side hands back.
+#[derive(Debug)]
+pub struct Decoded {
+    /// The model's counts.
+    pub totals: Totals,
+    /// Stretches that could not be imported.
+    pub damage: Vec<Damage>,
+    /// Bytes read (the offset where decoding ended).
+    pub read: u64,
+    /// Import issues written.
+    pub issues: i64,
+}
+
+/// How a trace is loaded.
+pub struct Job<'a> {
+    /// The opened trace.
+    pub dec: Decoder<File>,
+    /// Its process model.
+    pub model: Model,
+    /// File size, for damage messages (0 for a pipe).
+    pub size: u64,
+    /// Stop at the first damage (`--strict`).
+    pub strict: bool,
+    /// Interned paths of the database.
+    pub paths: &'a mut PathCache,
+    /// The trace row's context.
+    pub ctx: TraceContext,
+}
+
+/// A batch and how far decoding was when it was sent.
+struct Msg {
+    batch: Batch,
+    bytes: u64,
+    records: u64,
+}
+
+/// The decoding side's end of the channels.
+struct Channel {
+    tx: SyncSender<Msg>,
+    /// Written batches coming back, to be cleared and refilled here: their
+    /// values are freed on the thread that allocated them, and their
+    /// capacity is reused.
+    back: Receiver<Batch>,
+    bytes: u64,
+    records: u64,
+}
+
+/// The writing side went away (an error, or Ctrl-C).
+#[derive(Debug)]
+struct Stopped;
+
+impl BatchTarget for Channel {
+    type Error = Stopped;
+    fn take(&mut self, batch: Batch) -> Result<Batch, Stopped> {
+        let msg = Msg {
+            batch,
+            bytes: self.bytes,
+            records: self.records,
+        };
+        self.tx.send(msg).map_err(|_| Stopped)?;
+        Ok(match self.back.try_recv() {
+            Ok(mut used) => {
+                used.clear();
+                used
+            }
+            Err(_) => Batch::default(),
+        })
+    }
+}
+
+/// Load one trace into `conn` (inside the caller's transaction).
+pub fn load(conn: &Connection, job: Job<'_>, progress: &dyn Progress) -> Result<Decoded, Error> {
+    let mut writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
+    let (tx, rx) = sync_channel::<Msg>(IN_FLIGHT);
+    let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
+    std::thread::scope(|s| {
+        // Named, so profilers and debuggers tell the two sides apart.
+        let decoding = std::thread::Builder::new()
+            .name("kt2sql-decode".into())
+            .spawn_scoped(s, move || decode(job, tx, back))
+            .map_err(|source| Error::Io {
+                path: "(thread)".into(),
+                source,
+            })?;
+        // `rx` is dropped when `write` returns, so a decoding thread blocked
+        // on a full channel wakes with an error instead of waiting forever.
+        let written = write(&mut writer, rx, back_tx, progress);
+        let decoded = match decoding.join() {
+            Ok(decoded) => decoded,
+            Err(panic) => std::panic::resume_unwind(panic),
+        };
+        written?;
+        // The receiver lasted until the sender was done: nothing stopped it.
+        Ok(decoded.expect("decoding ran to the end"))
+    })
+}
+
+/// The writing side: every batch into the database, until the decoding
+/// thread is done, a write fails, or the user cancels.
+fn write(
+    writer: &mut Writer<'_>,
+    rx: Receiver<Msg>,
+    back: SyncSender<Batch>,
+    progress: &dyn Progress,
+) -> Result<(), Error> {
+    for msg in rx {
+        writer.write(&msg.batch)?;
+        // Back to the decoding thread to be freed or refilled; if that side
+        // is done or has enough, it is dropped here.
+        let _ = back.try_send(msg.batch);
+        progress.advance(msg.bytes, msg.records);
+        if progress.cancelled() {
+            return Err(Error::Interrupted {
+                path: Default::default(), // named by the caller
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The decoding thread: every record through the model into the encoder.
+fn decode(job: Job<'_>, tx: SyncSender<Msg>, back: Receiver<Batch>) -> Result<Decoded, Stopped> {
+    let Job {
+        mut dec,
+        mut model,
+        size,
+        strict,
+        paths,
+        ctx,
+    } = job;
+    let target = Channel {
+        tx,
+        back,
+        bytes: 0,
+        records: 0,
+    };
+    let mut enc = Encoder::new(paths, ctx, target);
+    let damage = run(&mut dec, &mut model, &mut enc, size, strict)?;
+    let totals = model.finish(&mut enc)?;
+    enc.flush()?;
+    Ok(Decoded {
+        totals,
+        damage,
+        read: dec.offset(),
+        issues: enc.issues(),
+    })
+}
+
+/// Feed every record to the model. A decode error or a record that cannot
+/// be real (`sanity::implausible`) is damage: it is recorded, and decoding
+/// resumes at the next run of believable records (none: the tail is lost).
+/// With `strict`, the first damage ends it.
+fn run(
+    dec: &mut Decoder<File>,
+    model: &mut Model,
+    enc: &mut Encoder<'_, Channel>,
+    size: u64,
+    strict: bool,
+) -> Result<Vec<Damage>, Stopped> {
+    let abi = dec.abi();
+    let mut damage = Vec::new();
+    let mut span: Option<(i64, i64)> = None;
+    loop {
+        let (offset, why) = match dec.next_record() {
+            Ok(Some(rec)) => match sanity::implausible(&abi, &rec) {
+                None => {
+                    if !matches!(rec.body, Body::Start) {
+                        span = Some(
+                            span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
+                        );
+                    }
+                    model.record(&rec, enc)?;
+                    enc.target.records += 1;
+                    enc.target.bytes = dec.offset();
+                    continue;
+                }
+                Some(why) => (rec.offset, format!("implausible record ({why})")),
+            },
+            Ok(None) => return Ok(damage),
+            Err(e) => (e.offset, e.kind.to_string()),
+        };
+        if strict {
+            damage.push(Damage {
+                offset,
+                resumed_at: None,
+                why,
+            });
+            return Ok(damage);
+        }
+        let believable = |r: &Record<'_>| {
+            sanity::implausible(&abi, r).is_none()
+                && span.is_none_or(|(a, b)| {
+                    matches!(r.body, Body::Start)
+                        || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
+                })
+        };
+        let resumed_at = dec.resync(offset, RESYNC_RUN, &believable);
+        model.damage(offset, resumed_at, &why, size, enc)?;
+        damage.push(Damage {
+            offset,
+            resumed_at,
+            why,
+        });
+        if resumed_at.is_none() {
+            return Ok(damage);
+        }
+    }
+}

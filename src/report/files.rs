@@ -1,0 +1,158 @@
+//! `kt2sql files` (alias `namei`): ptrace.py's namei list from
+//! `queries/files.sql`, or with callers from `queries/files_verbose.sql`.
+//!
+//! Shapes (stable):
+//! * text: `Namei list:`, then one path per line sorted by its bytes; with
+//!   callers, under each path one line per syscall (sorted by name):
+//!   `    open(): cc [1425],cc [1430]`, callers ordered by pid then command.
+//! * json: `[{"path"}]`, with callers `[{"path","calls":[{"syscall",
+//!   "by":[{"comm","pid"}]}]}]`; `path_hex`/`comm_hex` beside a value that
+//!   is not UTF-8.
+//! * csv: the rows of files.sql (`path`), with callers of files_verbose.sql
+//!   (`path,syscall,comm,pid`).
+
+use std::io::{self, Write};
+
+use rusqlite::Connection;
+
+use super::json::Obj;
+use super::{run, Cell, Scope, Table};
+use crate::text::vis;
+use crate::Error;
+
+/// What to list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Which traces and processes.
+    pub scope: Scope,
+    /// Paths of failed calls too (`-a`).
+    pub all: bool,
+    /// Who looked each path up (`-v`).
+    pub callers: bool,
+}
+
+/// Who made one syscall on a path: (command, pid) pairs.
+pub type Callers = Vec<(Vec<u8>, i64)>;
+
+/// One path and, with callers, who looked it up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The absolute path.
+    pub path: Vec<u8>,
+    /// Per syscall (sorted by name): the (command, pid) pairs that made it,
+    /// ordered by pid then command. Empty without callers.
+    pub calls: Vec<(Vec<u8>, Callers)>,
+}
+
+/// The list, and the rows it was built from.
+#[derive(Debug, Clone, Default)]
+pub struct Files {
+    /// Rows of files.sql or files_verbose.sql.
+    pub rows: Table,
+    /// The paths in order.
+    pub entries: Vec<Entry>,
+    /// Whether callers were asked for.
+    pub callers: bool,
+}
+
+/// Build the list.
+pub fn files(conn: &Connection, opts: Options) -> Result<Files, Error> {
+    let mut params = opts.scope.params();
+    params.push(("all", Cell::Int(opts.all.into())));
+    let name = if opts.callers {
+        "files_verbose"
+    } else {
+        "files"
+    };
+    let rows = run(conn, name, &params)?;
+    let mut entries: Vec<Entry> = Vec::new();
+    let path = rows.col("path");
+    for r in &rows.rows {
+        let p = r[path].to_bytes();
+        if entries.last().is_none_or(|e| e.path != *p) {
+            entries.push(Entry {
+                path: p.into_owned(),
+                calls: Vec::new(),
+            });
+        }
+        if opts.callers {
+            let e = entries.last_mut().expect("just pushed");
+            let syscall = r[rows.col("syscall")].to_bytes().into_owned();
+            let by = (
+                r[rows.col("comm")].to_bytes().into_owned(),
+                r[rows.col("pid")].int().unwrap_or(0),
+            );
+            match e.calls.last_mut() {
+                Some((s, list)) if *s == syscall => list.push(by),
+                _ => e.calls.push((syscall, vec![by])),
+            }
+        }
+    }
+    Ok(Files {
+        rows,
+        entries,
+        callers: opts.callers,
+    })
+}
+
+impl Files {
+    /// ptrace.py's text.
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "Namei list:")?;
+        for e in &self.entries {
+            writeln!(out, "{}", vis(&e.path))?;
+            for (syscall, by) in &e.calls {
+                let who: Vec<String> = by
+                    .iter()
+                    .map(|(comm, pid)| format!("{} [{pid}]", vis(comm)))
+                    .collect();
+                writeln!(out, "    {}(): {}", vis(syscall), who.join(","))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An array of objects, one path per line.
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        writeln!(out, "[")?;
+        for (i, e) in self.entries.iter().enumerate() {
+            let mut s = String::new();
+            let mut o = Obj::new(&mut s);
+            o.bytes("path", &e.path);
+            if self.callers {
+                let calls: Vec<String> = e
+                    .calls
+                    .iter()
+                    .map(|(syscall, by)| {
+                        let by: Vec<String> = by
+                            .iter()
+                            .map(|(comm, pid)| {
+                                let mut b = String::new();
+                                let mut ob = Obj::new(&mut b);
+                                ob.bytes("comm", comm).int("pid", *pid);
+                                ob.end();
+                                b
+                            })
+                            .collect();
+                        let mut c = String::new();
+                        let mut oc = Obj::new(&mut c);
+                        oc.bytes("syscall", syscall)
+                            .raw("by", &format!("[{}]", by.join(",")));
+                        oc.end();
+                        c
+                    })
+                    .collect();
+                o.raw("calls", &format!("[{}]", calls.join(",")));
+            }
+            o.end();
+            let sep = if i + 1 < self.entries.len() { "," } else { "" };
+            writeln!(out, "{s}{sep}")?;
+        }
+        writeln!(out, "]")
+    }
+
+    /// The query's rows as CSV.
+    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.rows.write_csv(out)
+    }
+}

@@ -1,0 +1,256 @@
+//! report: SQL → rows → text. Owns the canned queries (`queries/*.sql`,
+//! embedded with an explicit `include_str!` list), their header metadata,
+//! running them read-only with bound named parameters, and the reports
+//! built from their rows: [`tree`], [`files`] and [`stats`], each with its
+//! text, JSON and CSV (and DOT) renderers. It never decodes a trace and
+//! never writes a database; every filter is a bound parameter.
+//!
+//! The `kt2sql` commands run exactly these files, so `.param set :pid 1383`
+//! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
+//! `kt2sql files DB -p 1383 --format csv`.
+
+pub mod files;
+mod json;
+pub mod meta;
+pub mod stats;
+pub mod table;
+pub mod tree;
+
+use std::path::Path;
+
+use rusqlite::{Connection, OpenFlags};
+
+use crate::load::schema::{self, sql_err, Existing};
+use crate::Error;
+pub use meta::Query;
+pub use table::{Cell, Table};
+
+/// Every query file, by file name. Listed by hand (not by scanning the
+/// directory) so Cargo tracks each one; a test checks that every file in
+/// `queries/` is listed.
+pub const QUERIES: &[(&str, &str)] = &[
+    (
+        "failed_lookups.sql",
+        include_str!("../../queries/failed_lookups.sql"),
+    ),
+    ("files.sql", include_str!("../../queries/files.sql")),
+    (
+        "files_verbose.sql",
+        include_str!("../../queries/files_verbose.sql"),
+    ),
+    ("issues.sql", include_str!("../../queries/issues.sql")),
+    (
+        "pid_lifetimes.sql",
+        include_str!("../../queries/pid_lifetimes.sql"),
+    ),
+    (
+        "process_top.sql",
+        include_str!("../../queries/process_top.sql"),
+    ),
+    (
+        "slow_calls.sql",
+        include_str!("../../queries/slow_calls.sql"),
+    ),
+    (
+        "syscall_top.sql",
+        include_str!("../../queries/syscall_top.sql"),
+    ),
+    ("traces.sql", include_str!("../../queries/traces.sql")),
+    ("tree.sql", include_str!("../../queries/tree.sql")),
+    (
+        "tree_calls.sql",
+        include_str!("../../queries/tree_calls.sql"),
+    ),
+];
+
+/// Every query with its parsed header, in file-name order.
+pub fn queries() -> Vec<Query> {
+    QUERIES
+        .iter()
+        .map(|(file, sql)| Query::parse(file, sql))
+        .collect()
+}
+
+/// The query called `name`: its file stem (`slow_calls`), the same with
+/// hyphens (`slow-calls`, as the CLI spells it) or its file name.
+pub fn query(name: &str) -> Option<Query> {
+    let stem = name.strip_suffix(".sql").unwrap_or(name).replace('-', "_");
+    QUERIES
+        .iter()
+        .find(|(file, _)| file.strip_suffix(".sql") == Some(stem.as_str()))
+        .map(|(file, sql)| Query::parse(file, sql))
+}
+
+/// Which part of the database a report covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Scope {
+    /// Only this trace (`--trace`); `None` for every trace in the database.
+    pub trace: Option<i64>,
+    /// Only the first lifetime of this pid and its descendants (`-p`).
+    pub pid: Option<i64>,
+}
+
+impl Scope {
+    /// The scope as bound parameters `:trace` and `:pid`.
+    pub fn params(&self) -> Vec<(&'static str, Cell)> {
+        vec![("trace", opt_int(self.trace)), ("pid", opt_int(self.pid))]
+    }
+}
+
+/// An optional integer as a parameter value (`None` binds NULL).
+pub fn opt_int(v: Option<i64>) -> Cell {
+    v.map_or(Cell::Null, Cell::Int)
+}
+
+/// Open a kt2sql database read-only. Refuses files that are not kt2sql
+/// databases of this schema version, and databases without the report
+/// views (imported before they existed: re-import to get them).
+pub fn open(db: &Path) -> Result<Connection, Error> {
+    let refuse = |reason: String| Error::Refused {
+        path: db.to_owned(),
+        reason,
+    };
+    match schema::inspect(db)? {
+        Existing::Current => {}
+        Existing::OtherVersion(v) => {
+            return Err(refuse(format!(
+                "a kt2sql database of schema version {v}; this kt2sql reads version {}",
+                schema::SCHEMA_VERSION
+            )))
+        }
+        Existing::Foreign(why) => return Err(refuse(format!("not a kt2sql database: {why}"))),
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(db, flags)
+        .map_err(sql_err(format!("{}: opening", db.display())))?;
+    let views: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'process_tree'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql_err(format!("{}: reading the schema", db.display())))?;
+    if views == 0 {
+        return Err(refuse(
+            "has no report views (imported by an older kt2sql); import the trace again".into(),
+        ));
+    }
+    Ok(conn)
+}
+
+/// Run the registered query `name` with named parameters (names without the
+/// colon). Parameters the query uses but `params` lacks are bound to NULL,
+/// which means "no filter"; a parameter the query does not take is an error.
+pub fn run(conn: &Connection, name: &str, params: &[(&str, Cell)]) -> Result<Table, Error> {
+    let q = query(name).ok_or_else(|| Error::Sqlite {
+        context: format!("no query called {name:?}"),
+        source: rusqlite::Error::InvalidQuery,
+    })?;
+    run_sql(conn, q.sql, params, &format!("running queries/{}", q.file))
+}
+
+/// Run one SQL statement with named parameters, as [`run`] does; `context`
+/// names it in errors.
+pub fn run_sql(
+    conn: &Connection,
+    sql: &str,
+    params: &[(&str, Cell)],
+    context: &str,
+) -> Result<Table, Error> {
+    let ctx = || sql_err(context.to_string());
+    let mut stmt = conn.prepare(sql).map_err(ctx())?;
+    let mut taken = Vec::new();
+    for i in 1..=stmt.parameter_count() {
+        let Some(name) = stmt.parameter_name(i).map(|n| n[1..].to_string()) else {
+            return Err(Error::Sqlite {
+                context: format!("{context}: parameter ?{i}: use named parameters (:name)"),
+                source: rusqlite::Error::InvalidQuery,
+            });
+        };
+        let value = params
+            .iter()
+            .find(|(k, _)| *k == name)
+            .map_or(Cell::Null, |(_, v)| v.clone());
+        stmt.raw_bind_parameter(i, value).map_err(ctx())?;
+        taken.push(name);
+    }
+    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
+        let list: Vec<String> = taken.iter().map(|t| format!(":{t}")).collect();
+        return Err(Error::Sqlite {
+            context: format!(
+                "{context} (it takes {})",
+                if list.is_empty() {
+                    "none".to_string()
+                } else {
+                    list.join(", ")
+                }
+            ),
+            source: rusqlite::Error::InvalidParameterName(format!(":{k}")),
+        });
+    }
+    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let mut rows = stmt.raw_query();
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(ctx())? {
+        let mut cells = Vec::with_capacity(columns.len());
+        for i in 0..columns.len() {
+            cells.push(Cell::from(row.get_ref(i).map_err(ctx())?));
+        }
+        out.push(cells);
+    }
+    Ok(Table { columns, rows: out })
+}
+
+/// Every lifetime of `pid` within `trace` (all traces when `None`), first
+/// first (`queries/pid_lifetimes.sql`). `-p PID` takes the first.
+pub fn lifetimes(conn: &Connection, pid: i64, trace: Option<i64>) -> Result<Table, Error> {
+    run(
+        conn,
+        "pid_lifetimes",
+        &[("pid", Cell::Int(pid)), ("trace", opt_int(trace))],
+    )
+}
+
+/// The documented schema: every `schema/*.sql` file in order under a
+/// `-- schema/NAME` line, or with `name`, the comment block and statement
+/// that create that table, view or index (`None` when there is none).
+pub fn schema_text(name: Option<&str>) -> Option<String> {
+    let Some(name) = name else {
+        let files: Vec<String> = schema::SCHEMA
+            .iter()
+            .map(|(file, sql)| format!("-- schema/{file}\n\n{}", sql.trim_end()))
+            .collect();
+        return Some(files.join("\n\n") + "\n");
+    };
+    let defines = |line: &str| {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        let at = match words.as_slice() {
+            ["CREATE", "TABLE" | "VIEW", ..] => 2,
+            ["CREATE", "UNIQUE", "INDEX", ..] => 3,
+            ["CREATE", "INDEX", ..] => 2,
+            _ => return false,
+        };
+        let rest = &words[at..];
+        let rest = match rest {
+            ["IF", "NOT", "EXISTS", tail @ ..] => tail,
+            tail => tail,
+        };
+        rest.first()
+            .is_some_and(|w| w.trim_end_matches('(').eq_ignore_ascii_case(name))
+    };
+    schema::SCHEMA.iter().find_map(|(_, sql)| {
+        sql.split("\n\n")
+            .find(|block| block.lines().any(defines))
+            .map(|block| format!("{}\n", block.trim()))
+    })
+}
+
+/// Whether the database holds a trace with this `trace_id`.
+pub fn has_trace(conn: &Connection, trace: i64) -> Result<bool, Error> {
+    conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM trace WHERE trace_id = ?1)",
+        [trace],
+        |r| r.get(0),
+    )
+    .map_err(sql_err("reading table trace".into()))
+}

@@ -1,0 +1,242 @@
+//! `kt2sql stats`: what a database holds, from `queries/traces.sql`,
+//! `issues.sql`, `process_top.sql` and `syscall_top.sql`: each trace's
+//! identity, time span and counts, the import issues, the busiest
+//! processes, and a syscall histogram drawn with bars in the DTrace
+//! `quantize` / ktap `histogram()` style.
+//!
+//! Shapes (stable):
+//! * json: `{"traces":[…],"issues":[…],"processes":[…],"syscalls":[…]}`,
+//!   each an array of row objects with the columns of its query.
+//! * csv: the histogram, i.e. the rows of syscall_top.sql
+//!   (`syscall,calls,failed,total_dur,max_dur`); the other parts are
+//!   `kt2sql query DB traces|issues|process-top --format csv`.
+
+use std::io::{self, Write};
+
+use rusqlite::Connection;
+
+use super::{opt_int, run, Cell, Table};
+use crate::Error;
+
+/// Width of the histogram's bar column, as DTrace draws it.
+const BAR: usize = 40;
+
+/// Everything `stats` shows.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    /// Rows of traces.sql.
+    pub traces: Table,
+    /// Rows of issues.sql.
+    pub issues: Table,
+    /// Rows of process_top.sql.
+    pub processes: Table,
+    /// Rows of syscall_top.sql.
+    pub syscalls: Table,
+}
+
+/// Gather the stats of `trace` (every trace when `None`), with the `top`
+/// busiest processes.
+pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, Error> {
+    let t = [("trace", opt_int(trace))];
+    Ok(Stats {
+        traces: run(conn, "traces", &t)?,
+        issues: run(conn, "issues", &t)?,
+        processes: run(
+            conn,
+            "process_top",
+            &[("trace", opt_int(trace)), ("limit", Cell::Int(top))],
+        )?,
+        syscalls: run(conn, "syscall_top", &t)?,
+    })
+}
+
+impl Stats {
+    /// The text report.
+    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
+        let tr = &self.traces;
+        for r in &tr.rows {
+            let get = |c: &str| &r[tr.col(c)];
+            let n = |c: &str| get(c).int().unwrap_or(0);
+            writeln!(out, "Trace {}: {}", n("trace_id"), get("path").display())?;
+            writeln!(out, "    dialect    {}", get("dialect").display())?;
+            let state = match get("damage") {
+                Cell::Null => "complete".to_string(),
+                d => format!("incomplete: {}", d.display()),
+            };
+            writeln!(
+                out,
+                "    file       {} bytes, {} records, {state}",
+                n("size"),
+                n("records")
+            )?;
+            let time = match (get("first_ts").int(), get("last_ts").int()) {
+                (Some(a), Some(b)) => format!("from {} UTC for {}", timestamp(a), duration(b - a)),
+                _ => "no records".into(),
+            };
+            writeln!(out, "    time       {time}")?;
+            writeln!(
+                out,
+                "    processes  {} ({} running at start), {} threads, {} execs ({} failed)",
+                n("processes"),
+                n("running_at_start"),
+                n("threads"),
+                n("execs"),
+                n("failed_execs")
+            )?;
+            writeln!(
+                out,
+                "    calls      {} ({} failed, {} without return)",
+                n("calls"),
+                n("failed_calls"),
+                n("no_return")
+            )?;
+            writeln!(
+                out,
+                "    lookups    {} ({} unresolved), {} distinct files",
+                n("lookups"),
+                n("unresolved"),
+                n("files")
+            )?;
+            writeln!(out, "    events     {}", n("events"))?;
+            writeln!(out, "    issues     {}", n("issues"))?;
+            writeln!(out)?;
+        }
+        self.write_issues(out)?;
+        self.write_processes(out)?;
+        self.write_histogram(out)
+    }
+
+    fn write_issues(&self, out: &mut dyn Write) -> io::Result<()> {
+        let t = &self.issues;
+        writeln!(out, "Import issues:")?;
+        if t.rows.is_empty() {
+            writeln!(out, "    none")?;
+        }
+        for r in &t.rows {
+            let c = |n: &str| r[t.col(n)].display();
+            writeln!(
+                out,
+                "    {:>6}  {:<9}  {:<20}  {}",
+                c("issues"),
+                c("severity"),
+                c("kind"),
+                c("example")
+            )?;
+        }
+        writeln!(out)
+    }
+
+    fn write_processes(&self, out: &mut dyn Write) -> io::Result<()> {
+        let t = &self.processes;
+        writeln!(out, "Top processes by calls:")?;
+        writeln!(
+            out,
+            "    {:>8}  {:>6}  {:>7}  {:>5}  {:>10}  {:>7}  comm",
+            "calls", "failed", "lookups", "files", "time", "pid"
+        )?;
+        for r in &t.rows {
+            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
+            writeln!(
+                out,
+                "    {:>8}  {:>6}  {:>7}  {:>5}  {:>10}  {:>7}  {}",
+                n("calls"),
+                n("failed_calls"),
+                n("lookups"),
+                n("files"),
+                duration(n("dur")),
+                n("pid"),
+                r[t.col("comm")].display()
+            )?;
+        }
+        writeln!(out)
+    }
+
+    /// `value ---- Distribution ---- count`, one bar per syscall, the bar's
+    /// length its share of all calls.
+    fn write_histogram(&self, out: &mut dyn Write) -> io::Result<()> {
+        let t = &self.syscalls;
+        let (name, calls) = (t.col("syscall"), t.col("calls"));
+        let labels: Vec<String> = t.rows.iter().map(|r| r[name].display().into()).collect();
+        let counts: Vec<i64> = t.rows.iter().map(|r| r[calls].int().unwrap_or(0)).collect();
+        let total: i64 = counts.iter().sum::<i64>().max(1);
+        let w = labels
+            .iter()
+            .map(|l| l.chars().count())
+            .max()
+            .unwrap_or(0)
+            .max(5);
+        writeln!(out, "Syscalls:")?;
+        writeln!(
+            out,
+            "{:>w$} ------------- Distribution ------------- count",
+            "value"
+        )?;
+        for (label, count) in labels.iter().zip(&counts) {
+            let n = ((*count as f64 * BAR as f64 / total as f64).round() as usize).min(BAR);
+            let bar = "@".repeat(n);
+            writeln!(out, "{label:>w$} |{bar:<BAR$} {count}")?;
+        }
+        Ok(())
+    }
+
+    /// One JSON object holding the four tables.
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let parts = [
+            ("traces", &self.traces),
+            ("issues", &self.issues),
+            ("processes", &self.processes),
+            ("syscalls", &self.syscalls),
+        ];
+        for (i, (k, t)) in parts.iter().enumerate() {
+            let mut buf = Vec::new();
+            t.write_json(&mut buf)?;
+            let open = if i == 0 { "{" } else { "" };
+            let close = if i + 1 < parts.len() { "," } else { "}" };
+            write!(out, "{open}\"{k}\":")?;
+            out.write_all(buf.trim_ascii_end())?;
+            writeln!(out, "{close}")?;
+        }
+        Ok(())
+    }
+
+    /// The histogram rows as CSV.
+    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        self.syscalls.write_csv(out)
+    }
+}
+
+/// `2025-11-21 04:40:00.000007431` (UTC) for ns since the epoch.
+pub fn timestamp(ns: i64) -> String {
+    let (secs, sub) = (ns.div_euclid(1_000_000_000), ns.rem_euclid(1_000_000_000));
+    match chrono::DateTime::from_timestamp(secs, sub as u32) {
+        Some(t) => t.format("%Y-%m-%d %H:%M:%S%.9f").to_string(),
+        None => format!("{ns} ns"),
+    }
+}
+
+/// A duration in ns, human-sized: `850 ns`, `12.500 us`, `1.650 ms`, `3.200 s`.
+pub fn duration(ns: i64) -> String {
+    let f = ns as f64;
+    match ns.unsigned_abs() {
+        0..=999 => format!("{ns} ns"),
+        1_000..=999_999 => format!("{:.3} us", f / 1e3),
+        1_000_000..=999_999_999 => format!("{:.3} ms", f / 1e6),
+        _ => format!("{:.3} s", f / 1e9),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_are_human() {
+        assert_eq!(duration(850), "850 ns");
+        assert_eq!(duration(1_649_682), "1.650 ms");
+        assert_eq!(duration(3_200_000_000), "3.200 s");
+        assert_eq!(
+            timestamp(1_763_700_000_000_007_431),
+            "2025-11-21 04:40:00.000007431"
+        );
+    }
+}

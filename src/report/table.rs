@@ -1,0 +1,312 @@
+//! Query results as owned cells, and the three generic renderings every
+//! report's rows share: CSV, JSON and an aligned text table. Byte strings
+//! (TEXT or BLOB) are never printed raw: text and CSV escape them with
+//! vis(3) rules ([`crate::text::vis`]), JSON gives a valid UTF-8 string
+//! plus an exact `<column>_hex` field when the bytes are a BLOB or not UTF-8.
+
+use std::borrow::Cow;
+use std::io::{self, Write};
+
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::ToSql;
+
+use super::json::Obj;
+use crate::text::vis;
+
+/// One SQL value, owned. TEXT keeps its bytes as stored (SQLite does not
+/// guarantee they are UTF-8).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Cell {
+    /// NULL.
+    Null,
+    /// INTEGER.
+    Int(i64),
+    /// REAL.
+    Real(f64),
+    /// TEXT, as stored.
+    Text(Vec<u8>),
+    /// BLOB.
+    Blob(Vec<u8>),
+}
+
+impl From<ValueRef<'_>> for Cell {
+    fn from(v: ValueRef<'_>) -> Cell {
+        match v {
+            ValueRef::Null => Cell::Null,
+            ValueRef::Integer(i) => Cell::Int(i),
+            ValueRef::Real(f) => Cell::Real(f),
+            ValueRef::Text(b) => Cell::Text(b.to_vec()),
+            ValueRef::Blob(b) => Cell::Blob(b.to_vec()),
+        }
+    }
+}
+
+impl ToSql for Cell {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(match self {
+            Cell::Null => ValueRef::Null,
+            Cell::Int(i) => ValueRef::Integer(*i),
+            Cell::Real(f) => ValueRef::Real(*f),
+            Cell::Text(b) => ValueRef::Text(b),
+            Cell::Blob(b) => ValueRef::Blob(b),
+        }))
+    }
+}
+
+impl Cell {
+    /// A parameter value from the command line: an integer or a real
+    /// number when it reads as one, else text; `'quoted'` is always text.
+    pub fn parse_param(s: &str) -> Cell {
+        if let Some(inner) = s.strip_prefix('\'').and_then(|r| r.strip_suffix('\'')) {
+            return Cell::Text(inner.as_bytes().to_vec());
+        }
+        if let Ok(i) = s.parse::<i64>() {
+            Cell::Int(i)
+        } else if let Ok(f) = s.parse::<f64>() {
+            Cell::Real(f)
+        } else {
+            Cell::Text(s.as_bytes().to_vec())
+        }
+    }
+
+    /// The integer, if this is one.
+    pub fn int(&self) -> Option<i64> {
+        match self {
+            Cell::Int(i) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a TEXT or BLOB.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match self {
+            Cell::Text(b) | Cell::Blob(b) => Some(b),
+            _ => None,
+        }
+    }
+
+    /// The bytes of a TEXT or BLOB, or the text of a number; empty for NULL.
+    pub fn to_bytes(&self) -> Cow<'_, [u8]> {
+        match self {
+            Cell::Text(b) | Cell::Blob(b) => Cow::Borrowed(b),
+            other => Cow::Owned(other.display().into_owned().into_bytes()),
+        }
+    }
+
+    /// Safe text: empty for NULL, numbers as SQLite prints them, byte
+    /// strings escaped with [`vis`].
+    pub fn display(&self) -> Cow<'_, str> {
+        match self {
+            Cell::Null => Cow::Borrowed(""),
+            Cell::Int(i) => Cow::Owned(i.to_string()),
+            Cell::Real(f) => Cow::Owned(real(*f)),
+            Cell::Text(b) | Cell::Blob(b) => vis(b),
+        }
+    }
+
+    fn is_number(&self) -> bool {
+        matches!(self, Cell::Int(_) | Cell::Real(_))
+    }
+}
+
+/// A REAL the way the sqlite3 shell prints it (`%!.15g`): 15 significant
+/// digits, at least one digit after the point.
+pub fn real(f: f64) -> String {
+    if !f.is_finite() {
+        return if f.is_nan() {
+            "NaN"
+        } else if f > 0.0 {
+            "Inf"
+        } else {
+            "-Inf"
+        }
+        .into();
+    }
+    if f == 0.0 {
+        return "0.0".into();
+    }
+    let sci = format!("{f:.14e}");
+    let (mant, exp) = sci.split_once('e').expect("{:e} has an exponent");
+    let exp: i32 = exp.parse().expect("integer exponent");
+    let trim = |s: &str| {
+        let s = s.trim_end_matches('0');
+        if s.ends_with('.') {
+            format!("{s}0")
+        } else {
+            s.to_string()
+        }
+    };
+    if !(-4..15).contains(&exp) {
+        let sign = if exp < 0 { '-' } else { '+' };
+        format!("{}e{sign}{:02}", trim(mant), exp.abs())
+    } else {
+        trim(&format!("{f:.*}", (14 - exp).max(0) as usize))
+    }
+}
+
+/// A query's result: column names and rows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Table {
+    /// Column names as the query spells them.
+    pub columns: Vec<String>,
+    /// The rows, each as long as `columns`.
+    pub rows: Vec<Vec<Cell>>,
+}
+
+impl Table {
+    /// The index of column `name`. Panics when there is none: the report
+    /// code names the columns of its own query files.
+    pub fn col(&self, name: &str) -> usize {
+        self.columns
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("query result has no column {name:?}"))
+    }
+
+    /// CSV: a header line, then one line per row (RFC 4180 quoting, `\n`
+    /// line ends, NULL as an empty field, byte strings escaped).
+    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
+        let header: Vec<Cow<'_, str>> = self.columns.iter().map(|c| csv_field(c)).collect();
+        writeln!(out, "{}", header.join(","))?;
+        for row in &self.rows {
+            let fields: Vec<String> = row
+                .iter()
+                .map(|c| csv_field(&c.display()).into_owned())
+                .collect();
+            writeln!(out, "{}", fields.join(","))?;
+        }
+        Ok(())
+    }
+
+    /// JSON: an array with one object per row, keys in column order, one
+    /// row per line.
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        let mut s = String::new();
+        writeln!(out, "[")?;
+        for (i, row) in self.rows.iter().enumerate() {
+            s.clear();
+            let mut o = Obj::new(&mut s);
+            for (k, v) in self.columns.iter().zip(row) {
+                o.cell(k, v);
+            }
+            o.end();
+            let sep = if i + 1 < self.rows.len() { "," } else { "" };
+            writeln!(out, "{s}{sep}")?;
+        }
+        writeln!(out, "]")
+    }
+
+    /// An aligned text table: header, dashes, rows; numbers right-aligned.
+    pub fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
+        let cells: Vec<Vec<Cow<'_, str>>> = self
+            .rows
+            .iter()
+            .map(|r| r.iter().map(Cell::display).collect())
+            .collect();
+        let width = |i: usize| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .chain([self.columns[i].chars().count()])
+                .max()
+                .unwrap_or(0)
+        };
+        let widths: Vec<usize> = (0..self.columns.len()).map(width).collect();
+        let line = |parts: Vec<String>| parts.join("  ").trim_end().to_string();
+        let head = self
+            .columns
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{:<w$}", vis(c.as_bytes())))
+            .collect();
+        writeln!(out, "{}", line(head))?;
+        writeln!(
+            out,
+            "{}",
+            line(widths.iter().map(|w| "-".repeat(*w)).collect())
+        )?;
+        for (row, shown) in self.rows.iter().zip(&cells) {
+            let parts = row
+                .iter()
+                .zip(shown)
+                .zip(&widths)
+                .map(|((c, s), w)| {
+                    if c.is_number() {
+                        format!("{s:>w$}")
+                    } else {
+                        format!("{s:<w$}")
+                    }
+                })
+                .collect();
+            writeln!(out, "{}", line(parts))?;
+        }
+        Ok(())
+    }
+}
+
+/// Quote a CSV field when it holds a comma, a quote, a line end or
+/// surrounding spaces.
+fn csv_field(s: &str) -> Cow<'_, str> {
+    let needs = s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ');
+    if needs {
+        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> Table {
+        Table {
+            columns: vec!["path".into(), "n".into()],
+            rows: vec![
+                vec![Cell::Text(b"/a,b".to_vec()), Cell::Int(3)],
+                vec![Cell::Blob(b"/x\xff\n".to_vec()), Cell::Null],
+            ],
+        }
+    }
+
+    fn render(f: impl Fn(&Table, &mut dyn Write) -> io::Result<()>) -> String {
+        let mut v = Vec::new();
+        f(&table(), &mut v).unwrap();
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn csv_quotes_and_escapes() {
+        assert_eq!(
+            render(Table::write_csv),
+            "path,n\n\"/a,b\",3\n/x\\377\\n,\n"
+        );
+    }
+
+    #[test]
+    fn json_keeps_exact_bytes_in_hex() {
+        assert_eq!(
+            render(Table::write_json),
+            "[\n{\"path\":\"/a,b\",\"n\":3},\n{\"path\":\"/x\u{fffd}\\n\",\"path_hex\":\"2f78ff0a\",\"n\":null}\n]\n"
+        );
+    }
+
+    #[test]
+    fn table_aligns() {
+        assert_eq!(
+            render(Table::write_table),
+            "path      n\n--------  -\n/a,b      3\n/x\\377\\n\n"
+        );
+    }
+
+    #[test]
+    fn reals_print_like_sqlite() {
+        assert_eq!(real(1.5), "1.5");
+        assert_eq!(real(3.0), "3.0");
+        assert_eq!(real(0.1), "0.1");
+        assert_eq!(real(1e20), "1.0e+20");
+        assert_eq!(real(-2.5e-7), "-2.5e-07");
+        assert_eq!(Cell::parse_param("12"), Cell::Int(12));
+        assert_eq!(Cell::parse_param("'12'"), Cell::Text(b"12".to_vec()));
+    }
+}

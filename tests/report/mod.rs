@@ -1,0 +1,294 @@
+//! Reports (issue #4): `tree`, `files` (`-a`, `-v`, `-p`) against
+//! ktcompose's truth JSON in every dialect, through the library and the
+//! binary; golden output on the example trace and the corpus; every
+//! `queries/*.sql` under the real sqlite3 shell; safe output.
+
+mod golden;
+mod safety;
+mod shell;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{json, Value};
+
+use crate::util::{compose, Composed};
+use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::report::{self, files, tree, Scope};
+
+pub fn kt2sql() -> Command {
+    Command::cargo_bin("kt2sql").unwrap()
+}
+
+/// Import `traces` into `dir/name`, relative paths made absolute from `cwd`.
+pub fn import_into(dir: &Path, name: &str, traces: &[PathBuf], cwd: Option<&str>) -> PathBuf {
+    let db = dir.join(name);
+    let opts = ImportOptions {
+        start_cwd: cwd.map(|c| c.as_bytes().to_vec()),
+        ..ImportOptions::default()
+    };
+    import(traces, &db, &opts, &NoProgress).expect("imports");
+    db
+}
+
+/// ktcompose dialects (`ktcompose.py --list-dialects`).
+const DIALECTS: &[&str] = &[
+    "freebsd-v1-amd64",
+    "freebsd-v0-amd64",
+    "freebsd-v0-i386",
+    "openbsd-amd64",
+    "netbsd-v2-amd64",
+    "netbsd-v0-i386",
+    "darwin-ppc",
+];
+
+/// A composed trace imported with the truth's start directory.
+struct Imported {
+    c: Composed,
+    db: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+fn composed(dialect: &str, seed: u64, extra: &[&str]) -> Imported {
+    let c = compose(dialect, seed, extra);
+    let dir = tempfile::tempdir().unwrap();
+    let cwd = c.truth["start_cwd"].as_str().unwrap().to_string();
+    let db = import_into(
+        dir.path(),
+        "t.db",
+        std::slice::from_ref(&c.trace),
+        Some(&cwd),
+    );
+    Imported { c, db, _dir: dir }
+}
+
+/// ktcompose's `[pid, comm, [children]]` nesting of a tree.
+fn truth_shape(t: &tree::Tree) -> Value {
+    fn node(t: &tree::Tree, i: usize) -> Value {
+        let n = &t.nodes[i];
+        let kids: Vec<Value> = n.children.iter().map(|&c| node(t, c)).collect();
+        json!([n.pid, String::from_utf8_lossy(&n.comm), kids])
+    }
+    Value::Array(t.roots.iter().map(|&r| node(t, r)).collect())
+}
+
+/// The same from `kt2sql tree --format json`.
+fn truth_shape_json(v: &Value) -> Value {
+    let nodes = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| json!([n["pid"], n["comm"], truth_shape_json(&n["children"])]));
+    Value::Array(nodes.collect())
+}
+
+fn paths(f: &files::Files) -> BTreeSet<String> {
+    let v = f.entries.iter();
+    v.map(|e| String::from_utf8(e.path.clone()).unwrap())
+        .collect()
+}
+
+/// ktcompose's `{path: [[syscall, comm, pid]…]}`, sorted by (pid, syscall, comm).
+fn callers(f: &files::Files) -> Value {
+    let mut m = serde_json::Map::new();
+    for e in &f.entries {
+        let mut list: Vec<(i64, String, String)> = Vec::new();
+        for (syscall, by) in &e.calls {
+            for (comm, pid) in by {
+                let s = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap();
+                list.push((*pid, s(syscall), s(comm)));
+            }
+        }
+        list.sort();
+        let list = list.into_iter().map(|(p, s, c)| json!([s, c, p])).collect();
+        m.insert(
+            String::from_utf8(e.path.clone()).unwrap(),
+            Value::Array(list),
+        );
+    }
+    Value::Object(m)
+}
+
+fn strings(v: &Value) -> BTreeSet<String> {
+    let v = v.as_array().unwrap().iter();
+    v.map(|s| s.as_str().unwrap().to_string()).collect()
+}
+
+fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
+    let im = composed(dialect, seed, extra);
+    let (t, ctx) = (&im.c.truth, format!("{dialect} seed {seed} {extra:?}"));
+    let conn = report::open(&im.db).unwrap();
+    let all = Scope::default();
+    let tr = tree::tree(&conn, all, false).unwrap();
+    assert_eq!(truth_shape(&tr), t["tree"], "{ctx}: tree");
+    let list = |scope, all, callers| {
+        files::files(
+            &conn,
+            files::Options {
+                scope,
+                all,
+                callers,
+            },
+        )
+        .unwrap()
+    };
+    let f = &t["files"];
+    assert_eq!(
+        paths(&list(all, false, false)),
+        strings(&f["n"]),
+        "{ctx}: -n"
+    );
+    assert_eq!(
+        paths(&list(all, true, false)),
+        strings(&f["n_a"]),
+        "{ctx}: -a"
+    );
+    assert_eq!(callers(&list(all, false, true)), f["n_v"], "{ctx}: -v");
+    assert_eq!(callers(&list(all, true, true)), f["n_a_v"], "{ctx}: -a -v");
+    for (pid, sub) in t["subtrees"].as_object().unwrap() {
+        let scope = Scope {
+            trace: None,
+            pid: Some(pid.parse().unwrap()),
+        };
+        let pids: BTreeSet<i64> = tree::tree(&conn, scope, false)
+            .unwrap()
+            .nodes
+            .iter()
+            .map(|n| n.pid)
+            .collect();
+        let want: BTreeSet<i64> = sub["pids"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .collect();
+        assert_eq!(pids, want, "{ctx}: tree -p {pid}");
+        let got = list(scope, false, false);
+        assert_eq!(paths(&got), strings(&sub["n"]), "{ctx}: -p {pid}");
+        let got = list(scope, true, false);
+        assert_eq!(paths(&got), strings(&sub["n_a"]), "{ctx}: -p {pid} -a");
+        assert_eq!(
+            callers(&list(scope, false, true)),
+            sub["n_v"],
+            "{ctx}: -p {pid} -v"
+        );
+        assert_eq!(
+            callers(&list(scope, true, true)),
+            sub["n_a_v"],
+            "{ctx}: -p {pid} -a -v"
+        );
+    }
+}
+
+#[test]
+fn reports_match_truth_in_every_dialect() {
+    crate::require_shared!(python);
+    if !crate::util::tables_ready() {
+        crate::util::skip("syscall tables not generated yet");
+        return;
+    }
+    for d in DIALECTS {
+        for seed in [2, 9] {
+            check_truth(d, seed, &[]);
+        }
+    }
+}
+
+#[test]
+fn deep_trees_and_truncated_traces_match_truth() {
+    crate::require_shared!(python);
+    if !crate::util::tables_ready() {
+        crate::util::skip("syscall tables not generated yet");
+        return;
+    }
+    let deep = ["--processes", "80", "--depth", "7", "--jobs", "8"];
+    for d in ["freebsd-v1-amd64", "openbsd-amd64", "darwin-ppc"] {
+        check_truth(d, 21, &deep);
+    }
+    check_truth("netbsd-v2-amd64", 5, &["--truncate", "last"]);
+    check_truth("freebsd-v0-i386", 6, &["--truncate", "150000"]);
+}
+
+/// The same answers through the binary's JSON output.
+#[test]
+fn the_binary_gives_the_truth_too() {
+    crate::require_shared!(python);
+    if !crate::util::tables_ready() {
+        crate::util::skip("syscall tables not generated yet");
+        return;
+    }
+    let im = composed("freebsd-v1-amd64", 3, &[]);
+    let t = &im.c.truth;
+    let run = |args: &[&str]| -> Value {
+        let out = kt2sql().args(args).arg(&im.db).output().unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let tree = run(&["tree", "--format", "json"]);
+    assert_eq!(truth_shape_json(&tree), t["tree"]);
+    let (pid, sub) = t["subtrees"].as_object().unwrap().iter().next().unwrap();
+    let got = run(&["files", "-a", "-v", "-p", pid, "--format", "json"]);
+    let mut m = serde_json::Map::new();
+    for e in got.as_array().unwrap() {
+        let mut list: Vec<(i64, String, String)> = Vec::new();
+        for c in e["calls"].as_array().unwrap() {
+            for by in c["by"].as_array().unwrap() {
+                let s = |v: &Value| v.as_str().unwrap().to_string();
+                list.push((
+                    by["pid"].as_i64().unwrap(),
+                    s(&c["syscall"]),
+                    s(&by["comm"]),
+                ));
+            }
+        }
+        list.sort();
+        let list = list.into_iter().map(|(p, s, c)| json!([s, c, p]));
+        m.insert(e["path"].as_str().unwrap().into(), list.collect());
+    }
+    assert_eq!(Value::Object(m), sub["n_a_v"]);
+    let plain = run(&["namei", "--format", "json"]);
+    let plain: BTreeSet<String> = plain
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["path"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(plain, strings(&t["files"]["n"]));
+}
+
+/// Two traces in one database (`--append`): reports cover both unless
+/// `--trace` narrows them, and every pid of the example is now reused.
+#[test]
+fn appended_traces_are_all_covered_unless_trace_narrows() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = crate::util::manifest_dir().join("example/build.ktrace");
+    let db = import_into(dir.path(), "two.db", &[example.clone(), example], Some("/"));
+    let run = |args: &[&str]| {
+        let o = kt2sql()
+            .arg(args[0])
+            .arg(&db)
+            .args(&args[1..])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {o:?}");
+        let s = |b: Vec<u8>| String::from_utf8(b).unwrap();
+        (s(o.stdout), s(o.stderr))
+    };
+    let (both, _) = run(&["tree"]);
+    let (one, _) = run(&["tree", "--trace", "2"]);
+    assert_eq!(both.matches("ktrace [2310]").count(), 2, "{both}");
+    assert_eq!(one.matches("ktrace [2310]").count(), 1, "{one}");
+    let (csv, _) = run(&["tree", "--trace", "2", "--format", "csv"]);
+    assert!(csv.lines().skip(1).all(|l| l.ends_with(",2")), "{csv}");
+    let (files, note) = run(&["files", "-p", "2313"]);
+    assert!(note.contains("pid 2313 was 2 processes"), "{note}");
+    let (narrowed, quiet) = run(&["files", "-p", "2313", "--trace", "2"]);
+    assert_eq!(files, narrowed);
+    assert!(quiet.is_empty(), "{quiet}");
+    let (stats, _) = run(&["stats"]);
+    assert!(
+        stats.contains("Trace 1: ") && stats.contains("Trace 2: "),
+        "{stats}"
+    );
+}
