@@ -25,6 +25,19 @@
 -- @column files            Distinct absolute paths of successful calls.
 -- @column events           Rows of table event.
 -- @column issues           Rows of table import_issue.
+WITH c AS (
+  -- One pass over call for every per-trace call count.
+  SELECT p.trace_id, count(*) AS calls,
+         count(CASE WHEN c.success = 0 THEN 1 END) AS failed,
+         count(CASE WHEN c.retval IS NULL THEN 1 END) AS no_return
+  FROM call AS c JOIN process AS p USING (process_id)
+  GROUP BY p.trace_id),
+n AS (
+  -- And one over namei.
+  SELECT p.trace_id, count(*) AS lookups,
+         count(CASE WHEN n.resolution = 'unknown base' THEN 1 END) AS unresolved
+  FROM namei AS n JOIN process AS p USING (process_id)
+  GROUP BY p.trace_id)
 SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
        t.first_ts, t.last_ts, t.last_ts - t.first_ts AS span,
        (SELECT count(*) FROM process AS p WHERE p.trace_id = t.trace_id) AS processes,
@@ -36,15 +49,11 @@ SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
         WHERE trace_id = t.trace_id AND seq > 0) AS execs,
        (SELECT count(*) FROM exec JOIN process USING (process_id)
         WHERE trace_id = t.trace_id AND seq > 0 AND success = 0) AS failed_execs,
-       (SELECT sum(calls) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id) AS calls,
-       (SELECT sum(failed) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id)
-         AS failed_calls,
-       (SELECT sum(no_return) FROM syscall_summary AS s WHERE s.trace_id = t.trace_id)
-         AS no_return,
-       (SELECT count(*) FROM namei JOIN process USING (process_id)
-        WHERE trace_id = t.trace_id) AS lookups,
-       (SELECT count(*) FROM namei JOIN process USING (process_id)
-        WHERE trace_id = t.trace_id AND resolution = 'unknown base') AS unresolved,
+       (SELECT calls FROM c WHERE c.trace_id = t.trace_id) AS calls,
+       (SELECT failed FROM c WHERE c.trace_id = t.trace_id) AS failed_calls,
+       (SELECT no_return FROM c WHERE c.trace_id = t.trace_id) AS no_return,
+       COALESCE((SELECT lookups FROM n WHERE n.trace_id = t.trace_id), 0) AS lookups,
+       COALESCE((SELECT unresolved FROM n WHERE n.trace_id = t.trace_id), 0) AS unresolved,
        (SELECT count(*) FROM files AS f WHERE f.trace_id = t.trace_id) AS files,
        (SELECT count(*) FROM event AS e WHERE e.trace_id = t.trace_id) AS events,
        t.issues

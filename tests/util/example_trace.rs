@@ -18,7 +18,7 @@ const O_CREAT_WRONLY: u64 = 0x601;
 const SIGCHLD: i32 = 20;
 
 /// FreeBSD 14 syscall numbers used below.
-mod sys {
+pub mod sys {
     pub const EXIT: i32 = 1;
     pub const READ: i32 = 3;
     pub const WRITE: i32 = 4;
@@ -37,13 +37,27 @@ mod sys {
 }
 
 /// Builds the record list, one process step at a time.
-struct Script {
+pub struct Script {
     recs: Vec<Record<'static>>,
     ts: i64,
 }
 
+impl Default for Script {
+    fn default() -> Self {
+        Script {
+            recs: Vec::new(),
+            ts: 1_763_700_000_000_000_000,
+        }
+    }
+}
+
 impl Script {
-    fn push(&mut self, pid: i64, comm: &str, body: Body<'static>) {
+    /// The records so far.
+    pub fn records(self) -> Vec<Record<'static>> {
+        self.recs
+    }
+
+    pub fn push(&mut self, pid: i64, comm: &str, body: Body<'static>) {
         self.ts += 7_431; // a few µs between records
         self.recs.push(Record {
             index: self.recs.len() as u64,
@@ -58,7 +72,7 @@ impl Script {
             body,
         });
     }
-    fn call(&mut self, pid: i64, comm: &str, code: i32, args: &[u64]) {
+    pub fn call(&mut self, pid: i64, comm: &str, code: i32, args: &[u64]) {
         let mut a = [0u64; MAX_ARGS];
         a[..args.len()].copy_from_slice(args);
         let call = Call {
@@ -69,7 +83,7 @@ impl Script {
         };
         self.push(pid, comm, Body::Call(call));
     }
-    fn ret(&mut self, pid: i64, comm: &str, code: i32, error: i32, retval: i64) {
+    pub fn ret(&mut self, pid: i64, comm: &str, code: i32, error: i32, retval: i64) {
         let r = Ret {
             code,
             error,
@@ -78,11 +92,11 @@ impl Script {
         };
         self.push(pid, comm, Body::Ret(r));
     }
-    fn nami(&mut self, pid: i64, comm: &str, path: &str) {
+    pub fn nami(&mut self, pid: i64, comm: &str, path: &str) {
         self.push(pid, comm, Body::Namei(Cow::Owned(path.as_bytes().to_vec())));
     }
     /// A path call: CALL, NAMI, RET returning `Ok(value)` or `Err(errno)`.
-    fn path_call(
+    pub fn path_call(
         &mut self,
         pid: i64,
         comm: &str,
@@ -98,11 +112,11 @@ impl Script {
             Err(e) => self.ret(pid, comm, code, e, 0),
         }
     }
-    fn ctor(&mut self, pid: i64, comm: &str) {
+    pub fn ctor(&mut self, pid: i64, comm: &str) {
         self.push(pid, comm, Body::ProcCtor { sv_flags: 0x9f0209 });
     }
     /// execve of `path`: NAMI, runtime linker, PROCCTOR under the new name, RET.
-    fn exec(&mut self, pid: i64, old: &str, path: &str, new: &str) {
+    pub fn exec(&mut self, pid: i64, old: &str, path: &str, new: &str) {
         self.call(
             pid,
             old,
@@ -124,7 +138,7 @@ impl Script {
         self.call(pid, new, sys::CLOSE, &[3]);
         self.ret(pid, new, sys::CLOSE, 0, 0);
     }
-    fn exit(&mut self, pid: i64, comm: &str, status: u64) {
+    pub fn exit(&mut self, pid: i64, comm: &str, status: u64) {
         self.call(pid, comm, sys::EXIT, &[status]);
         self.push(pid, comm, Body::ProcDtor);
     }
