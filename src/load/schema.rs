@@ -63,9 +63,12 @@ pub enum Existing {
 /// * `foreign_keys = OFF`: the model writes a row when it is finished, so a
 ///   call may name a process written later (rusqlite's bundled SQLite turns
 ///   enforcement on by default). The references hold once the load is done.
-/// * `locking_mode = EXCLUSIVE`, `temp_store = MEMORY`, a 64 MiB page cache:
-///   nobody else opens the temporary file, so skip lock churn and keep index
-///   building in memory.
+/// * `locking_mode = EXCLUSIVE`: nobody else opens the temporary file, so
+///   skip lock churn.
+/// * The page cache and `temp_store` stay at SQLite's defaults (2 MiB, temp
+///   files on disk): rows are appended, which needs no cache, and sorting
+///   for the indexes in memory made memory grow with the trace (210 MB at
+///   1 GiB) without being faster (bench/NOTES.md).
 ///
 /// None of these is persistent: the renamed file is an ordinary rollback-
 /// journal database.
@@ -84,10 +87,6 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
         .map_err(ctx("foreign_keys"))?;
     conn.pragma_update(None, "synchronous", "OFF")
         .map_err(ctx("synchronous"))?;
-    conn.pragma_update(None, "temp_store", "MEMORY")
-        .map_err(ctx("temp_store"))?;
-    conn.pragma_update(None, "cache_size", -65536)
-        .map_err(ctx("cache_size"))?;
     let _: String = conn
         .pragma_update_and_check(None, "locking_mode", "EXCLUSIVE", |r| r.get(0))
         .map_err(ctx("locking_mode"))?;

@@ -47,6 +47,12 @@ pub struct Model {
     deferred: HashMap<i64, Vec<Record<'static>>>,
     deferred_order: VecDeque<i64>,
     deferred_records: usize,
+    /// FreeBSD: pid → process_id of a lifetime that ended at its exit call
+    /// or fatal signal, for the PROCDTOR that follows (other systems write
+    /// nothing after the end, and keep nothing here).
+    ended: HashMap<i64, i64>,
+    /// The trace is FreeBSD's (PROCDTOR follows a process's end).
+    has_dtor: bool,
     start_cwd: Option<Vec<u8>>,
     damaged: bool,
 }
@@ -60,6 +66,8 @@ impl Model {
             deferred: HashMap::new(),
             deferred_order: VecDeque::new(),
             deferred_records: 0,
+            ended: HashMap::new(),
+            has_dtor: abi.family == crate::decode::Family::FreeBsd,
             start_cwd: opts.start_cwd.map(|c| path::resolve(None, &c)),
             damaged: false,
         }
@@ -130,17 +138,13 @@ impl Model {
             }
             return Ok(());
         }
-        if let Some(p) = self.live.get(&pid) {
-            if !p.accepts(rec.body.label()) {
-                let why = if p.dead || p.exiting {
-                    Unpaired::ProcessGone
-                } else {
-                    Unpaired::EndOfTrace
-                };
-                self.close(pid, why, sink)?;
-            }
-        }
         if !self.live.contains_key(&pid) {
+            if matches!(rec.body, Body::ProcDtor) {
+                if let Some(id) = self.ended.remove(&pid) {
+                    // The destructor of a lifetime already closed at its end.
+                    return self.ctx.event_row(Some(id), None, None, rec, sink);
+                }
+            }
             if self.ctx.forks_pending > 0 || !self.deferred.is_empty() {
                 self.deferred.insert(pid, vec![rec.clone().into_owned()]);
                 self.deferred_order.push_back(pid);
@@ -154,19 +158,32 @@ impl Model {
 
     fn apply<S: Sink>(&mut self, pid: i64, rec: &Record<'_>, sink: &mut S) -> Result<(), S::Error> {
         let p = self.live.get_mut(&pid).expect("live process");
-        match self.ctx.apply(p, rec, sink)? {
-            Action::None => Ok(()),
+        let action = self.ctx.apply(p, rec, sink)?;
+        let ended = (p.exiting || p.dead).then_some((p.row.id, p.dead));
+        match action {
+            Action::None => {}
             Action::Forked {
                 child,
                 syscall,
                 call_id,
                 ts,
-            } => self.fork(pid, child, syscall, call_id, ts, sink),
-            Action::Spawned { call_id, ts } => match self.deferred_order.front().copied() {
-                Some(child) => self.fork(pid, child, "posix_spawn", call_id, ts, sink),
-                None => Ok(()),
-            },
+            } => self.fork(pid, child, syscall, call_id, ts, sink)?,
+            Action::Spawned { call_id, ts } => {
+                if let Some(child) = self.deferred_order.front().copied() {
+                    self.fork(pid, child, "posix_spawn", call_id, ts, sink)?;
+                }
+            }
         }
+        if let Some((id, dead)) = ended {
+            // Its end: write it now, so memory holds only running processes.
+            self.close(pid, Unpaired::ProcessGone, sink)?;
+            if self.has_dtor && !dead {
+                self.ended.insert(pid, id);
+            } else {
+                self.ended.remove(&pid);
+            }
+        }
+        Ok(())
     }
 
     fn new_root<S: Sink>(
@@ -225,6 +242,7 @@ impl Model {
             }
             self.close(child, Unpaired::ProcessGone, sink)?;
         }
+        self.ended.remove(&child);
         let mut p = Proc::new(Ctx::next(&mut self.ctx.ids.process), child, &comm, ts);
         p.row.parent_id = Some(parent_id);
         p.row.running_at_start = false;

@@ -178,9 +178,9 @@ pub struct Proc {
     pub threads: HashMap<i64, Thread>,
     /// exec rows written so far (the inherited image is 0).
     pub exec_seq: i64,
-    /// `exit` called or killed: only a PROCDTOR still belongs to it.
+    /// `exit` called or killed: the lifetime ends after this record.
     pub exiting: bool,
-    /// PROCDTOR seen: nothing more belongs to it.
+    /// PROCDTOR seen: the lifetime ends after this record.
     pub dead: bool,
 }
 
@@ -217,10 +217,5 @@ impl Proc {
             exiting: false,
             dead: false,
         }
-    }
-
-    /// Whether a record of kind `label` still belongs to this lifetime.
-    pub fn accepts(&self, label: &str) -> bool {
-        !self.dead && (!self.exiting || label == "PROCDTOR")
     }
 }
