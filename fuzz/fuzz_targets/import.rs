@@ -52,7 +52,7 @@ fuzz_target!(|data: &[u8]| {
     let (trace, db) = (dir.join("t.out"), dir.join("t.db"));
     fs::write(&trace, body).unwrap();
     let _ = fs::remove_file(&db);
-    match import(&[trace.clone()], &db, &opts, &NoProgress) {
+    match import(std::slice::from_ref(&trace), &db, &opts, &NoProgress) {
         Ok(s) => {
             assert!(db.exists(), "imported, but no database");
             assert_eq!(s.traces.len(), 1);

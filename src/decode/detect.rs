@@ -15,6 +15,9 @@ use super::header::{self, RawHeader, SELECT_BYTES};
 pub const SAMPLE_BYTES: usize = 256 << 10;
 /// Records detection walks at most.
 const SAMPLE_RECORDS: usize = 512;
+/// Records without a violation after which a broken chain is damage, not
+/// a sign of the wrong dialect.
+const TRUSTED_RUN: usize = 16;
 /// Cost of a walk that stops chaining before the end of the sample.
 const BROKEN: u32 = 8;
 
@@ -93,7 +96,18 @@ pub fn rank(sample: &[u8], at_eof: bool) -> Vec<Fit> {
         .into_iter()
         .filter_map(|abi| walk(abi, sample, at_eof))
         .collect();
-    fits.sort_by_key(|f| (f.cost, std::cmp::Reverse(f.records)));
+    // A reading that explains many records with few violations beats one
+    // that reads a record or two, whatever damage ends the longer walk;
+    // trusted readings rank by their rate of violations, then length.
+    fits.sort_by_key(|f| {
+        let trusted = f.records >= TRUSTED_RUN && f.cost as usize * 8 <= f.records;
+        let rate = f.cost as usize * 1024 / f.records.max(1);
+        if trusted {
+            (0, rate, std::cmp::Reverse(f.records))
+        } else {
+            (1, f.cost as usize, std::cmp::Reverse(f.records))
+        }
+    });
     fits
 }
 
@@ -131,6 +145,8 @@ fn walk(mut abi: Abi, sample: &[u8], at_eof: bool) -> Option<Fit> {
                 broken = Some("the file ends inside a record".into());
                 break;
             }
+            // Damage after a believable start is the importer's business.
+            Err(_) if records >= TRUSTED_RUN => break,
             Err(e) => {
                 cost += BROKEN;
                 broken = Some(e.to_string());

@@ -86,7 +86,8 @@ impl<R: Read> Decoder<R> {
             }
             None => {
                 let sample = &src.window()[..have];
-                detect::detect(sample, src.at_eof()).map_err(at)?.abi
+                let whole = src.at_eof() || len.is_some_and(|l| have as u64 >= l);
+                detect::detect(sample, whole).map_err(at)?.abi
             }
         };
         Ok(Decoder {
@@ -170,6 +171,10 @@ impl<R: Read> Decoder<R> {
         run: usize,
         accept: &dyn Fn(&Record<'_>) -> bool,
     ) -> Option<u64> {
+        // An implausible record was consumed already: go back to it.
+        if from < self.src.offset() {
+            self.src.unread(self.src.offset() - from);
+        }
         let skip = from.saturating_sub(self.src.offset()) + 1;
         if self.skip(skip).is_err() {
             return None;

@@ -78,6 +78,17 @@ impl<R: Read> Source<R> {
         &self.buf[start..start + n]
     }
 
+    /// Give back the last `n` consumed bytes, if they are still buffered
+    /// (no `fill` since they were taken); returns whether it could.
+    pub fn unread(&mut self, n: u64) -> bool {
+        if n > self.pos as u64 {
+            return false;
+        }
+        self.pos -= n as usize;
+        self.offset -= n;
+        true
+    }
+
     /// Whether the reader has reported its end.
     pub fn at_eof(&self) -> bool {
         self.eof

@@ -2,8 +2,8 @@
 //! lengths of 2^31, i32::MAX and negative ones (a file and a pipe), a pid
 //! of -1, command names without NUL, terminal escape sequences in command
 //! names, paths and the trace's own file name (never printed raw by
-//! `dump` or by the import's warnings), and a million NAMI records in one
-//! call (bounded memory, reasonable time).
+//! `dump` or by the import's warnings), timestamps at both ends of i64,
+//! and a million NAMI records in one call (bounded memory, reasonable time).
 
 use std::fs;
 use std::path::PathBuf;
