@@ -22,6 +22,11 @@ pub fn vis(b: &[u8]) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// A file name for a message: its bytes escaped as [`vis`] does.
+pub fn path(p: &std::path::Path) -> String {
+    vis(p.as_os_str().as_encoded_bytes()).into_owned()
+}
+
 /// `b` escaped and in double quotes, with `"` escaped too.
 pub fn quoted(b: &[u8]) -> String {
     let mut out = String::with_capacity(b.len() + 2);

@@ -12,7 +12,7 @@ use super::{DumpArgs, DumpFormat};
 pub fn run(args: DumpArgs) -> Result<ExitCode> {
     let mut dec = Decoder::open(&args.trace, args.dialect)?;
     // Shown escaped, never raw.
-    let path = kt2sql::text::vis(args.trace.as_os_str().as_encoded_bytes()).into_owned();
+    let path = kt2sql::text::path(&args.trace);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let err = if args.info {

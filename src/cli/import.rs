@@ -105,16 +105,16 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         if t.size == 0 {
             eprintln!(
                 "kt2sql: warning: {}: empty trace: no records",
-                shown(&t.path)
+                kt2sql::text::path(&t.path)
             );
         }
         for d in t.damage.iter().take(5) {
-            eprintln!("kt2sql: warning: {}: {d}", shown(&t.path));
+            eprintln!("kt2sql: warning: {}: {d}", kt2sql::text::path(&t.path));
         }
         if t.damage.len() > 5 {
             eprintln!(
                 "kt2sql: warning: {}: {} more damaged stretches (see table import_issue)",
-                shown(&t.path),
+                kt2sql::text::path(&t.path),
                 t.damage.len() - 5
             );
         }
@@ -122,14 +122,14 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             eprintln!(
                 "kt2sql: warning: {}: the kernel dropped events before {} records \
                  (see import_issue kind dropped-events)",
-                shown(&t.path),
+                kt2sql::text::path(&t.path),
                 t.totals.dropped
             );
         }
         if !t.damage.is_empty() {
             eprintln!(
                 "kt2sql: warning: {}: imported {} records with data loss",
-                shown(&t.path),
+                kt2sql::text::path(&t.path),
                 t.totals.records
             );
         }
@@ -142,11 +142,6 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// A file name for stderr: escaped (`\033`), never raw.
-fn shown(p: &Path) -> String {
-    kt2sql::text::vis(p.as_os_str().as_encoded_bytes()).into_owned()
 }
 
 /// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 57 paths, 0 issues in 0.04s`
@@ -162,7 +157,7 @@ fn summary_line(s: &ImportSummary) -> String {
     };
     format!(
         "kt2sql: {}: {traces}{}, {}, {}, {}, {} in {:.2}s",
-        shown(&s.db),
+        kt2sql::text::path(&s.db),
         n(sum(|t| t.totals.records), "record", "records"),
         n(sum(|t| t.totals.processes), "process", "processes"),
         n(sum(|t| t.totals.calls), "call", "calls"),

@@ -193,7 +193,7 @@ pub fn check_trace(conn: &Connection, c: &Common) -> Result<()> {
 
 /// A path as the user would type it again in a shell hint.
 fn quote_path(p: &Path) -> String {
-    let s = kt2sql::text::vis(p.as_os_str().as_encoded_bytes()).into_owned();
+    let s = kt2sql::text::path(p);
     if s.chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
     {
