@@ -47,11 +47,8 @@ pub struct Model {
     deferred: HashMap<i64, Vec<Record<'static>>>,
     deferred_order: VecDeque<i64>,
     deferred_records: usize,
-    /// FreeBSD: pid → process_id of a lifetime that ended at its exit call
-    /// or fatal signal, for the PROCDTOR that follows (other systems write
-    /// nothing after the end, and keep nothing here).
-    ended: HashMap<i64, i64>,
-    /// The trace is FreeBSD's (PROCDTOR follows a process's end).
+    /// The trace is FreeBSD's: a PROCDTOR follows a process's end, and
+    /// belongs to it.
     has_dtor: bool,
     start_cwd: Option<Vec<u8>>,
     damaged: bool,
@@ -66,7 +63,6 @@ impl Model {
             deferred: HashMap::new(),
             deferred_order: VecDeque::new(),
             deferred_records: 0,
-            ended: HashMap::new(),
             has_dtor: abi.family == crate::decode::Family::FreeBsd,
             start_cwd: opts.start_cwd.map(|c| path::resolve(None, &c)),
             damaged: false,
@@ -138,13 +134,14 @@ impl Model {
             }
             return Ok(());
         }
-        if !self.live.contains_key(&pid) {
-            if matches!(rec.body, Body::ProcDtor) {
-                if let Some(id) = self.ended.remove(&pid) {
-                    // The destructor of a lifetime already closed at its end.
-                    return self.ctx.event_row(Some(id), None, None, rec, sink);
-                }
+        if self.live.get(&pid).is_some_and(|p| p.exiting) {
+            // Only its PROCDTOR follows an end: anything else is a new process
+            // with the same pid (the PROCDTOR was lost).
+            if !matches!(rec.body, Body::ProcDtor) {
+                self.close(pid, Unpaired::ProcessGone, sink)?;
             }
+        }
+        if !self.live.contains_key(&pid) {
             if self.ctx.forks_pending > 0 || !self.deferred.is_empty() {
                 self.deferred.insert(pid, vec![rec.clone().into_owned()]);
                 self.deferred_order.push_back(pid);
@@ -159,7 +156,9 @@ impl Model {
     fn apply<S: Sink>(&mut self, pid: i64, rec: &Record<'_>, sink: &mut S) -> Result<(), S::Error> {
         let p = self.live.get_mut(&pid).expect("live process");
         let action = self.ctx.apply(p, rec, sink)?;
-        let ended = (p.exiting || p.dead).then_some((p.row.id, p.dead));
+        // Its end: write it now, so memory holds only running processes. On
+        // FreeBSD the PROCDTOR that follows the exit is the end.
+        let ended = p.dead || (p.exiting && !self.has_dtor);
         match action {
             Action::None => {}
             Action::Forked {
@@ -174,14 +173,8 @@ impl Model {
                 }
             }
         }
-        if let Some((id, dead)) = ended {
-            // Its end: write it now, so memory holds only running processes.
+        if ended {
             self.close(pid, Unpaired::ProcessGone, sink)?;
-            if self.has_dtor && !dead {
-                self.ended.insert(pid, id);
-            } else {
-                self.ended.remove(&pid);
-            }
         }
         Ok(())
     }
@@ -242,7 +235,6 @@ impl Model {
             }
             self.close(child, Unpaired::ProcessGone, sink)?;
         }
-        self.ended.remove(&child);
         let mut p = Proc::new(Ctx::next(&mut self.ctx.ids.process), child, &comm, ts);
         p.row.parent_id = Some(parent_id);
         p.row.running_at_start = false;

@@ -178,7 +178,8 @@ pub struct Proc {
     pub threads: HashMap<i64, Thread>,
     /// exec rows written so far (the inherited image is 0).
     pub exec_seq: i64,
-    /// `exit` called or killed: the lifetime ends after this record.
+    /// `exit` called or killed: the lifetime ends here, or at the PROCDTOR
+    /// that follows on FreeBSD.
     pub exiting: bool,
     /// PROCDTOR seen: the lifetime ends after this record.
     pub dead: bool,

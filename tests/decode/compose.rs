@@ -13,7 +13,7 @@ use kt2sql::tables::syscall_name;
 use serde_json::{json, Value};
 
 use crate::require_shared;
-use crate::util::{compose, decode, tables_ready, Decoded};
+use crate::util::{compose, decode, Decoded};
 
 /// ktcompose dialect → the ABI it writes.
 const DIALECTS: &[(&str, &str)] = &[
@@ -50,7 +50,7 @@ fn iso(ts: i64) -> String {
 
 /// The oracle's summary, recomputed from decoded records (what ktcompose's
 /// `truth_pass` counts, in its JSON shapes).
-fn summary(d: &Decoded, with_names: bool) -> Value {
+fn summary(d: &Decoded) -> Value {
     let recs: &[Record] = &d.records;
     let (mut pids, mut tids) = (Vec::new(), Vec::new());
     let mut comms: BTreeMap<i64, Vec<String>> = BTreeMap::new();
@@ -77,11 +77,11 @@ fn summary(d: &Decoded, with_names: bool) -> Value {
         }
         match &r.body {
             Body::Namei(p) => namei.push(py_str(p)),
-            Body::Call(c) if with_names => {
+            Body::Call(c) => {
                 exits += u64::from(name(c.code) == "exit");
                 *calls.entry(name(c.code)).or_default() += 1;
             }
-            Body::Ret(x) if with_names => {
+            Body::Ret(x) => {
                 *rets.entry(name(x.code)).or_default() += 1;
                 match x.error {
                     0 | -2 if name(x.code) == "execve" => execs += 1,
@@ -121,19 +121,18 @@ fn summary(d: &Decoded, with_names: bool) -> Value {
         "max_time": ts.iter().max().map(|&t| iso(t)),
         "error": d.error.as_ref().map(|e| json!({"offset": e.offset})),
     });
-    if with_names {
-        v["syscalls"] = json!({"calls": calls, "rets": rets, "ret_errors": errors, "ret_pseudo_errors": pseudo});
-        v["execs"] = json!(execs);
-        v["exits"] = json!(exits);
-    }
+    v["syscalls"] =
+        json!({"calls": calls, "rets": rets, "ret_errors": errors, "ret_pseudo_errors": pseudo});
+    v["execs"] = json!(execs);
+    v["exits"] = json!(exits);
     v
 }
 
 /// The oracle's keys that `summary` recomputes, NetBSD's NULs stripped.
-fn expected(truth: &Value, with_names: bool) -> Value {
+fn expected(truth: &Value) -> Value {
     let o = &truth["oracle"];
     let mut v = json!({});
-    let mut keys = vec![
+    let keys = [
         "dialect",
         "byte_order",
         "word_bits",
@@ -148,13 +147,12 @@ fn expected(truth: &Value, with_names: bool) -> Value {
         "min_time",
         "max_time",
         "error",
+        "execs",
+        "exits",
     ];
-    if with_names {
-        keys.extend(["execs", "exits"]);
-        let s = &o["syscalls"];
-        v["syscalls"] = json!({"calls": s["calls"], "rets": s["rets"], "ret_errors": s["ret_errors"],
-            "ret_pseudo_errors": s["ret_pseudo_errors"]});
-    }
+    let s = &o["syscalls"];
+    v["syscalls"] = json!({"calls": s["calls"], "rets": s["rets"], "ret_errors": s["ret_errors"],
+        "ret_pseudo_errors": s["ret_pseudo_errors"]});
     for k in keys {
         v[k] = o[k].clone();
     }
@@ -176,8 +174,7 @@ fn check(dialect: &str, abi: &str, seed: u64, extra: &[&str]) -> (Decoded, Value
     let what = format!("{dialect} seed {seed} {extra:?}");
     let d = decode(&bytes, None).unwrap_or_else(|e| panic!("{what}: {e}"));
     assert_eq!(d.abi.to_string(), abi, "{what}");
-    let names = tables_ready();
-    assert_same(&what, &summary(&d, names), &expected(&c.truth, names));
+    assert_same(&what, &summary(&d), &expected(&c.truth));
     let tr = &c.truth["truncated"];
     if tr.is_null() {
         assert_eq!(
@@ -201,9 +198,6 @@ fn check(dialect: &str, abi: &str, seed: u64, extra: &[&str]) -> (Decoded, Value
 #[test]
 fn compose_every_dialect_matches_its_truth() {
     require_shared!(python);
-    if !tables_ready() {
-        eprintln!("syscall names not checked: src/tables is still the placeholder");
-    }
     for &(dialect, abi) in DIALECTS {
         for seed in [1, 7] {
             check(dialect, abi, seed, &[]);

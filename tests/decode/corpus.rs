@@ -13,7 +13,7 @@ use kt2sql::model::{Body, Record};
 use kt2sql::tables::syscall_name;
 
 use crate::require_shared;
-use crate::util::{assert_golden, corpus, decode, escape, tables_ready, Decoded, CORPUS};
+use crate::util::{assert_golden, corpus, decode, escape, Decoded, CORPUS};
 
 fn load(name: &str) -> Option<(Vec<u8>, Decoded)> {
     let shared = crate::util::shared_dir()?;
@@ -224,10 +224,6 @@ fn summary(name: &str, abi: &Abi, recs: &[Record<'static>]) -> String {
 #[test]
 fn corpus_golden_summaries() {
     require_shared!();
-    if !tables_ready() {
-        crate::util::skip("src/tables is still the placeholder (no syscall names)");
-        return;
-    }
     for &(name, dialect, _) in CORPUS {
         let (_, d) = load(name).unwrap();
         assert_golden(

@@ -14,16 +14,6 @@ use crate::util::{compose, decode};
 use kt2sql::process::{Model, Options, Resolution};
 use sink::{Collected, Rows};
 
-const DIALECTS: &[&str] = &[
-    "freebsd-v1-amd64",
-    "freebsd-v0-amd64",
-    "freebsd-v0-i386",
-    "openbsd-amd64",
-    "netbsd-v2-amd64",
-    "netbsd-v0-i386",
-    "darwin-ppc",
-];
-
 /// Decode a composed trace and run the model over it with the truth's start cwd.
 fn model(c: &crate::util::Composed) -> Rows {
     let bytes = std::fs::read(&c.trace).unwrap();
@@ -68,8 +58,12 @@ fn check_all(dialect: &str, seed: u64, extra: &[&str]) {
     assert_eq!(rows.tree(), t["tree"], "{ctx}: tree");
     let files = &t["files"];
     let all = rows.files(None);
-    assert_eq!(all.n, strings(&files["n"]), "{ctx}: files -n");
-    assert_eq!(all.n_a, strings(&files["n_a"]), "{ctx}: files -n -a");
+    assert_eq!(all.n, crate::util::strings(&files["n"]), "{ctx}: files -n");
+    assert_eq!(
+        all.n_a,
+        crate::util::strings(&files["n_a"]),
+        "{ctx}: files -n -a"
+    );
     assert_eq!(all.n_v, files["n_v"], "{ctx}: files -n -v");
     assert_eq!(all.n_a_v, files["n_a_v"], "{ctx}: files -n -a -v");
     assert_eq!(
@@ -81,8 +75,12 @@ fn check_all(dialect: &str, seed: u64, extra: &[&str]) {
         let pid: i64 = pid.parse().unwrap();
         let got = rows.files(Some(pid));
         assert_eq!(got.pids, ints(&sub["pids"]), "{ctx}: -p {pid} members");
-        assert_eq!(got.n, strings(&sub["n"]), "{ctx}: -p {pid} -n");
-        assert_eq!(got.n_a, strings(&sub["n_a"]), "{ctx}: -p {pid} -n -a");
+        assert_eq!(got.n, crate::util::strings(&sub["n"]), "{ctx}: -p {pid} -n");
+        assert_eq!(
+            got.n_a,
+            crate::util::strings(&sub["n_a"]),
+            "{ctx}: -p {pid} -n -a"
+        );
         assert_eq!(got.n_v, sub["n_v"], "{ctx}: -p {pid} -v");
     }
     let calls = &t["calls"];
@@ -109,11 +107,7 @@ fn check_all(dialect: &str, seed: u64, extra: &[&str]) {
 #[test]
 fn composed_traces_match_truth_in_every_dialect() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
-    for d in DIALECTS {
+    for d in crate::util::COMPOSE_DIALECTS {
         for seed in [1, 7] {
             check_all(d, seed, &[]);
         }
@@ -123,11 +117,7 @@ fn composed_traces_match_truth_in_every_dialect() {
 #[test]
 fn deep_concurrent_threaded_builds_match_truth() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
-    for d in DIALECTS {
+    for d in crate::util::COMPOSE_DIALECTS {
         check_all(
             d,
             11,
@@ -162,10 +152,6 @@ fn deep_concurrent_threaded_builds_match_truth() {
 #[test]
 fn truncated_traces_keep_what_they_hold() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
     for d in ["freebsd-v1-amd64", "openbsd-amd64", "netbsd-v2-amd64"] {
         check_all(d, 5, &["--truncate", "last"]);
         check_all(d, 6, &["--truncate", "200000"]);
@@ -175,10 +161,6 @@ fn truncated_traces_keep_what_they_hold() {
 #[test]
 fn dropped_event_flags_are_counted_per_process() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
     let c = compose("freebsd-v1-amd64", 9, &["--drop-flag", "3"]);
     let rows = model(&c);
     let flagged: i64 = rows.c.processes.iter().map(|p| p.dropped_events).sum();
@@ -195,14 +177,6 @@ fn sorted_pairs(v: &Value) -> Vec<(i64, i64)> {
         .collect();
     out.sort();
     out
-}
-
-fn strings(v: &Value) -> BTreeSet<String> {
-    v.as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s.as_str().unwrap().to_string())
-        .collect()
 }
 
 fn ints(v: &Value) -> BTreeSet<i64> {

@@ -32,17 +32,6 @@ pub fn import_into(dir: &Path, name: &str, traces: &[PathBuf], cwd: Option<&str>
     db
 }
 
-/// ktcompose dialects (`ktcompose.py --list-dialects`).
-const DIALECTS: &[&str] = &[
-    "freebsd-v1-amd64",
-    "freebsd-v0-amd64",
-    "freebsd-v0-i386",
-    "openbsd-amd64",
-    "netbsd-v2-amd64",
-    "netbsd-v0-i386",
-    "darwin-ppc",
-];
-
 /// A composed trace imported with the truth's start directory.
 struct Imported {
     c: Composed,
@@ -110,11 +99,6 @@ fn callers(f: &files::Files) -> Value {
     Value::Object(m)
 }
 
-fn strings(v: &Value) -> BTreeSet<String> {
-    let v = v.as_array().unwrap().iter();
-    v.map(|s| s.as_str().unwrap().to_string()).collect()
-}
-
 fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     let im = composed(dialect, seed, extra);
     let (t, ctx) = (&im.c.truth, format!("{dialect} seed {seed} {extra:?}"));
@@ -136,12 +120,12 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     let f = &t["files"];
     assert_eq!(
         paths(&list(all, false, false)),
-        strings(&f["n"]),
+        crate::util::strings(&f["n"]),
         "{ctx}: -n"
     );
     assert_eq!(
         paths(&list(all, true, false)),
-        strings(&f["n_a"]),
+        crate::util::strings(&f["n_a"]),
         "{ctx}: -a"
     );
     assert_eq!(callers(&list(all, false, true)), f["n_v"], "{ctx}: -v");
@@ -165,9 +149,17 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
             .collect();
         assert_eq!(pids, want, "{ctx}: tree -p {pid}");
         let got = list(scope, false, false);
-        assert_eq!(paths(&got), strings(&sub["n"]), "{ctx}: -p {pid}");
+        assert_eq!(
+            paths(&got),
+            crate::util::strings(&sub["n"]),
+            "{ctx}: -p {pid}"
+        );
         let got = list(scope, true, false);
-        assert_eq!(paths(&got), strings(&sub["n_a"]), "{ctx}: -p {pid} -a");
+        assert_eq!(
+            paths(&got),
+            crate::util::strings(&sub["n_a"]),
+            "{ctx}: -p {pid} -a"
+        );
         assert_eq!(
             callers(&list(scope, false, true)),
             sub["n_v"],
@@ -184,11 +176,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
 #[test]
 fn reports_match_truth_in_every_dialect() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
-    for d in DIALECTS {
+    for d in crate::util::COMPOSE_DIALECTS {
         for seed in [2, 9] {
             check_truth(d, seed, &[]);
         }
@@ -198,10 +186,6 @@ fn reports_match_truth_in_every_dialect() {
 #[test]
 fn deep_trees_and_truncated_traces_match_truth() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
     let deep = ["--processes", "80", "--depth", "7", "--jobs", "8"];
     for d in ["freebsd-v1-amd64", "openbsd-amd64", "darwin-ppc"] {
         check_truth(d, 21, &deep);
@@ -214,10 +198,6 @@ fn deep_trees_and_truncated_traces_match_truth() {
 #[test]
 fn the_binary_gives_the_truth_too() {
     crate::require_shared!(python);
-    if !crate::util::tables_ready() {
-        crate::util::skip("syscall tables not generated yet");
-        return;
-    }
     let im = composed("freebsd-v1-amd64", 3, &[]);
     let t = &im.c.truth;
     let run = |args: &[&str]| -> Value {
@@ -254,7 +234,7 @@ fn the_binary_gives_the_truth_too() {
         .iter()
         .map(|e| e["path"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(plain, strings(&t["files"]["n"]));
+    assert_eq!(plain, crate::util::strings(&t["files"]["n"]));
 }
 
 /// Two traces in one database (`--append`): reports cover both unless

@@ -35,17 +35,6 @@ use super::{facts, one, scratch, Fact};
 use crate::require_shared;
 use crate::util::{compose, corpus, decode, shared_dir, CORPUS};
 
-/// ktcompose dialects.
-const DIALECTS: &[&str] = &[
-    "freebsd-v1-amd64",
-    "freebsd-v0-amd64",
-    "freebsd-v0-i386",
-    "openbsd-amd64",
-    "netbsd-v2-amd64",
-    "netbsd-v0-i386",
-    "darwin-ppc",
-];
-
 /// One undamaged trace and its clean import.
 struct Input {
     name: String,
@@ -569,7 +558,7 @@ fn corpus_inputs(dir: &Path) -> Option<Vec<Input>> {
 }
 
 fn composed_inputs(dir: &Path) -> Vec<Input> {
-    DIALECTS
+    crate::util::COMPOSE_DIALECTS
         .iter()
         .enumerate()
         .map(|(i, d)| {

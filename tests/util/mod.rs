@@ -196,10 +196,24 @@ pub const CORPUS: &[(&str, &str, usize)] = &[
     ("macosx104-ppc", "darwin:be:32", 854),
 ];
 
-/// Whether the generated syscall tables are in (the placeholder knows no names).
-pub fn tables_ready() -> bool {
-    use kt2sql::tables::{syscall_name, NameTable};
-    syscall_name(NameTable::FreeBsd, 1).is_some()
+/// The dialects `ktcompose.py --list-dialects` writes.
+pub const COMPOSE_DIALECTS: &[&str] = &[
+    "freebsd-v1-amd64",
+    "freebsd-v0-amd64",
+    "freebsd-v0-i386",
+    "openbsd-amd64",
+    "netbsd-v2-amd64",
+    "netbsd-v0-i386",
+    "darwin-ppc",
+];
+
+/// A JSON array of strings (a truth list) as a sorted set.
+pub fn strings(v: &serde_json::Value) -> std::collections::BTreeSet<String> {
+    v.as_array()
+        .expect("a JSON array")
+        .iter()
+        .map(|s| s.as_str().expect("a string").to_string())
+        .collect()
 }
 
 /// A byte string as printable ASCII with `\xNN` escapes.
