@@ -1,13 +1,13 @@
 //! Handling one record of a live process: pairing CALL with RET per thread,
 //! resolving NAMI paths against the cwd or an `*at` call's directory fd,
-//! applying a call's effect (cwd, fd table, exec, exit) when it returns,
-//! and turning every other record into an event row.
+//! applying a call's effect (cwd, fd table, exec, exit) when it returns;
+//! every other record goes to `event.rs`.
 
 use super::path::resolve;
-use super::rows::{CallRow, EventRow, ExecRow, NameiRow, Resolution, Severity, Sink, Unpaired};
+use super::rows::{CallRow, ExecRow, NameiRow, Resolution, Severity, Sink, Unpaired};
 use super::state::{Ctx, Pending, Proc, Thread};
 use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, Effect, AT_FDCWD};
-use crate::model::{Body, Call, IoDir, Record, Ret};
+use crate::model::{Body, Call, Record, Ret};
 use crate::tables;
 
 /// What the caller must do after a record, outside the process's borrow.
@@ -505,135 +505,6 @@ impl Ctx {
             resolved: &resolved,
             resolution: how,
         })
-    }
-
-    /// Any record that is not CALL, RET or NAMI, as an event row.
-    pub fn event<S: Sink>(
-        &mut self,
-        p: &Proc,
-        key: i64,
-        rec: &Record<'_>,
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        let th = p.threads.get(&key);
-        let call_id = th.and_then(|t| t.pending.last()).map(|c| c.call_id);
-        let thread_id = th.and_then(|t| t.id);
-        self.event_row(Some(p.row.id), thread_id, call_id, rec, sink)
-    }
-
-    /// Write `rec` as an event row.
-    pub fn event_row<S: Sink>(
-        &mut self,
-        process_id: Option<i64>,
-        thread_id: Option<i64>,
-        call_id: Option<i64>,
-        rec: &Record<'_>,
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        let mut e = EventRow {
-            id: Ctx::next(&mut self.ids.event),
-            process_id,
-            thread_id,
-            call_id,
-            ts: rec.ts,
-            offset: rec.offset,
-            kind: rec.body.label(),
-            fd: None,
-            dir: None,
-            len: None,
-            signo: None,
-            code: None,
-            name: None,
-            data: None,
-        };
-        let owned_mib: Vec<u8>;
-        match &rec.body {
-            Body::Gio(g) => {
-                e.fd = Some(g.fd.into());
-                e.dir = Some(match g.dir {
-                    IoDir::Read => "read",
-                    IoDir::Write => "write",
-                    IoDir::Other(_) => "other",
-                });
-                e.len = Some(g.data.len() as i64);
-                e.data = self.keep_io_data.then_some(&*g.data);
-            }
-            Body::Psig(s) => {
-                e.signo = Some(s.signo.into());
-                e.code = Some(s.code.into());
-                e.name = tables::signal_name(self.names, s.signo.into()).map(str::as_bytes);
-            }
-            Body::Csw(c) => {
-                e.dir = Some(if c.out { "out" } else { "in" });
-                e.code = Some(i64::from(c.user));
-                e.name = c.wmesg.as_deref();
-            }
-            Body::User(u) => {
-                e.name = u.id.as_deref();
-                e.len = Some(u.data.len() as i64);
-                e.data = Some(&u.data);
-            }
-            Body::Struct(s) => {
-                e.name = Some(&s.name);
-                e.len = Some(s.data.len() as i64);
-                e.data = Some(&s.data);
-            }
-            Body::Namei(b) | Body::Emul(b) | Body::Sysctl(b) => e.name = Some(b),
-            Body::ExecArgs(b) | Body::ExecEnv(b) => {
-                e.len = Some(b.len() as i64);
-                e.data = Some(b);
-            }
-            Body::ProcCtor { sv_flags } => e.code = Some((*sv_flags).into()),
-            Body::CapFail { cap_type, data } => {
-                e.code = Some((*cap_type).into());
-                e.len = Some(data.len() as i64);
-                e.data = Some(data);
-            }
-            Body::Fault { vaddr, fault_type } => {
-                e.code = Some((*fault_type).into());
-                e.len = Some(*vaddr as i64);
-            }
-            Body::FaultEnd { result } => e.code = Some((*result).into()),
-            Body::ExecFd { fd, dtype } => {
-                e.fd = Some((*fd).into());
-                e.code = Some((*dtype).into());
-            }
-            Body::Mib(m) => {
-                owned_mib = m
-                    .iter()
-                    .map(i32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(".")
-                    .into_bytes();
-                e.name = Some(&owned_mib);
-            }
-            Body::Pledge {
-                error,
-                syscall,
-                code,
-            } => {
-                e.code = Some(*code as i64);
-                e.signo = Some((*error).into());
-                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
-            }
-            Body::PinSyscall {
-                error,
-                syscall,
-                addr,
-            } => {
-                e.code = Some(*addr as i64);
-                e.signo = Some((*error).into());
-                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
-            }
-            Body::Unknown { typ, data } => {
-                e.code = Some((*typ).into());
-                e.len = Some(data.len() as i64);
-                e.data = Some(data);
-            }
-            Body::Start | Body::ProcDtor | Body::Call(_) | Body::Ret(_) => {}
-        }
-        self.totals.events += 1;
-        sink.event(&e)
     }
 }
 

@@ -11,6 +11,7 @@
 //! then it is linked, inherits cwd and fds, and its records are replayed —
 //! or until no fork can claim it, when it becomes a root process.
 
+mod event;
 mod handle;
 pub mod path;
 pub mod rows;
