@@ -7,6 +7,7 @@
 pub mod decode;
 pub mod dump;
 pub mod error;
+pub mod json;
 pub mod load;
 pub mod model;
 pub mod process;

@@ -4,72 +4,10 @@
 //! Byte strings are JSON strings; where the bytes are not UTF-8 a
 //! `<key>_hex` field carries them exactly.
 
-use std::fmt::Write as _;
-
+use crate::json::Obj;
 use crate::model::{Body, IoDir, Record};
 use crate::tables::{self, NameTable};
-use crate::text::{hex, is_utf8, json_str};
-
-/// Builds one JSON object.
-struct Obj<'o> {
-    out: &'o mut String,
-    first: bool,
-}
-
-impl<'o> Obj<'o> {
-    fn new(out: &'o mut String) -> Self {
-        out.push('{');
-        Obj { out, first: true }
-    }
-    fn key(&mut self, k: &str) {
-        if !self.first {
-            self.out.push(',');
-        }
-        self.first = false;
-        let _ = write!(self.out, "\"{k}\":");
-    }
-    fn int(&mut self, k: &str, v: impl std::fmt::Display) -> &mut Self {
-        self.key(k);
-        let _ = write!(self.out, "{v}");
-        self
-    }
-    fn opt(&mut self, k: &str, v: Option<impl std::fmt::Display>) -> &mut Self {
-        match v {
-            Some(v) => self.int(k, v),
-            None => self.raw(k, "null"),
-        }
-    }
-    fn raw(&mut self, k: &str, v: &str) -> &mut Self {
-        self.key(k);
-        self.out.push_str(v);
-        self
-    }
-    fn str(&mut self, k: &str, v: &str) -> &mut Self {
-        self.key(k);
-        json_str(self.out, v.as_bytes());
-        self
-    }
-    /// A byte string, plus `<k>_hex` when it is not UTF-8.
-    fn bytes(&mut self, k: &str, v: &[u8]) -> &mut Self {
-        self.key(k);
-        json_str(self.out, v);
-        if !is_utf8(v) {
-            let hk = format!("{k}_hex");
-            self.key(&hk);
-            let _ = write!(self.out, "\"{}\"", hex(v));
-        }
-        self
-    }
-    fn name(&mut self, k: &str, v: Option<&str>) -> &mut Self {
-        match v {
-            Some(s) => self.str(k, s),
-            None => self.raw(k, "null"),
-        }
-    }
-    fn end(self) {
-        self.out.push('}');
-    }
-}
+use crate::text::{hex, json_str};
 
 /// Append `r` as one JSON line (with its newline) to `out`.
 pub fn record(r: &Record<'_>, names: NameTable, out: &mut String) {
