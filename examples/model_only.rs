@@ -38,6 +38,10 @@ impl Sink for Count {
         self.0 += 1;
         Ok(())
     }
+    fn syscall_stat(&mut self, _: &SyscallStatRow) -> Result<(), Infallible> {
+        self.0 += 1;
+        Ok(())
+    }
 }
 
 fn main() {

@@ -26,18 +26,15 @@
 -- @column events           Rows of table event.
 -- @column issues           Rows of table import_issue.
 WITH c AS (
-  -- One pass over call for every per-trace call count.
-  SELECT p.trace_id, count(*) AS calls,
-         count(CASE WHEN c.success = 0 THEN 1 END) AS failed,
-         count(CASE WHEN c.retval IS NULL THEN 1 END) AS no_return
-  FROM call AS c JOIN process AS p USING (process_id)
+  -- The import's per-process sums: no scan of call or namei.
+  SELECT p.trace_id, sum(s.calls) AS calls, sum(s.failed) AS failed,
+         sum(s.no_return) AS no_return
+  FROM syscall_stat AS s JOIN process AS p USING (process_id)
   GROUP BY p.trace_id),
 n AS (
-  -- And one over namei.
-  SELECT p.trace_id, count(*) AS lookups,
-         count(CASE WHEN n.resolution = 'unknown base' THEN 1 END) AS unresolved
-  FROM namei AS n JOIN process AS p USING (process_id)
-  GROUP BY p.trace_id)
+  SELECT trace_id, sum(lookups) AS lookups, sum(unresolved_lookups) AS unresolved
+  FROM process
+  GROUP BY trace_id)
 SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
        t.first_ts, t.last_ts, t.last_ts - t.first_ts AS span,
        (SELECT count(*) FROM process AS p WHERE p.trace_id = t.trace_id) AS processes,
@@ -49,12 +46,12 @@ SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
         WHERE trace_id = t.trace_id AND seq > 0) AS execs,
        (SELECT count(*) FROM exec JOIN process USING (process_id)
         WHERE trace_id = t.trace_id AND seq > 0 AND success = 0) AS failed_execs,
-       (SELECT calls FROM c WHERE c.trace_id = t.trace_id) AS calls,
-       (SELECT failed FROM c WHERE c.trace_id = t.trace_id) AS failed_calls,
-       (SELECT no_return FROM c WHERE c.trace_id = t.trace_id) AS no_return,
+       COALESCE((SELECT calls FROM c WHERE c.trace_id = t.trace_id), 0) AS calls,
+       COALESCE((SELECT failed FROM c WHERE c.trace_id = t.trace_id), 0) AS failed_calls,
+       COALESCE((SELECT no_return FROM c WHERE c.trace_id = t.trace_id), 0) AS no_return,
        COALESCE((SELECT lookups FROM n WHERE n.trace_id = t.trace_id), 0) AS lookups,
        COALESCE((SELECT unresolved FROM n WHERE n.trace_id = t.trace_id), 0) AS unresolved,
-       (SELECT count(*) FROM files AS f WHERE f.trace_id = t.trace_id) AS files,
+       t.files,
        (SELECT count(*) FROM event AS e WHERE e.trace_id = t.trace_id) AS events,
        t.issues
 FROM trace AS t

@@ -82,7 +82,10 @@ CREATE TABLE trace (
   -- NULL when complete.
   damage TEXT,
   -- Rows in import_issue for this trace.
-  issues INTEGER NOT NULL DEFAULT 0
+  issues INTEGER NOT NULL DEFAULT 0,
+  -- Distinct absolute paths that successful calls looked up (the rows of
+  -- the `files` view for this trace).
+  files INTEGER NOT NULL DEFAULT 0
 );
 
 -- One process lifetime: a pid reused later in the trace is another row.
@@ -104,6 +107,11 @@ CREATE TABLE process (
   fork_call_id INTEGER REFERENCES call(call_id),
   -- Time of the parent's fork return (ns).
   fork_ts INTEGER,
+  -- File offset of the parent's fork return record.
+  fork_offset INTEGER,
+  -- The parent's image (program) that was current when the fork
+  -- returned: the node this process hangs under in the process tree.
+  parent_exec_id INTEGER REFERENCES exec(exec_id),
   -- Command name on its first record (lossless bytes, see above).
   first_comm TEXT NOT NULL,
   -- Command name on its last record (changes with exec).
@@ -127,7 +135,17 @@ CREATE TABLE process (
   dropped_events INTEGER NOT NULL,
   -- 1 when it was still running where the trace ends in damage, so its
   -- later activity is missing.
-  cut_by_damage INTEGER NOT NULL
+  cut_by_damage INTEGER NOT NULL,
+  -- Its rows in table call.
+  calls INTEGER NOT NULL DEFAULT 0,
+  -- Of them, those that failed (success = 0).
+  failed_calls INTEGER NOT NULL DEFAULT 0,
+  -- Its rows in table namei (path lookups).
+  lookups INTEGER NOT NULL DEFAULT 0,
+  -- Of them, those left relative (resolution `unknown base`).
+  unresolved_lookups INTEGER NOT NULL DEFAULT 0,
+  -- Distinct absolute paths its successful calls looked up.
+  files INTEGER NOT NULL DEFAULT 0
 );
 
 -- One thread of a process (dialects that record thread / LWP ids).
@@ -165,6 +183,9 @@ CREATE TABLE exec (
   process_id INTEGER NOT NULL REFERENCES process(process_id),
   -- 0 for the inherited image, then 1, 2, … per exec attempt in order.
   seq INTEGER NOT NULL,
+  -- 0 for the inherited image, then 1, 2, … per successful exec; NULL for
+  -- a failed exec (it is not an image).
+  image INTEGER,
   -- Time (ns): the first record for the inherited image, the return of
   -- the exec call otherwise.
   ts INTEGER NOT NULL,
@@ -238,6 +259,32 @@ CREATE TABLE call (
   -- `superseded`, `end of trace`, `no call`; NULL when paired.
   unpaired TEXT
 );
+
+-- The sums of a process lifetime's calls per syscall number, written at
+-- import so that summaries (`kt2sql stats`, syscall_summary) need not scan
+-- table call: sum(calls) over a process equals its rows in call.
+CREATE TABLE syscall_stat (
+  -- Process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- Syscall number.
+  code INTEGER NOT NULL,
+  -- Syscall name; NULL when the system's table does not know the number.
+  syscall TEXT,
+  -- Its rows in table call.
+  calls INTEGER NOT NULL,
+  -- Of them, those that failed (success = 0).
+  failed INTEGER NOT NULL,
+  -- Of them, those without a return (retval NULL; exit included).
+  no_return INTEGER NOT NULL,
+  -- Of them, those with both halves (dur not NULL).
+  timed INTEGER NOT NULL,
+  -- Sum of their durations (ns).
+  total_dur INTEGER NOT NULL,
+  -- The longest duration (ns); NULL when none was timed.
+  max_dur INTEGER,
+  -- One row per process lifetime and syscall number.
+  PRIMARY KEY (process_id, code)
+) WITHOUT ROWID;
 
 -- One path lookup (NAMI record).
 CREATE TABLE namei (

@@ -16,6 +16,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS path_path ON path(path);
 -- Processes of a trace, by pid, and the process tree.
 CREATE INDEX IF NOT EXISTS process_trace ON process(trace_id, pid);
 CREATE INDEX IF NOT EXISTS process_parent ON process(parent_id);
+CREATE INDEX IF NOT EXISTS process_parent_exec ON process(parent_exec_id);
 
 -- Threads of a process.
 CREATE INDEX IF NOT EXISTS thread_process ON thread(process_id, tid);

@@ -26,9 +26,7 @@ CREATE VIEW IF NOT EXISTS process_image (
   -- File offset at which the next image begins; NULL for the last one.
   end_offset
 ) AS
-SELECT e.exec_id, e.process_id, e.seq,
-       row_number() OVER w - 1,
-       e.comm, e.ts,
+SELECT e.exec_id, e.process_id, e.seq, e.image, e.comm, e.ts,
        COALESCE(c.ret_offset, 0),
        lead(COALESCE(c.ret_offset, 0)) OVER w
 FROM exec AS e
@@ -38,8 +36,9 @@ WINDOW w AS (PARTITION BY e.process_id ORDER BY e.seq);
 
 -- Helper for process_tree: where each process hangs. A root (no parent)
 -- ranks among the roots by first appearance; a forked child hangs under
--- the parent's image that was current when the parent's fork returned,
--- and ranks among that image's children by the file offset of that RET.
+-- the parent's image that was current when the parent's fork returned
+-- (process.parent_exec_id), and ranks among that image's children by the
+-- file offset of that RET.
 CREATE VIEW IF NOT EXISTS _tree_edge (
   -- The process lifetime placed.
   process_id,
@@ -48,21 +47,13 @@ CREATE VIEW IF NOT EXISTS _tree_edge (
   -- 1, 2, … among the children of that image (or among the roots).
   rank
 ) AS
-SELECT process_id, NULL,
-       row_number() OVER (ORDER BY trace_id, first_ts, process_id)
-FROM process
-WHERE parent_id IS NULL
-UNION ALL
-SELECT p.process_id, i.exec_id,
-       row_number() OVER (PARTITION BY i.exec_id
-                          ORDER BY COALESCE(fc.ret_offset, 0), p.process_id)
-FROM process AS p
-LEFT JOIN call AS fc ON fc.call_id = p.fork_call_id
-JOIN process_image AS i
-  ON i.process_id = p.parent_id
- AND i.start_offset <= COALESCE(fc.ret_offset, 0)
- AND (i.end_offset IS NULL OR COALESCE(fc.ret_offset, 0) < i.end_offset)
-WHERE p.parent_id IS NOT NULL;
+SELECT process_id, parent_exec_id,
+       row_number() OVER (PARTITION BY parent_exec_id
+                          ORDER BY CASE WHEN parent_exec_id IS NULL THEN trace_id END,
+                                   CASE WHEN parent_exec_id IS NULL THEN first_ts
+                                        ELSE fork_offset END,
+                                   process_id)
+FROM process;
 
 -- The process tree as ptrace.py -t prints it: one node per process image.
 -- An exec is a sibling (the next image of the same pid, at the same
@@ -98,14 +89,14 @@ WITH RECURSIVE node (process_id, exec_id, image, comm, ts, parent_exec_id, depth
   SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, NULL, 0,
          printf('%08x%06x', e.rank, i.image)
   FROM _tree_edge AS e
-  JOIN process_image AS i ON i.process_id = e.process_id
+  JOIN exec AS i ON i.process_id = e.process_id AND i.image IS NOT NULL
   WHERE e.parent_exec_id IS NULL
   UNION ALL
   SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, e.parent_exec_id, n.depth + 1,
          n.sort_key || printf('%08x%06x', e.rank, i.image)
   FROM node AS n
   JOIN _tree_edge AS e ON e.parent_exec_id = n.exec_id
-  JOIN process_image AS i ON i.process_id = e.process_id
+  JOIN exec AS i ON i.process_id = e.process_id AND i.image IS NOT NULL
 )
 SELECT p.trace_id, n.process_id, p.pid, n.exec_id, n.image, n.comm, n.ts, p.parent_id,
        n.parent_exec_id, n.depth, n.sort_key
@@ -229,7 +220,8 @@ WHERE success = 1
 GROUP BY trace_id, path;
 
 -- One row per syscall name (or unknown number) and trace: how often it was
--- called, how often it failed, and the time spent in it.
+-- called, how often it failed, and the time spent in it (the sums of
+-- syscall_stat, which the import counted from the call rows).
 CREATE VIEW IF NOT EXISTS syscall_summary (
   -- Trace it was recorded in.
   trace_id,
@@ -250,13 +242,12 @@ CREATE VIEW IF NOT EXISTS syscall_summary (
   -- The longest of them (ns); NULL when none.
   max_dur
 ) AS
-SELECT p.trace_id, COALESCE(c.syscall, '#' || c.code), c.code, count(*),
-       count(CASE WHEN c.success = 0 THEN 1 END),
-       count(CASE WHEN c.retval IS NULL THEN 1 END),
-       COALESCE(sum(c.dur), 0), sum(c.dur) / count(c.dur), max(c.dur)
-FROM call AS c
+SELECT p.trace_id, COALESCE(s.syscall, '#' || s.code), s.code, sum(s.calls), sum(s.failed),
+       sum(s.no_return), sum(s.total_dur),
+       CASE WHEN sum(s.timed) > 0 THEN sum(s.total_dur) / sum(s.timed) END, max(s.max_dur)
+FROM syscall_stat AS s
 JOIN process AS p USING (process_id)
-GROUP BY p.trace_id, c.code, c.syscall;
+GROUP BY p.trace_id, s.code, s.syscall;
 
 -- One row per process lifetime with its activity: images, calls, lookups.
 CREATE VIEW IF NOT EXISTS process_summary (
@@ -292,11 +283,7 @@ CREATE VIEW IF NOT EXISTS process_summary (
 SELECT p.process_id, p.trace_id, p.pid, pp.pid, p.last_comm,
        (SELECT count(*) FROM exec AS e
         WHERE e.process_id = p.process_id AND e.seq > 0 AND e.success = 1),
-       (SELECT count(*) FROM call AS c WHERE c.process_id = p.process_id),
-       (SELECT count(*) FROM call AS c WHERE c.process_id = p.process_id AND c.success = 0),
-       (SELECT count(*) FROM namei AS n WHERE n.process_id = p.process_id),
-       (SELECT count(DISTINCT f.path) FROM file_access AS f
-        WHERE f.process_id = p.process_id AND f.success = 1),
+       p.calls, p.failed_calls, p.lookups, p.files,
        p.first_ts, p.last_ts - p.first_ts, p.exit_status, p.exit_signal
 FROM process AS p
 LEFT JOIN process AS pp ON pp.process_id = p.parent_id;

@@ -15,7 +15,7 @@ use rusqlite::ToSql;
 
 use super::value::{args_text, json_string_list, signed_word};
 use crate::process::rows::{
-    CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, Sink, ThreadRow,
+    CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, Sink, SyscallStatRow, ThreadRow,
 };
 use crate::tables::{errno_name, NameTable};
 
@@ -39,25 +39,31 @@ pub enum Table {
     Issue,
     /// `path`.
     Path,
+    /// `syscall_stat`.
+    SyscallStat,
 }
 
+/// How many tables rows are written to.
+pub const TABLE_COUNT: usize = 9;
+
 /// Each table's INSERT head (columns in value order) and column count.
-pub const TABLES: [(&str, usize); 8] = [
+pub const TABLES: [(&str, usize); TABLE_COUNT] = [
     (
         "INSERT INTO process (process_id, trace_id, pid, parent_id, running_at_start, \
-         fork_syscall, fork_call_id, fork_ts, first_comm, last_comm, first_ts, last_ts, \
-         exit_status, exit_signal, exit_ts, exit_seen, records, dropped_events, cut_by_damage) \
+         fork_syscall, fork_call_id, fork_ts, fork_offset, parent_exec_id, first_comm, \
+         last_comm, first_ts, last_ts, exit_status, exit_signal, exit_ts, exit_seen, records, \
+         dropped_events, cut_by_damage, calls, failed_calls, lookups, unresolved_lookups, files) \
          VALUES",
-        19,
+        26,
     ),
     (
         "INSERT INTO thread (thread_id, process_id, tid, first_ts, last_ts, records) VALUES",
         6,
     ),
     (
-        "INSERT INTO exec (exec_id, process_id, seq, ts, call_id, path_id, resolved_id, comm, \
-         argv, envp, success, cwd_id) VALUES",
-        12,
+        "INSERT INTO exec (exec_id, process_id, seq, image, ts, call_id, path_id, resolved_id, \
+         comm, argv, envp, success, cwd_id) VALUES",
+        13,
     ),
     (
         "INSERT INTO call (call_id, process_id, thread_id, code, syscall, nargs, args, arg0, \
@@ -80,6 +86,11 @@ pub const TABLES: [(&str, usize); 8] = [
         6,
     ),
     ("INSERT INTO path (path_id, path) VALUES", 2),
+    (
+        "INSERT INTO syscall_stat (process_id, code, syscall, calls, failed, no_return, timed, \
+         total_dur, max_dur) VALUES",
+        9,
+    ),
 ];
 
 /// One SQL value of a row. Like rusqlite's `Value`, but the many fixed
@@ -119,7 +130,7 @@ pub const BATCH_ROWS: usize = 4096;
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Values per table.
-    pub values: [Vec<Cell>; 8],
+    pub values: [Vec<Cell>; TABLE_COUNT],
     /// Rows in all.
     pub rows: usize,
 }
@@ -300,6 +311,8 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             fork_syscall,
             fork_call_id,
             fork_ts,
+            fork_offset,
+            parent_exec_id,
             first_comm,
             last_comm,
             first_ts,
@@ -311,6 +324,11 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             records,
             dropped_events,
             cut_by_damage,
+            calls,
+            failed_calls,
+            lookups,
+            unresolved_lookups,
+            files,
         } = r;
         let trace_id = self.ctx.trace_id;
         self.push(
@@ -324,6 +342,8 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 fork_syscall.clone().map_or(Cell::Null, Cell::Text),
                 int(*fork_call_id),
                 int(*fork_ts),
+                int(fork_offset.map(off)),
+                int(*parent_exec_id),
                 bytes(first_comm),
                 bytes(last_comm),
                 Cell::Int(*first_ts),
@@ -335,6 +355,11 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Int(*records),
                 Cell::Int(*dropped_events),
                 Cell::Int((*cut_by_damage).into()),
+                Cell::Int(*calls),
+                Cell::Int(*failed_calls),
+                Cell::Int(*lookups),
+                Cell::Int(*unresolved_lookups),
+                Cell::Int(*files),
             ],
         )
     }
@@ -359,6 +384,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             id,
             process_id,
             seq,
+            image,
             ts,
             call_id,
             path,
@@ -381,6 +407,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Int(id),
                 Cell::Int(process_id),
                 Cell::Int(seq),
+                int(image),
                 Cell::Int(ts),
                 int(call_id),
                 path_id,
@@ -533,6 +560,34 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Static(kind),
                 Cell::Text(message.clone()),
                 int(*process_id),
+            ],
+        )
+    }
+
+    fn syscall_stat(&mut self, r: &SyscallStatRow) -> Result<(), T::Error> {
+        let &SyscallStatRow {
+            process_id,
+            code,
+            syscall,
+            calls,
+            failed,
+            no_return,
+            timed,
+            total_dur,
+            max_dur,
+        } = r;
+        self.push(
+            Table::SyscallStat,
+            [
+                Cell::Int(process_id),
+                Cell::Int(code.into()),
+                text(syscall),
+                Cell::Int(calls),
+                Cell::Int(failed),
+                Cell::Int(no_return),
+                Cell::Int(timed),
+                Cell::Int(total_dur),
+                int(max_dur),
             ],
         )
     }

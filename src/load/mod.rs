@@ -177,7 +177,7 @@ pub fn end_trace(
         "UPDATE trace SET records = ?2, records_by_type = ?3, call_records = ?4, \
          ret_records = ?5, namei_records = ?6, dropped_records = ?7, first_ts = ?8, \
          last_ts = ?9, import_seconds = ?10, decoded_bytes = ?11, complete = ?12, \
-         damage = ?13, issues = ?14, size = ?15 WHERE trace_id = ?1",
+         damage = ?13, issues = ?14, size = ?15, files = ?16 WHERE trace_id = ?1",
         rusqlite::params![
             trace_id,
             t.records,
@@ -194,6 +194,7 @@ pub fn end_trace(
             e.damage,
             issues,
             e.size as i64,
+            t.files,
         ],
     )
     .map_err(sql_err("completing the trace row".into()))?;

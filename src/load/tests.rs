@@ -38,6 +38,8 @@ fn process(id: i64, pid: i64) -> ProcessRow {
         fork_syscall: None,
         fork_call_id: None,
         fork_ts: None,
+        fork_offset: None,
+        parent_exec_id: None,
         first_comm: b"make".to_vec(),
         last_comm: b"cc\xff".to_vec(),
         first_ts: 10,
@@ -49,6 +51,11 @@ fn process(id: i64, pid: i64) -> ProcessRow {
         records: 3,
         dropped_events: 0,
         cut_by_damage: false,
+        calls: 2,
+        failed_calls: 1,
+        lookups: 4,
+        unresolved_lookups: 1,
+        files: 3,
     }
 }
 
@@ -198,6 +205,19 @@ fn paths_are_interned_and_lossless() {
 }
 
 #[test]
+fn process_counters_are_stored() {
+    let conn = fresh();
+    let mut paths = PathCache::default();
+    load(&conn, &mut paths, b"/t/ktrace.out");
+    let got: String = one(
+        &conn,
+        "SELECT format('%d %d %d %d %d', calls, failed_calls, lookups, unresolved_lookups, files) \
+         FROM process",
+    );
+    assert_eq!(got, "2 1 4 1 3");
+}
+
+#[test]
 fn trace_row_is_completed_and_scoped() {
     let conn = fresh();
     let mut paths = PathCache::default();
@@ -286,6 +306,7 @@ fn exec_rows_keep_argv() {
         id,
         process_id: 1,
         seq: id,
+        image: Some(id),
         ts: 5,
         call_id: Some(9),
         path: Some(b"cc"),

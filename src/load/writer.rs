@@ -7,7 +7,7 @@
 
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::encode::{Batch, BatchTarget, Cell, TABLES};
+use super::encode::{Batch, BatchTarget, Cell, TABLES, TABLE_COUNT};
 use super::schema::sql_err;
 use crate::Error;
 
@@ -65,7 +65,7 @@ impl BatchTarget for Writer<'_> {
 }
 
 /// Table names in [`TABLES`] order, for error messages.
-const NAMES: [&str; 8] = [
+const NAMES: [&str; TABLE_COUNT] = [
     "process",
     "thread",
     "exec",
@@ -74,6 +74,7 @@ const NAMES: [&str; 8] = [
     "event",
     "import_issue",
     "path",
+    "syscall_stat",
 ];
 
 impl TableInsert<'_> {

@@ -5,7 +5,7 @@
 
 use super::path::resolve;
 use super::rows::{CallRow, ExecRow, NameiRow, Resolution, Severity, Sink, Unpaired};
-use super::state::{Ctx, Pending, Proc, Thread};
+use super::state::{Ctx, Pending, Proc, Tally, Thread};
 use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, Effect, AT_FDCWD};
 use crate::model::{Body, Call, Record, Ret};
 use crate::tables;
@@ -25,6 +25,8 @@ pub enum Action {
         call_id: i64,
         /// Time of the parent's RET.
         ts: i64,
+        /// File offset of the parent's RET.
+        offset: u64,
     },
     /// A posix_spawn returned: its child pid is not in the record.
     Spawned {
@@ -32,6 +34,8 @@ pub enum Action {
         call_id: i64,
         /// Time of the parent's RET.
         ts: i64,
+        /// File offset of the parent's RET.
+        offset: u64,
     },
 }
 
@@ -130,7 +134,7 @@ impl Ctx {
             if rec.tid.is_some() {
                 // One call at a time per thread: the old one lost its RET.
                 let stale = std::mem::take(&mut th.pending);
-                for old in stale {
+                for mut old in stale {
                     self.issue(
                         sink,
                         Severity::Warning,
@@ -145,7 +149,15 @@ impl Ctx {
                         )
                         },
                     )?;
-                    self.finish_call(pid_row, tid_row, &old, None, Unpaired::Superseded, sink)?;
+                    self.finish_call(
+                        &mut p.tally,
+                        pid_row,
+                        tid_row,
+                        &mut old,
+                        None,
+                        Unpaired::Superseded,
+                        sink,
+                    )?;
                 }
             } else if th.pending.iter().any(|o| o.code == c.code) {
                 self.issue(sink, Severity::Warning, "ambiguous-pairing", Some(rec.offset), Some(pid_row), || {
@@ -157,7 +169,7 @@ impl Ctx {
             }
         }
         let call_id = Ctx::next(&mut self.ids.call);
-        let pending = Pending {
+        let mut pending = Pending {
             call_id,
             code: c.code,
             name,
@@ -167,6 +179,7 @@ impl Ctx {
             ts: rec.ts,
             offset: rec.offset,
             namei: 0,
+            lookups: Vec::new(),
             first_path: None,
             argv: None,
             envp: None,
@@ -177,10 +190,28 @@ impl Ctx {
                 p.row.exit_ts = Some(rec.ts);
                 p.row.exit_seen = true;
                 p.exiting = true;
-                self.finish_call(pid_row, tid_row, &pending, None, Unpaired::Exit, sink)
+                let why = Unpaired::Exit;
+                self.finish_call(
+                    &mut p.tally,
+                    pid_row,
+                    tid_row,
+                    &mut pending,
+                    None,
+                    why,
+                    sink,
+                )
             }
             Effect::ThreadExit => {
-                self.finish_call(pid_row, tid_row, &pending, None, Unpaired::ThreadExit, sink)
+                let why = Unpaired::ThreadExit;
+                self.finish_call(
+                    &mut p.tally,
+                    pid_row,
+                    tid_row,
+                    &mut pending,
+                    None,
+                    why,
+                    sink,
+                )
             }
             _ => {
                 if matches!(eff, Effect::Fork | Effect::Spawn) {
@@ -211,8 +242,9 @@ impl Ctx {
             match th.pending.last() {
                 Some(last) if last.code == r.code => Some(th.pending.len() - 1),
                 Some(_) => {
-                    let old = th.pending.pop().expect("non-empty");
-                    self.finish_call(p.row.id, tid_row, &old, None, Unpaired::Superseded, sink)?;
+                    let mut old = th.pending.pop().expect("non-empty");
+                    let why = Unpaired::Superseded;
+                    self.finish_call(&mut p.tally, p.row.id, tid_row, &mut old, None, why, sink)?;
                     None
                 }
                 None => None,
@@ -226,16 +258,17 @@ impl Ctx {
                 .lone_ret(p, tid_row, rec, r, sink)
                 .map(|_| Action::None);
         };
-        let call = p
+        let mut call = p
             .threads
             .get_mut(&key)
             .expect("thread exists")
             .pending
             .remove(pos);
         self.finish_call(
+            &mut p.tally,
             p.row.id,
             tid_row,
-            &call,
+            &mut call,
             Some((rec, r)),
             Unpaired::EndOfTrace,
             sink,
@@ -247,7 +280,7 @@ impl Ctx {
     /// tracer's ktrace RET and a new OpenBSD thread's `__tfork` RET.
     fn lone_ret<S: Sink>(
         &mut self,
-        p: &Proc,
+        p: &mut Proc,
         tid_row: Option<i64>,
         rec: &Record<'_>,
         r: &Ret,
@@ -273,6 +306,8 @@ impl Ctx {
             )?;
         }
         self.totals.calls += 1;
+        p.tally
+            .call(r.code, name, None, Some(r.succeeded()), Vec::new());
         sink.call(&CallRow {
             id: Ctx::next(&mut self.ids.call),
             process_id: p.row.id,
@@ -290,12 +325,15 @@ impl Ctx {
         })
     }
 
-    /// Write a call row: returned (`ret` given) or abandoned for `why`.
+    /// Write a call row: returned (`ret` given) or abandoned for `why`;
+    /// count it in its process's `tally`.
+    #[allow(clippy::too_many_arguments)]
     pub fn finish_call<S: Sink>(
         &mut self,
+        tally: &mut Tally,
         process_id: i64,
         thread_id: Option<i64>,
-        c: &Pending,
+        c: &mut Pending,
         ret: Option<(&Record<'_>, &Ret)>,
         why: Unpaired,
         sink: &mut S,
@@ -304,6 +342,15 @@ impl Ctx {
             self.forks_pending = self.forks_pending.saturating_sub(1);
         }
         self.totals.calls += 1;
+        let dur = ret.map(|(rec, _)| rec.ts - c.ts);
+        let lookups = std::mem::take(&mut c.lookups);
+        tally.call(
+            c.code,
+            c.name,
+            dur,
+            ret.map(|(_, r)| r.succeeded()),
+            lookups,
+        );
         sink.call(&CallRow {
             id: c.call_id,
             process_id,
@@ -340,8 +387,9 @@ impl Ctx {
                 for k in others {
                     let tid_row = th_id(p, k);
                     let gone = std::mem::take(&mut p.threads.get_mut(&k).expect("thread").pending);
-                    for g in gone {
-                        self.finish_call(p.row.id, tid_row, &g, None, Unpaired::ProcessGone, sink)?;
+                    for mut g in gone {
+                        let why = Unpaired::ProcessGone;
+                        self.finish_call(&mut p.tally, p.row.id, tid_row, &mut g, None, why, sink)?;
                     }
                 }
             }
@@ -359,12 +407,14 @@ impl Ctx {
                     syscall: c.name.unwrap_or("fork"),
                     call_id: c.call_id,
                     ts: rec.ts,
+                    offset: rec.offset,
                 })
             }
             Effect::Spawn => {
                 return Ok(Action::Spawned {
                     call_id: c.call_id,
                     ts: rec.ts,
+                    offset: rec.offset,
                 })
             }
             Effect::Chdir => {
@@ -409,14 +459,20 @@ impl Ctx {
     ) -> Result<(), S::Error> {
         p.exec_seq += 1;
         self.totals.execs += 1;
+        let id = Ctx::next(&mut self.ids.exec);
+        if ok {
+            p.image += 1;
+            p.image_id = id;
+        }
         let (path, resolved) = match &c.first_path {
             Some((raw, res, _)) => (Some(raw.as_slice()), Some(res.as_slice())),
             None => (None, None),
         };
         sink.exec(&ExecRow {
-            id: Ctx::next(&mut self.ids.exec),
+            id,
             process_id: p.row.id,
             seq: p.exec_seq,
+            image: ok.then_some(p.image),
             ts: rec.ts,
             call_id: Some(c.call_id),
             path,
@@ -432,15 +488,17 @@ impl Ctx {
     /// The inherited image of a new process (exec row 0).
     pub fn inherited_image<S: Sink>(
         &mut self,
-        p: &Proc,
+        p: &mut Proc,
         ts: i64,
         sink: &mut S,
     ) -> Result<(), S::Error> {
         self.totals.execs += 1;
+        p.image_id = Ctx::next(&mut self.ids.exec);
         sink.exec(&ExecRow {
-            id: Ctx::next(&mut self.ids.exec),
+            id: p.image_id,
             process_id: p.row.id,
             seq: 0,
+            image: Some(0),
             ts,
             call_id: None,
             path: None,
@@ -486,14 +544,13 @@ impl Ctx {
         };
         let resolved = resolve(base, raw);
         let call_id = call.as_ref().map(|c| c.call_id);
-        if let Some(c) = call {
-            c.namei += 1;
-            if seq == 0 && matches!(c.effect, Effect::Exec | Effect::Chdir | Effect::Open) {
-                c.first_path = Some((raw.to_vec(), resolved.clone(), how != Resolution::Unknown));
-            }
+        let absolute = how != Resolution::Unknown;
+        p.row.lookups += 1;
+        if !absolute {
+            p.row.unresolved_lookups += 1;
         }
         self.totals.namei += 1;
-        sink.namei(&NameiRow {
+        let row = NameiRow {
             id: Ctx::next(&mut self.ids.namei),
             call_id,
             process_id: p.row.id,
@@ -504,7 +561,18 @@ impl Ctx {
             path: raw,
             resolved: &resolved,
             resolution: how,
-        })
+        };
+        sink.namei(&row)?;
+        if let Some(c) = call {
+            c.namei += 1;
+            if seq == 0 && matches!(c.effect, Effect::Exec | Effect::Chdir | Effect::Open) {
+                c.first_path = Some((raw.to_vec(), resolved.clone(), absolute));
+            }
+            if absolute {
+                c.lookups.push(resolved);
+            }
+        }
+        Ok(())
     }
 }
 

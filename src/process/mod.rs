@@ -167,10 +167,15 @@ impl Model {
                 syscall,
                 call_id,
                 ts,
-            } => self.fork(pid, child, syscall, call_id, ts, sink)?,
-            Action::Spawned { call_id, ts } => {
+                offset,
+            } => self.fork(pid, child, syscall, (call_id, ts, offset), sink)?,
+            Action::Spawned {
+                call_id,
+                ts,
+                offset,
+            } => {
                 if let Some(child) = self.deferred_order.front().copied() {
-                    self.fork(pid, child, "posix_spawn", call_id, ts, sink)?;
+                    self.fork(pid, child, "posix_spawn", (call_id, ts, offset), sink)?;
                 }
             }
         }
@@ -189,33 +194,40 @@ impl Model {
         let mut p = Proc::new(Ctx::next(&mut self.ctx.ids.process), pid, &rec.comm, rec.ts);
         p.cwd = self.start_cwd.take();
         self.ctx.totals.processes += 1;
-        self.ctx.inherited_image(&p, rec.ts, sink)?;
+        self.ctx.inherited_image(&mut p, rec.ts, sink)?;
         self.live.insert(pid, p);
         Ok(())
     }
 
     /// `parent` forked `child`: a new lifetime that inherits cwd and fds.
+    /// `ret` is the parent's fork call, and the time and offset of its RET.
     fn fork<S: Sink>(
         &mut self,
         parent: i64,
         child: i64,
         syscall: &'static str,
-        call_id: i64,
-        ts: i64,
+        ret: (i64, i64, u64),
         sink: &mut S,
     ) -> Result<(), S::Error> {
-        let (parent_id, comm, cwd, fds) = {
+        let (call_id, ts, offset) = ret;
+        let (parent_id, image_id, comm, cwd, fds) = {
             let pp = &self.live[&parent];
-            (pp.row.id, pp.comm.clone(), pp.cwd.clone(), pp.fds.clone())
+            let fds = pp.fds.clone();
+            (pp.row.id, pp.image_id, pp.comm.clone(), pp.cwd.clone(), fds)
+        };
+        let link = |row: &mut ProcessRow| {
+            row.parent_id = Some(parent_id);
+            row.parent_exec_id = Some(image_id);
+            row.running_at_start = false;
+            row.fork_syscall = Some(syscall.to_string());
+            row.fork_call_id = Some(call_id);
+            row.fork_ts = Some(ts);
+            row.fork_offset = Some(offset);
         };
         if let Some(old) = self.live.get_mut(&child) {
             if old.row.parent_id.is_none() && !old.dead && !old.exiting {
                 // Its parent's CALL was not seen (dropped): adopt it.
-                old.row.parent_id = Some(parent_id);
-                old.row.running_at_start = false;
-                old.row.fork_syscall = Some(syscall.to_string());
-                old.row.fork_call_id = Some(call_id);
-                old.row.fork_ts = Some(ts);
+                link(&mut old.row);
                 old.cwd = old.cwd.take().or(cwd);
                 return Ok(());
             }
@@ -237,15 +249,11 @@ impl Model {
             self.close(child, Unpaired::ProcessGone, sink)?;
         }
         let mut p = Proc::new(Ctx::next(&mut self.ctx.ids.process), child, &comm, ts);
-        p.row.parent_id = Some(parent_id);
-        p.row.running_at_start = false;
-        p.row.fork_syscall = Some(syscall.to_string());
-        p.row.fork_call_id = Some(call_id);
-        p.row.fork_ts = Some(ts);
+        link(&mut p.row);
         p.cwd = cwd;
         p.fds = fds;
         self.ctx.totals.processes += 1;
-        self.ctx.inherited_image(&p, ts, sink)?;
+        self.ctx.inherited_image(&mut p, ts, sink)?;
         self.live.insert(child, p);
         if let Some(queue) = self.deferred.remove(&child) {
             self.deferred_order.retain(|&d| d != child);
@@ -307,9 +315,9 @@ impl Model {
         for k in keys {
             let tid_row = th_id(&p, k);
             let th = p.threads.get_mut(&k).expect("thread");
-            for c in std::mem::take(&mut th.pending) {
+            for mut c in std::mem::take(&mut th.pending) {
                 self.ctx
-                    .finish_call(p.row.id, tid_row, &c, None, why, sink)?;
+                    .finish_call(&mut p.tally, p.row.id, tid_row, &mut c, None, why, sink)?;
             }
             let th = &p.threads[&k];
             if let Some(id) = th.id {
@@ -325,6 +333,7 @@ impl Model {
             }
         }
         p.row.last_comm = p.comm.clone();
+        std::mem::take(&mut p.tally).finish(&mut p.row, &mut self.ctx, sink)?;
         sink.process(&p.row)
     }
 }

@@ -70,6 +70,11 @@ pub struct ProcessRow {
     pub fork_call_id: Option<i64>,
     /// Time of the parent's fork RET.
     pub fork_ts: Option<i64>,
+    /// File offset of the parent's fork RET.
+    pub fork_offset: Option<u64>,
+    /// The parent's image (`exec.exec_id`) current when the fork returned:
+    /// the node it hangs under in the process tree.
+    pub parent_exec_id: Option<i64>,
     /// Command name of its first record.
     pub first_comm: Vec<u8>,
     /// Command name of its last record.
@@ -92,6 +97,16 @@ pub struct ProcessRow {
     pub dropped_events: i64,
     /// Still running when the trace ended in damage (truncated/corrupt).
     pub cut_by_damage: bool,
+    /// Its call rows.
+    pub calls: i64,
+    /// Of them, those that failed.
+    pub failed_calls: i64,
+    /// Its path lookups (namei rows).
+    pub lookups: i64,
+    /// Of them, those left relative (base unknown).
+    pub unresolved_lookups: i64,
+    /// Distinct absolute paths its successful calls looked up.
+    pub files: i64,
 }
 
 /// One thread of a process (dialects that record thread ids).
@@ -120,6 +135,9 @@ pub struct ExecRow<'a> {
     pub process_id: i64,
     /// 0 for the inherited image, then 1, 2, … per exec attempt in order.
     pub seq: i64,
+    /// 0 for the inherited image, then 1, 2, … per successful exec; `None`
+    /// for a failed exec (not an image).
+    pub image: Option<i64>,
     /// Time: first record for the inherited image, the RET for an exec.
     pub ts: i64,
     /// The execve call (None for the inherited image).
@@ -229,6 +247,30 @@ pub struct NameiRow<'a> {
     pub resolution: Resolution,
 }
 
+/// What one process lifetime did with one syscall number: the sums of its
+/// call rows with that code.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyscallStatRow {
+    /// Process.
+    pub process_id: i64,
+    /// Syscall number.
+    pub code: i32,
+    /// Syscall name, where the table knows the number.
+    pub syscall: Option<&'static str>,
+    /// Call rows.
+    pub calls: i64,
+    /// Of them, those that failed (not success as the program sees it).
+    pub failed: i64,
+    /// Of them, those without a return.
+    pub no_return: i64,
+    /// Of them, those with both halves (a duration).
+    pub timed: i64,
+    /// Sum of their durations (ns).
+    pub total_dur: i64,
+    /// The longest duration; `None` when no call was timed.
+    pub max_dur: Option<i64>,
+}
+
 /// Any other record (signals, I/O, structs, sysctl names, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EventRow<'a> {
@@ -296,6 +338,9 @@ pub trait Sink {
     fn event(&mut self, row: &EventRow<'_>) -> Result<(), Self::Error>;
     /// An import issue.
     fn issue(&mut self, row: &IssueRow) -> Result<(), Self::Error>;
+    /// One syscall's totals in a finished process lifetime (written after
+    /// its call rows, before its process row).
+    fn syscall_stat(&mut self, row: &SyscallStatRow) -> Result<(), Self::Error>;
 }
 
 /// First ids to assign, so a trace appended to a database continues its ids.
@@ -338,6 +383,10 @@ pub struct Totals {
     pub issues: i64,
     /// Records with the dropped-events flag.
     pub dropped: i64,
+    /// Distinct absolute paths successful calls looked up.
+    pub files: i64,
+    /// syscall_stat rows.
+    pub syscall_stats: i64,
     /// First record's time.
     pub first_ts: Option<i64>,
     /// Last record's time.

@@ -1,9 +1,9 @@
 //! The model's per-trace state: live processes, their threads and pending
 //! calls, and the context shared by every handler (ids, totals, issues).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, Totals};
+use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals};
 use super::syscall::Effect;
 use crate::decode::Family;
 use crate::model::MAX_ARGS;
@@ -26,6 +26,8 @@ pub struct Ctx {
     pub totals: Totals,
     /// Pending fork-family calls in live processes.
     pub forks_pending: usize,
+    /// Distinct absolute paths successful calls looked up, over the trace.
+    pub files: HashSet<Vec<u8>>,
     /// Issues seen per kind (to cap the rows written).
     issue_counts: HashMap<&'static str, u32>,
 }
@@ -40,6 +42,7 @@ impl Ctx {
             ids,
             totals: Totals::default(),
             forks_pending: 0,
+            files: HashSet::new(),
             issue_counts: HashMap::new(),
         }
     }
@@ -126,6 +129,8 @@ pub struct Pending {
     /// First looked-up path (raw, resolved, absolute?), kept for the calls
     /// whose effect needs it.
     pub first_path: Option<(Vec<u8>, Vec<u8>, bool)>,
+    /// Absolute paths it looked up, counted as files if it succeeds.
+    pub lookups: Vec<Vec<u8>>,
     /// exec argv collected from ARGS records.
     pub argv: Option<Vec<u8>>,
     /// exec environment collected from ENV records.
@@ -178,6 +183,12 @@ pub struct Proc {
     pub threads: HashMap<i64, Thread>,
     /// exec rows written so far (the inherited image is 0).
     pub exec_seq: i64,
+    /// Successful execs so far: the number of the current image.
+    pub image: i64,
+    /// `exec_id` of the current image.
+    pub image_id: i64,
+    /// What it did, counted as its rows are written.
+    pub tally: Tally,
     /// `exit` called or killed: the lifetime ends here, or at the PROCDTOR
     /// that follows on FreeBSD.
     pub exiting: bool,
@@ -197,6 +208,8 @@ impl Proc {
                 fork_syscall: None,
                 fork_call_id: None,
                 fork_ts: None,
+                fork_offset: None,
+                parent_exec_id: None,
                 first_comm: comm.to_vec(),
                 last_comm: comm.to_vec(),
                 first_ts: ts,
@@ -208,6 +221,11 @@ impl Proc {
                 records: 0,
                 dropped_events: 0,
                 cut_by_damage: false,
+                calls: 0,
+                failed_calls: 0,
+                lookups: 0,
+                unresolved_lookups: 0,
+                files: 0,
             },
             seen: false,
             comm: comm.to_vec(),
@@ -215,8 +233,98 @@ impl Proc {
             fds: HashMap::new(),
             threads: HashMap::new(),
             exec_seq: 0,
+            image: 0,
+            image_id: 0,
+            tally: Tally::default(),
             exiting: false,
             dead: false,
         }
+    }
+}
+
+/// What a process lifetime did: the sums behind its counters in `process`
+/// and its `syscall_stat` rows, so summaries need not scan `call`.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    /// Per syscall number.
+    pub syscalls: BTreeMap<i32, SyscallTally>,
+    /// Distinct absolute paths its successful calls looked up.
+    pub files: HashSet<Vec<u8>>,
+}
+
+/// One syscall number's sums in a [`Tally`].
+#[derive(Debug, Clone, Default)]
+pub struct SyscallTally {
+    /// Syscall name.
+    pub name: Option<&'static str>,
+    /// Call rows.
+    pub calls: i64,
+    /// Failed ones.
+    pub failed: i64,
+    /// Ones without a return.
+    pub no_return: i64,
+    /// Ones with a duration.
+    pub timed: i64,
+    /// Sum of the durations.
+    pub total_dur: i64,
+    /// Longest duration.
+    pub max_dur: Option<i64>,
+}
+
+impl Tally {
+    /// Count one call row: `dur` when both halves are known, `succeeded`
+    /// when it returned (`None` without a return); `lookups` are the
+    /// absolute paths it looked up.
+    pub fn call(
+        &mut self,
+        code: i32,
+        name: Option<&'static str>,
+        dur: Option<i64>,
+        succeeded: Option<bool>,
+        lookups: Vec<Vec<u8>>,
+    ) {
+        let s = self.syscalls.entry(code).or_default();
+        s.name = name;
+        s.calls += 1;
+        match succeeded {
+            None => s.no_return += 1,
+            Some(false) => s.failed += 1,
+            Some(true) => self.files.extend(lookups),
+        }
+        if let Some(d) = dur {
+            s.timed += 1;
+            s.total_dur += d;
+            s.max_dur = Some(s.max_dur.map_or(d, |m| m.max(d)));
+        }
+    }
+
+    /// Write the syscall_stat rows of `row`'s process, fill its counters
+    /// and add its files to the trace's.
+    pub fn finish<S: Sink>(
+        self,
+        row: &mut ProcessRow,
+        ctx: &mut Ctx,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
+        for (code, s) in self.syscalls {
+            row.calls += s.calls;
+            row.failed_calls += s.failed;
+            ctx.totals.syscall_stats += 1;
+            sink.syscall_stat(&SyscallStatRow {
+                process_id: row.id,
+                code,
+                syscall: s.name,
+                calls: s.calls,
+                failed: s.failed,
+                no_return: s.no_return,
+                timed: s.timed,
+                total_dur: s.total_dur,
+                max_dur: s.max_dur,
+            })?;
+        }
+        row.files = self.files.len() as i64;
+        ctx.files.extend(self.files);
+        ctx.totals.files = ctx.files.len() as i64;
+        Ok(())
     }
 }

@@ -109,6 +109,7 @@ fn corpus_counts_match_the_decoder() {
             .unwrap();
         assert_eq!(namei, get("NAMI"), "{name}: one namei row per NAMI record");
     }
+    crate::report::summaries::check(&conn, "corpus");
     // Every documented reference resolves once the load is done.
     let mut stmt = conn.prepare("PRAGMA foreign_key_check").unwrap();
     let bad: Vec<(String, i64, String)> = stmt

@@ -56,6 +56,7 @@ fn check_all(dialect: &str, seed: u64, extra: &[&str]) {
         "{ctx}: processes"
     );
     assert_eq!(rows.tree(), t["tree"], "{ctx}: tree");
+    rows.check_summaries(&ctx);
     let files = &t["files"];
     let all = rows.files(None);
     assert_eq!(all.n, crate::util::strings(&files["n"]), "{ctx}: files -n");

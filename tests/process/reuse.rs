@@ -52,6 +52,7 @@ fn a_reused_pid_is_a_new_process() {
     }
     let totals = m.finish(&mut sink).unwrap();
     let rows = Rows::new(sink, totals);
+    rows.check_summaries("pid reuse");
     let lifetimes: Vec<_> = rows.c.processes.iter().filter(|p| p.pid == CHILD).collect();
     assert_eq!(lifetimes.len(), 2, "pid {CHILD} ran twice: two lifetimes");
     let sh = rows.c.processes.iter().find(|p| p.pid == SH).unwrap();

@@ -22,8 +22,10 @@ pub struct Namei {
 /// An owned exec row.
 #[derive(Debug, Clone)]
 pub struct Exec {
+    pub id: i64,
     pub process_id: i64,
     pub seq: i64,
+    pub image: Option<i64>,
     pub call_id: Option<i64>,
     pub path: Option<String>,
     pub resolved: Option<String>,
@@ -35,6 +37,10 @@ pub struct Exec {
 #[derive(Debug, Clone)]
 pub struct Call {
     pub id: i64,
+    pub process_id: i64,
+    pub code: i32,
+    pub ts: Option<i64>,
+    pub ret_ts: Option<i64>,
     pub syscall: Option<&'static str>,
     pub error: Option<i32>,
     pub ret_offset: Option<u64>,
@@ -51,6 +57,7 @@ pub struct Collected {
     pub namei: Vec<Namei>,
     pub events: usize,
     pub issues: Vec<IssueRow>,
+    pub syscall_stats: Vec<SyscallStatRow>,
 }
 
 fn s(b: &[u8]) -> String {
@@ -69,8 +76,10 @@ impl Sink for Collected {
     }
     fn exec(&mut self, r: &ExecRow<'_>) -> Result<(), Infallible> {
         self.execs.push(Exec {
+            id: r.id,
             process_id: r.process_id,
             seq: r.seq,
+            image: r.image,
             call_id: r.call_id,
             path: r.path.map(s),
             resolved: r.resolved.map(s),
@@ -82,6 +91,10 @@ impl Sink for Collected {
     fn call(&mut self, r: &CallRow<'_>) -> Result<(), Infallible> {
         self.calls.push(Call {
             id: r.id,
+            process_id: r.process_id,
+            code: r.code,
+            ts: r.ts,
+            ret_ts: r.ret_ts,
             syscall: r.syscall,
             error: r.error,
             ret_offset: r.ret_offset,
@@ -106,6 +119,10 @@ impl Sink for Collected {
     }
     fn issue(&mut self, r: &IssueRow) -> Result<(), Infallible> {
         self.issues.push(r.clone());
+        Ok(())
+    }
+    fn syscall_stat(&mut self, r: &SyscallStatRow) -> Result<(), Infallible> {
+        self.syscall_stats.push(r.clone());
         Ok(())
     }
 }
@@ -259,6 +276,133 @@ impl Rows {
                 json!([p.pid, img.comm, sub])
             })
             .collect()
+    }
+
+    /// The counters the model keeps besides the rows (process.calls …,
+    /// syscall_stat, trace files, the tree links) equal what the rows say.
+    pub fn check_summaries(&self, ctx: &str) {
+        let succeeded = |c: &Call| matches!(c.error, Some(0 | -2));
+        // syscall_stat: (process, code) → [calls, failed, no_return, timed, total, max].
+        let mut want: BTreeMap<(i64, i32), [i64; 6]> = BTreeMap::new();
+        for c in &self.c.calls {
+            let e = want
+                .entry((c.process_id, c.code))
+                .or_insert([0, 0, 0, 0, 0, -1]);
+            e[0] += 1;
+            match c.error {
+                None => e[2] += 1,
+                Some(_) if !succeeded(c) => e[1] += 1,
+                _ => {}
+            }
+            if let (Some(a), Some(b)) = (c.ts, c.ret_ts) {
+                e[3] += 1;
+                e[4] += b - a;
+                e[5] = e[5].max(b - a);
+            }
+        }
+        let got: BTreeMap<(i64, i32), [i64; 6]> = self
+            .c
+            .syscall_stats
+            .iter()
+            .map(|s| {
+                let v = [s.calls, s.failed, s.no_return, s.timed, s.total_dur];
+                let m = s.max_dur.unwrap_or(-1);
+                ((s.process_id, s.code), [v[0], v[1], v[2], v[3], v[4], m])
+            })
+            .collect();
+        assert_eq!(
+            got.len(),
+            self.c.syscall_stats.len(),
+            "{ctx}: one row per process and code"
+        );
+        assert_eq!(got, want, "{ctx}: syscall_stat");
+        let mut all_files = BTreeSet::new();
+        for p in &self.c.processes {
+            let calls: Vec<&Call> = self
+                .c
+                .calls
+                .iter()
+                .filter(|c| c.process_id == p.id)
+                .collect();
+            let failed = calls
+                .iter()
+                .filter(|c| c.error.is_some() && !succeeded(c))
+                .count();
+            let lookups: Vec<&Namei> = self
+                .c
+                .namei
+                .iter()
+                .filter(|n| n.process_id == p.id)
+                .collect();
+            let unresolved = lookups
+                .iter()
+                .filter(|n| !super::is_resolved(n.resolution))
+                .count();
+            let files: BTreeSet<&str> = lookups
+                .iter()
+                .filter(|n| super::is_resolved(n.resolution))
+                .filter(|n| n.call_id.is_some_and(|c| succeeded(self.call(c))))
+                .map(|n| n.resolved.as_str())
+                .collect();
+            let id = p.id;
+            assert_eq!(p.calls, calls.len() as i64, "{ctx}: process {id} calls");
+            assert_eq!(
+                p.failed_calls, failed as i64,
+                "{ctx}: process {id} failed_calls"
+            );
+            assert_eq!(
+                p.lookups,
+                lookups.len() as i64,
+                "{ctx}: process {id} lookups"
+            );
+            assert_eq!(
+                p.unresolved_lookups, unresolved as i64,
+                "{ctx}: process {id} unresolved"
+            );
+            assert_eq!(p.files, files.len() as i64, "{ctx}: process {id} files");
+            all_files.extend(files);
+            // Images are numbered in seq order; failed execs are not images.
+            let mut execs: Vec<&Exec> =
+                self.c.execs.iter().filter(|e| e.process_id == id).collect();
+            execs.sort_by_key(|e| e.seq);
+            let mut n = 0;
+            for e in &execs {
+                let want = e.success.then(|| {
+                    n += 1;
+                    n - 1
+                });
+                assert_eq!(
+                    e.image, want,
+                    "{ctx}: process {id} exec seq {} image",
+                    e.seq
+                );
+            }
+            // The fork links: RET offset, and the parent's image current then.
+            let Some(pp) = p.parent_id else {
+                assert_eq!(
+                    (p.fork_offset, p.parent_exec_id),
+                    (None, None),
+                    "{ctx}: root {id}"
+                );
+                continue;
+            };
+            let at = self.fork_ret_offset(p);
+            assert_eq!(p.fork_offset, Some(at), "{ctx}: process {id} fork_offset");
+            let image = self
+                .images(pp)
+                .into_iter()
+                .rfind(|e| e.call_id.and_then(|c| self.call(c).ret_offset).unwrap_or(0) <= at)
+                .map(|e| e.id);
+            assert_eq!(
+                p.parent_exec_id, image,
+                "{ctx}: process {id} parent_exec_id"
+            );
+        }
+        assert_eq!(
+            self.totals.files,
+            all_files.len() as i64,
+            "{ctx}: trace files"
+        );
     }
 
     /// Members of the subtree of `pid` (its first lifetime) or all processes.

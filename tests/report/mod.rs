@@ -6,6 +6,7 @@
 mod golden;
 mod safety;
 mod shell;
+pub mod summaries;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -103,6 +104,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     let im = composed(dialect, seed, extra);
     let (t, ctx) = (&im.c.truth, format!("{dialect} seed {seed} {extra:?}"));
     let conn = report::open(&im.db).unwrap();
+    summaries::check(&conn, &ctx);
     let all = Scope::default();
     let tr = tree::tree(&conn, all, false).unwrap();
     assert_eq!(truth_shape(&tr), t["tree"], "{ctx}: tree");
