@@ -27,10 +27,9 @@
 -- @column issues           Rows of table import_issue.
 WITH c AS (
   -- The import's per-process sums: no scan of call or namei.
-  SELECT p.trace_id, sum(s.calls) AS calls, sum(s.failed) AS failed,
-         sum(s.no_return) AS no_return
-  FROM syscall_stat AS s JOIN process AS p USING (process_id)
-  GROUP BY p.trace_id),
+  SELECT trace_id, sum(calls) AS calls, sum(failed) AS failed, sum(no_return) AS no_return
+  FROM syscall_stat
+  GROUP BY trace_id),
 n AS (
   SELECT trace_id, sum(lookups) AS lookups, sum(unresolved_lookups) AS unresolved
   FROM process

@@ -260,12 +260,13 @@ CREATE TABLE call (
   unpaired TEXT
 );
 
--- The sums of a process lifetime's calls per syscall number, written at
--- import so that summaries (`kt2sql stats`, syscall_summary) need not scan
--- table call: sum(calls) over a process equals its rows in call.
+-- The sums of a trace's calls per syscall number, counted at import so
+-- that summaries (`kt2sql stats`, syscall_summary) need not scan table
+-- call: `calls` equals the trace's rows in call with that code. (Per
+-- process: `SELECT process_id, syscall, count(*) FROM call GROUP BY 1, 2`.)
 CREATE TABLE syscall_stat (
-  -- Process lifetime.
-  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- Trace it was recorded in.
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
   -- Syscall number.
   code INTEGER NOT NULL,
   -- Syscall name; NULL when the system's table does not know the number.
@@ -282,8 +283,8 @@ CREATE TABLE syscall_stat (
   total_dur INTEGER NOT NULL,
   -- The longest duration (ns); NULL when none was timed.
   max_dur INTEGER,
-  -- One row per process lifetime and syscall number.
-  PRIMARY KEY (process_id, code)
+  -- One row per trace and syscall number.
+  PRIMARY KEY (trace_id, code)
 ) WITHOUT ROWID;
 
 -- One path lookup (NAMI record).

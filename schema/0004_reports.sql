@@ -220,7 +220,7 @@ WHERE success = 1
 GROUP BY trace_id, path;
 
 -- One row per syscall name (or unknown number) and trace: how often it was
--- called, how often it failed, and the time spent in it (the sums of
+-- called, how often it failed, and the time spent in it (table
 -- syscall_stat, which the import counted from the call rows).
 CREATE VIEW IF NOT EXISTS syscall_summary (
   -- Trace it was recorded in.
@@ -242,12 +242,9 @@ CREATE VIEW IF NOT EXISTS syscall_summary (
   -- The longest of them (ns); NULL when none.
   max_dur
 ) AS
-SELECT p.trace_id, COALESCE(s.syscall, '#' || s.code), s.code, sum(s.calls), sum(s.failed),
-       sum(s.no_return), sum(s.total_dur),
-       CASE WHEN sum(s.timed) > 0 THEN sum(s.total_dur) / sum(s.timed) END, max(s.max_dur)
-FROM syscall_stat AS s
-JOIN process AS p USING (process_id)
-GROUP BY p.trace_id, s.code, s.syscall;
+SELECT trace_id, COALESCE(syscall, '#' || code), code, calls, failed, no_return, total_dur,
+       CASE WHEN timed > 0 THEN total_dur / timed END, max_dur
+FROM syscall_stat;
 
 -- One row per process lifetime with its activity: images, calls, lookups.
 CREATE VIEW IF NOT EXISTS process_summary (

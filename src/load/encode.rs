@@ -87,7 +87,7 @@ pub const TABLES: [(&str, usize); TABLE_COUNT] = [
     ),
     ("INSERT INTO path (path_id, path) VALUES", 2),
     (
-        "INSERT INTO syscall_stat (process_id, code, syscall, calls, failed, no_return, timed, \
+        "INSERT INTO syscall_stat (trace_id, code, syscall, calls, failed, no_return, timed, \
          total_dur, max_dur) VALUES",
         9,
     ),
@@ -566,7 +566,6 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
 
     fn syscall_stat(&mut self, r: &SyscallStatRow) -> Result<(), T::Error> {
         let &SyscallStatRow {
-            process_id,
             code,
             syscall,
             calls,
@@ -579,7 +578,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::SyscallStat,
             [
-                Cell::Int(process_id),
+                Cell::Int(self.ctx.trace_id),
                 Cell::Int(code.into()),
                 text(syscall),
                 Cell::Int(calls),

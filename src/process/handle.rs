@@ -306,8 +306,8 @@ impl Ctx {
             )?;
         }
         self.totals.calls += 1;
-        p.tally
-            .call(r.code, name, None, Some(r.succeeded()), Vec::new());
+        let ok = Some(r.succeeded());
+        self.tally_call(&mut p.tally, r.code, name, None, ok, Vec::new());
         sink.call(&CallRow {
             id: Ctx::next(&mut self.ids.call),
             process_id: p.row.id,
@@ -344,13 +344,8 @@ impl Ctx {
         self.totals.calls += 1;
         let dur = ret.map(|(rec, _)| rec.ts - c.ts);
         let lookups = std::mem::take(&mut c.lookups);
-        tally.call(
-            c.code,
-            c.name,
-            dur,
-            ret.map(|(_, r)| r.succeeded()),
-            lookups,
-        );
+        let ok = ret.map(|(_, r)| r.succeeded());
+        self.tally_call(tally, c.code, c.name, dur, ok, lookups);
         sink.call(&CallRow {
             id: c.call_id,
             process_id,

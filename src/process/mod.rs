@@ -119,6 +119,7 @@ impl Model {
         for (_, pid) in pids {
             self.close(pid, Unpaired::EndOfTrace, sink)?;
         }
+        self.ctx.write_syscall_stats(sink)?;
         self.ctx.summarise_capped(sink)?;
         Ok(self.ctx.totals)
     }
@@ -333,7 +334,8 @@ impl Model {
             }
         }
         p.row.last_comm = p.comm.clone();
-        std::mem::take(&mut p.tally).finish(&mut p.row, &mut self.ctx, sink)?;
+        let tally = std::mem::take(&mut p.tally);
+        self.ctx.tally_process(&mut p.row, tally);
         sink.process(&p.row)
     }
 }

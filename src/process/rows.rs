@@ -247,12 +247,10 @@ pub struct NameiRow<'a> {
     pub resolution: Resolution,
 }
 
-/// What one process lifetime did with one syscall number: the sums of its
-/// call rows with that code.
+/// One syscall number over a trace: the sums of the call rows with that
+/// code.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyscallStatRow {
-    /// Process.
-    pub process_id: i64,
     /// Syscall number.
     pub code: i32,
     /// Syscall name, where the table knows the number.
@@ -338,8 +336,7 @@ pub trait Sink {
     fn event(&mut self, row: &EventRow<'_>) -> Result<(), Self::Error>;
     /// An import issue.
     fn issue(&mut self, row: &IssueRow) -> Result<(), Self::Error>;
-    /// One syscall's totals in a finished process lifetime (written after
-    /// its call rows, before its process row).
+    /// One syscall's totals over the trace (written at its end).
     fn syscall_stat(&mut self, row: &SyscallStatRow) -> Result<(), Self::Error>;
 }
 

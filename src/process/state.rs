@@ -28,6 +28,8 @@ pub struct Ctx {
     pub forks_pending: usize,
     /// Distinct absolute paths successful calls looked up, over the trace.
     pub files: HashSet<Vec<u8>>,
+    /// Per syscall number, over the trace.
+    pub syscalls: BTreeMap<i32, SyscallTally>,
     /// Issues seen per kind (to cap the rows written).
     issue_counts: HashMap<&'static str, u32>,
 }
@@ -43,6 +45,7 @@ impl Ctx {
             totals: Totals::default(),
             forks_pending: 0,
             files: HashSet::new(),
+            syscalls: BTreeMap::new(),
             issue_counts: HashMap::new(),
         }
     }
@@ -242,17 +245,19 @@ impl Proc {
     }
 }
 
-/// What a process lifetime did: the sums behind its counters in `process`
-/// and its `syscall_stat` rows, so summaries need not scan `call`.
+/// What a process lifetime did: the sums behind its counters in `process`,
+/// so summaries need not scan `call`.
 #[derive(Debug, Clone, Default)]
 pub struct Tally {
-    /// Per syscall number.
-    pub syscalls: BTreeMap<i32, SyscallTally>,
+    /// Call rows.
+    pub calls: i64,
+    /// Failed ones.
+    pub failed: i64,
     /// Distinct absolute paths its successful calls looked up.
     pub files: HashSet<Vec<u8>>,
 }
 
-/// One syscall number's sums in a [`Tally`].
+/// One syscall number's sums over a trace: a `syscall_stat` row.
 #[derive(Debug, Clone, Default)]
 pub struct SyscallTally {
     /// Syscall name.
@@ -271,12 +276,13 @@ pub struct SyscallTally {
     pub max_dur: Option<i64>,
 }
 
-impl Tally {
-    /// Count one call row: `dur` when both halves are known, `succeeded`
-    /// when it returned (`None` without a return); `lookups` are the
-    /// absolute paths it looked up.
-    pub fn call(
+impl Ctx {
+    /// Count one call row of the process whose tally is `tally`: `dur`
+    /// when both halves are known, `succeeded` when it returned (`None`
+    /// without a return); `lookups` are the absolute paths it looked up.
+    pub fn tally_call(
         &mut self,
+        tally: &mut Tally,
         code: i32,
         name: Option<&'static str>,
         dur: Option<i64>,
@@ -286,10 +292,14 @@ impl Tally {
         let s = self.syscalls.entry(code).or_default();
         s.name = name;
         s.calls += 1;
+        tally.calls += 1;
         match succeeded {
             None => s.no_return += 1,
-            Some(false) => s.failed += 1,
-            Some(true) => self.files.extend(lookups),
+            Some(false) => {
+                s.failed += 1;
+                tally.failed += 1;
+            }
+            Some(true) => tally.files.extend(lookups),
         }
         if let Some(d) = dur {
             s.timed += 1;
@@ -298,20 +308,21 @@ impl Tally {
         }
     }
 
-    /// Write the syscall_stat rows of `row`'s process, fill its counters
-    /// and add its files to the trace's.
-    pub fn finish<S: Sink>(
-        self,
-        row: &mut ProcessRow,
-        ctx: &mut Ctx,
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        for (code, s) in self.syscalls {
-            row.calls += s.calls;
-            row.failed_calls += s.failed;
-            ctx.totals.syscall_stats += 1;
+    /// A process ended: fill its counters from `tally` and add its files
+    /// to the trace's.
+    pub fn tally_process(&mut self, row: &mut ProcessRow, tally: Tally) {
+        row.calls = tally.calls;
+        row.failed_calls = tally.failed;
+        row.files = tally.files.len() as i64;
+        self.files.extend(tally.files);
+        self.totals.files = self.files.len() as i64;
+    }
+
+    /// The trace ended: write its syscall_stat rows.
+    pub fn write_syscall_stats<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
+        for (&code, s) in &self.syscalls {
+            self.totals.syscall_stats += 1;
             sink.syscall_stat(&SyscallStatRow {
-                process_id: row.id,
                 code,
                 syscall: s.name,
                 calls: s.calls,
@@ -322,9 +333,6 @@ impl Tally {
                 max_dur: s.max_dur,
             })?;
         }
-        row.files = self.files.len() as i64;
-        ctx.files.extend(self.files);
-        ctx.totals.files = ctx.files.len() as i64;
         Ok(())
     }
 }

@@ -282,12 +282,10 @@ impl Rows {
     /// syscall_stat, trace files, the tree links) equal what the rows say.
     pub fn check_summaries(&self, ctx: &str) {
         let succeeded = |c: &Call| matches!(c.error, Some(0 | -2));
-        // syscall_stat: (process, code) → [calls, failed, no_return, timed, total, max].
-        let mut want: BTreeMap<(i64, i32), [i64; 6]> = BTreeMap::new();
+        // syscall_stat: code → [calls, failed, no_return, timed, total, max].
+        let mut want: BTreeMap<i32, [i64; 6]> = BTreeMap::new();
         for c in &self.c.calls {
-            let e = want
-                .entry((c.process_id, c.code))
-                .or_insert([0, 0, 0, 0, 0, -1]);
+            let e = want.entry(c.code).or_insert([0, 0, 0, 0, 0, -1]);
             e[0] += 1;
             match c.error {
                 None => e[2] += 1,
@@ -300,20 +298,20 @@ impl Rows {
                 e[5] = e[5].max(b - a);
             }
         }
-        let got: BTreeMap<(i64, i32), [i64; 6]> = self
+        let got: BTreeMap<i32, [i64; 6]> = self
             .c
             .syscall_stats
             .iter()
             .map(|s| {
                 let v = [s.calls, s.failed, s.no_return, s.timed, s.total_dur];
                 let m = s.max_dur.unwrap_or(-1);
-                ((s.process_id, s.code), [v[0], v[1], v[2], v[3], v[4], m])
+                (s.code, [v[0], v[1], v[2], v[3], v[4], m])
             })
             .collect();
         assert_eq!(
             got.len(),
             self.c.syscall_stats.len(),
-            "{ctx}: one row per process and code"
+            "{ctx}: one row per code"
         );
         assert_eq!(got, want, "{ctx}: syscall_stat");
         let mut all_files = BTreeSet::new();

@@ -8,15 +8,15 @@ use rusqlite::Connection;
 /// Each check: what it compares, and a query returning the rows that differ.
 const CHECKS: &[(&str, &str)] = &[
     (
-        "syscall_stat = call grouped by process and code",
+        "syscall_stat = call grouped by trace and code",
         "WITH want AS (
-           SELECT process_id, code, syscall, count(*) AS calls,
+           SELECT trace_id, code, syscall, count(*) AS calls,
                   count(CASE WHEN success = 0 THEN 1 END) AS failed,
                   count(CASE WHEN retval IS NULL THEN 1 END) AS no_return,
                   count(dur) AS timed, COALESCE(sum(dur), 0) AS total_dur, max(dur) AS max_dur
-           FROM call GROUP BY process_id, code),
+           FROM call JOIN process USING (process_id) GROUP BY trace_id, code),
          got AS (
-           SELECT process_id, code, syscall, calls, failed, no_return, timed, total_dur, max_dur
+           SELECT trace_id, code, syscall, calls, failed, no_return, timed, total_dur, max_dur
            FROM syscall_stat)
          SELECT * FROM (SELECT * FROM want EXCEPT SELECT * FROM got)
          UNION ALL
