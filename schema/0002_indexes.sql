@@ -25,8 +25,11 @@ CREATE INDEX IF NOT EXISTS thread_process ON thread(process_id, tid);
 CREATE INDEX IF NOT EXISTS exec_process ON exec(process_id, seq);
 CREATE INDEX IF NOT EXISTS exec_resolved ON exec(resolved_id);
 
--- Calls of a process in time order.
-CREATE INDEX IF NOT EXISTS call_process_ts ON call(process_id, ts);
+-- Calls of a process, in call_id order (the order of their CALL records).
+-- Not (process_id, ts): the timestamps make the sort keys twice as long,
+-- and building this index is the biggest step after the rows (1.4 s → 1.05 s
+-- on the 1 GiB trace).
+CREATE INDEX IF NOT EXISTS call_process ON call(process_id);
 
 -- Lookups of a path (by its resolved form): who touched it.
 CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id);
