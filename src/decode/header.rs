@@ -54,13 +54,43 @@ pub struct RawHeader {
     pub frac_ok: bool,
 }
 
-/// Choose the layout for the record starting at `w[0]` (needs SELECT_BYTES).
-pub fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
-    dispatch!(abi.endianness, select_in(abi, w))
+/// The header layouts of one ABI by version (0, 1, 2), looked up once per
+/// file instead of once per record.
+#[derive(Debug, Clone, Copy)]
+pub struct Layouts([Option<&'static HeaderLayout>; 3]);
+
+impl Layouts {
+    /// The layouts `abi` has.
+    pub fn new(abi: &Abi) -> Self {
+        Layouts([0, 1, 2].map(|v| abi.layout(v)))
+    }
+
+    /// The layout of header version `version`, if the ABI has one.
+    #[inline]
+    fn get(&self, version: u16) -> Option<&'static HeaderLayout> {
+        self.0.get(usize::from(version)).copied().flatten()
+    }
 }
 
+/// Choose the layout for the record starting at `w[0]` (needs SELECT_BYTES).
+pub fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
+    select_with(abi, &Layouts::new(abi), w)
+}
+
+/// [`select`] with the ABI's layouts looked up already.
+#[inline]
+pub fn select_with(
+    abi: &Abi,
+    layouts: &Layouts,
+    w: &[u8],
+) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
+    dispatch!(abi.endianness, select_in(abi, layouts, w))
+}
+
+#[inline]
 fn select_in<B: ByteOrder>(
     abi: &Abi,
+    layouts: &Layouts,
     w: &[u8],
 ) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
     let b = Bytes::<B>::new(w);
@@ -87,9 +117,10 @@ fn select_in<B: ByteOrder>(
             };
             b.u16(off).ok_or_else(short)?
         }
-        _ => return abi.primary_layout().map(|l| (l, 0)).ok_or_else(short),
+        // One header shape: the version is not in the record.
+        _ => return layouts.get(0).map(|l| (l, 0)).ok_or_else(short),
     };
-    match abi.layout(version) {
+    match layouts.get(version) {
         Some(l) => Ok((l, version as u8)),
         None => Err(DecodeErrorKind::BadVersion {
             family: abi.system_name(),
@@ -99,6 +130,7 @@ fn select_in<B: ByteOrder>(
 }
 
 /// Read the header at `w[0]` (needs `layout.size` bytes).
+#[inline]
 pub fn read(
     abi: &Abi,
     layout: &'static HeaderLayout,
@@ -108,21 +140,22 @@ pub fn read(
     dispatch!(abi.endianness, read_in(abi, layout, version, w))
 }
 
+#[inline]
 fn read_in<B: ByteOrder>(
     abi: &Abi,
     layout: &'static HeaderLayout,
     version: u8,
     w: &[u8],
 ) -> Result<RawHeader, DecodeErrorKind> {
-    let b = Bytes::<B>::new(w);
     let short = || DecodeErrorKind::Truncated {
         what: "record header",
         need: layout.size as u64,
         have: w.len() as u64,
     };
-    if w.len() < layout.size {
+    let Some(w) = w.get(..layout.size) else {
         return Err(short());
-    }
+    };
+    let b = Bytes::<B>::new(w);
     let len = if layout.len.size == 8 {
         b.u64(layout.len.off).ok_or_else(short)?
     } else {
@@ -176,6 +209,7 @@ fn read_in<B: ByteOrder>(
 }
 
 /// (type without flags, is START, KTR_DROP).
+#[inline]
 fn read_type<B: ByteOrder>(
     abi: &Abi,
     layout: &HeaderLayout,

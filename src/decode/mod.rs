@@ -34,6 +34,8 @@ use source::Source;
 pub struct Decoder<R> {
     src: Source<R>,
     abi: Abi,
+    /// The ABI's header layouts by version.
+    layouts: header::Layouts,
     /// Total length of the input, when known (a file): lets an impossible
     /// length be refused without reading to the end.
     len: Option<u64>,
@@ -93,6 +95,7 @@ impl<R: Read> Decoder<R> {
         Ok(Decoder {
             src,
             abi,
+            layouts: header::Layouts::new(&abi),
             len,
             index: 0,
             done: false,
@@ -130,12 +133,14 @@ impl<R: Read> Decoder<R> {
             return Ok(None);
         }
         let abi = self.abi;
-        let frame = header::select(&abi, self.src.window()).and_then(|(layout, version)| {
-            self.src
-                .fill(layout.size)
-                .map_err(|e| DecodeErrorKind::Io(e.to_string()))?;
-            header::read(&abi, layout, version, self.src.window())
-        });
+        let frame = header::select_with(&abi, &self.layouts, self.src.window()).and_then(
+            |(layout, version)| {
+                self.src
+                    .fill(layout.size)
+                    .map_err(|e| DecodeErrorKind::Io(e.to_string()))?;
+                header::read(&abi, layout, version, self.src.window())
+            },
+        );
         let h = match frame {
             Ok(h) => h,
             Err(kind) => return self.error(offset, kind),
@@ -220,7 +225,8 @@ impl<R: Read> Decoder<R> {
             if pos == w.len() && at_end && n > 0 {
                 return true;
             }
-            let Some(rec) = frame_at(&self.abi, &w[pos..], self.src.offset() + pos as u64) else {
+            let at = self.src.offset() + pos as u64;
+            let Some(rec) = frame_at(&self.abi, &self.layouts, &w[pos..], at) else {
                 return false;
             };
             if !accept(&rec.0) {
@@ -245,14 +251,20 @@ impl<R: Read> Decoder<R> {
 const RESYNC_WINDOW: usize = 256 << 10;
 
 /// The record framed at `w[0]`, and its total size, if it fits in `w`.
-fn frame_at<'a>(abi: &Abi, w: &'a [u8], offset: u64) -> Option<(Record<'a>, usize)> {
-    let (layout, version) = header::select(abi, w).ok()?;
+fn frame_at<'a>(
+    abi: &Abi,
+    layouts: &header::Layouts,
+    w: &'a [u8],
+    offset: u64,
+) -> Option<(Record<'a>, usize)> {
+    let (layout, version) = header::select_with(abi, layouts, w).ok()?;
     let h = header::read(abi, layout, version, w).ok()?;
     let total = layout.size.checked_add(usize::try_from(h.len).ok()?)?;
     Some((build(abi, &h, w.get(..total)?, offset, 0), total))
 }
 
 /// The record whose header is `h` and whose bytes (header and payload) are `bytes`.
+#[inline]
 fn build<'a>(
     abi: &Abi,
     h: &header::RawHeader,
