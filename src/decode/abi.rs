@@ -142,6 +142,7 @@ impl Abi {
     /// The layout of a record with header version `version` (ignored by
     /// families with a single header shape). `None` when this ABI has no
     /// header of that version.
+    #[inline]
     pub fn layout(&self, version: u16) -> Option<&'static HeaderLayout> {
         use Family::*;
         use Variant::*;
@@ -174,6 +175,7 @@ impl Abi {
     }
 
     /// The layout every record of this file is tried with first.
+    #[inline]
     pub fn primary_layout(&self) -> Option<&'static HeaderLayout> {
         self.layout(u16::from(self.version))
     }

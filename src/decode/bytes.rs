@@ -29,6 +29,7 @@ pub struct Bytes<'a, B> {
 }
 
 impl<B> Clone for Bytes<'_, B> {
+    #[inline]
     fn clone(&self) -> Self {
         *self
     }
@@ -37,6 +38,7 @@ impl<B> Copy for Bytes<'_, B> {}
 
 impl<'a, B: ByteOrder> Bytes<'a, B> {
     /// Reader over `b`.
+    #[inline]
     pub fn new(b: &'a [u8]) -> Self {
         Bytes {
             b,
@@ -44,39 +46,46 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
         }
     }
 
+    #[inline]
     fn get(&self, off: usize, n: usize) -> Option<&'a [u8]> {
         self.b.get(off..off.checked_add(n)?)
     }
 
     /// Unsigned 16-bit.
+    #[inline]
     pub fn u16(&self, off: usize) -> Option<u16> {
         let s = self.get(off, 2)?;
         Some(B::read_u16(s))
     }
 
     /// Signed 16-bit.
+    #[inline]
     pub fn i16(&self, off: usize) -> Option<i16> {
         self.u16(off).map(|v| v as i16)
     }
 
     /// Unsigned 32-bit.
+    #[inline]
     pub fn u32(&self, off: usize) -> Option<u32> {
         let s = self.get(off, 4)?;
         Some(B::read_u32(s))
     }
 
     /// Signed 32-bit.
+    #[inline]
     pub fn i32(&self, off: usize) -> Option<i32> {
         self.u32(off).map(|v| v as i32)
     }
 
     /// Unsigned 64-bit.
+    #[inline]
     pub fn u64(&self, off: usize) -> Option<u64> {
         let s = self.get(off, 8)?;
         Some(B::read_u64(s))
     }
 
     /// A register-sized word, zero-extended.
+    #[inline]
     pub fn word(&self, off: usize, w: Width) -> Option<u64> {
         match w {
             Width::W32 => self.u32(off).map(u64::from),
@@ -85,6 +94,7 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
     }
 
     /// A register-sized word, sign-extended (`register_t`, `long`).
+    #[inline]
     pub fn sword(&self, off: usize, w: Width) -> Option<i64> {
         match w {
             Width::W32 => self.i32(off).map(i64::from),
@@ -93,6 +103,7 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
     }
 
     /// A header field of 2, 4 or 8 bytes, sign-extended.
+    #[inline]
     pub fn signed(&self, fld: Field) -> Option<i64> {
         match fld.size {
             2 => self.i16(fld.off).map(i64::from),
@@ -102,6 +113,7 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
     }
 
     /// A header field of 2, 4 or 8 bytes, zero-extended.
+    #[inline]
     pub fn unsigned(&self, fld: Field) -> Option<u64> {
         match fld.size {
             2 => self.u16(fld.off).map(u64::from),
@@ -111,12 +123,14 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
     }
 
     /// Bytes from `off` to the end (empty when `off` is past it).
+    #[inline]
     pub fn rest(&self, off: usize) -> &'a [u8] {
         self.b.get(off..).unwrap_or(&[])
     }
 }
 
 /// `s` up to its first NUL.
+#[inline]
 pub fn cut_nul(s: &[u8]) -> &[u8] {
     match s.iter().position(|&c| c == 0) {
         Some(i) => &s[..i],
@@ -125,6 +139,7 @@ pub fn cut_nul(s: &[u8]) -> &[u8] {
 }
 
 /// `s` without trailing NULs.
+#[inline]
 pub fn trim_nuls(s: &[u8]) -> &[u8] {
     let mut end = s.len();
     while end > 0 && s[end - 1] == 0 {

@@ -13,10 +13,12 @@ use super::bytes::{cut_nul, dispatch, trim_nuls, Bytes};
 use crate::model::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
 
 /// Decode a payload of record type `typ` (flags removed; START handled by the caller).
+#[inline]
 pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     dispatch!(abi.endianness, decode_in(abi, typ, p))
 }
 
+#[inline]
 fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     let b = Bytes::<B>::new(p);
     let body = match abi.family {
@@ -32,6 +34,7 @@ fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     })
 }
 
+#[inline]
 fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
@@ -82,6 +85,7 @@ fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Bod
     })
 }
 
+#[inline]
 fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
@@ -115,6 +119,7 @@ fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body
     })
 }
 
+#[inline]
 fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
@@ -165,6 +170,7 @@ fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Bod
 
 /// OpenBSD before the type-first header: NetBSD-style CALL, 4.4BSD RET
 /// with an int32 retval even on LP64, EMUL at 7.
+#[inline]
 fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     match typ {
         2 => Some(Body::Ret(ret44(b)?)),
@@ -174,6 +180,7 @@ fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option
 }
 
 /// Darwin ≤ 10.4: 4.4BSD payloads, but CALL arguments in 64-bit slots.
+#[inline]
 fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
     let w = abi.width;
     let ws = w.bytes();
@@ -199,6 +206,9 @@ fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body
 
 /// A CALL whose arguments are every whole `slot`-sized word from `argoff`
 /// (at most `limit` bytes of them); the rest goes to `extra`.
+/// Always inlined: CALL is the commonest record, and a call here returned
+/// its 128-byte `Call` through memory that was copied again at once.
+#[inline(always)]
 fn call<'a, B: ByteOrder>(
     b: Bytes<'a, B>,
     code: i32,
@@ -212,8 +222,10 @@ fn call<'a, B: ByteOrder>(
     let nwords = arg_bytes / slot;
     let inline = nwords.min(MAX_ARGS);
     let mut args = [0u64; MAX_ARGS];
-    for (i, a) in args.iter_mut().enumerate().take(inline) {
-        *a = b.word(argoff + i * slot, w)?;
+    // Whole slots only, so no read can fail.
+    let words = body.get(..inline * slot).unwrap_or(&[]);
+    for (a, c) in args.iter_mut().zip(words.chunks_exact(slot)) {
+        *a = Bytes::<B>::new(c).word(0, w).unwrap_or(0);
     }
     Some(Call {
         code,
@@ -224,12 +236,14 @@ fn call<'a, B: ByteOrder>(
 }
 
 /// NetBSD/OpenBSD CALL: int code, int argsize (bytes), args.
+#[inline]
 fn call_argsize<B: ByteOrder>(b: Bytes<'_, B>, w: Width) -> Option<Call<'_>> {
     let argsize = usize::try_from(b.i32(4)?).unwrap_or(0);
     call(b, b.i32(0)?, 8, argsize, w.bytes(), w)
 }
 
 /// 4.4BSD SYSRET: int16 code, int16 eosys (garbage on Darwin), int error, int retval.
+#[inline]
 fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
     Some(Ret {
         code: i32::from(b.i16(0)?),
@@ -239,6 +253,7 @@ fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
     })
 }
 
+#[inline]
 fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
     let dir = match b.i32(4)? {
         0 => IoDir::Read,
@@ -252,6 +267,7 @@ fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
     }))
 }
 
+#[inline]
 fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Body<'_>> {
     Some(Body::Csw(Csw {
         out: b.i32(0)? != 0,
@@ -260,6 +276,7 @@ fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Body<'_>> {
     }))
 }
 
+#[inline]
 fn strukt(p: &[u8], elem_size: Option<u64>) -> Body<'_> {
     let name = cut_nul(p);
     let data = p.get(name.len() + 1..).unwrap_or(&[]);
@@ -271,6 +288,7 @@ fn strukt(p: &[u8], elem_size: Option<u64>) -> Body<'_> {
 }
 
 /// USER with a 20-byte NUL-padded label (OpenBSD, NetBSD).
+#[inline]
 fn user_with_id<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
     let id = b.b.get(..20)?;
     Some(Body::User(User {
