@@ -103,7 +103,7 @@ impl<'a, B: ByteOrder> Bytes<'a, B> {
     }
 
     /// A header field of 2, 4 or 8 bytes, sign-extended.
-    #[inline]
+    #[inline(always)]
     pub fn signed(&self, fld: Field) -> Option<i64> {
         match fld.size {
             2 => self.i16(fld.off).map(i64::from),
