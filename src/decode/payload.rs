@@ -21,44 +21,66 @@ pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
 #[inline]
 fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     let b = Bytes::<B>::new(p);
-    let body = match abi.family {
+    match abi.family {
         Family::FreeBsd => freebsd(abi, typ, b),
         Family::NetBsd => netbsd(abi, typ, b),
         Family::OpenBsd => openbsd(abi, typ, b),
         Family::OpenBsdMid | Family::OpenBsdOld => openbsd_old(abi, typ, b),
         Family::Darwin => darwin(abi, typ, b),
+    }
+}
+
+/// The value of `$e`, an `Option`; `None` means the payload is too short
+/// for its kind's fixed part, and the enclosing table returns `$short()`
+/// (the payload kept as `Body::Unknown`). The tables return a `Body`, not
+/// an `Option<Body>`, so each kind is built once, where the record holds
+/// it: an `Option` around the 128-byte `Body` cost copies on every record.
+macro_rules! need {
+    ($e:expr, $short:ident) => {
+        match $e {
+            Some(v) => v,
+            None => return $short(),
+        }
     };
-    body.unwrap_or(Body::Unknown {
+}
+
+/// A payload kept undecoded: a type the family does not define, or one too
+/// short for its kind.
+#[inline]
+fn unknown<'a, B>(typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+    Body::Unknown {
         typ,
-        data: Cow::Borrowed(p),
-    })
+        data: Cow::Borrowed(b.b),
+    }
 }
 
 #[inline]
-fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
+fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
-    Some(match typ {
+    let short = || unknown(typ, b);
+    match typ {
         1 => {
             // code int16, narg int16, (LP64: pad), args
             let argoff = if w == Width::W64 { 8 } else { 4 };
-            Body::Call(call(b, i32::from(b.i16(0)?), argoff, usize::MAX, ws, w)?)
+            let code = i32::from(need!(b.i16(0), short));
+            Body::Call(need!(call(b, code, argoff, usize::MAX, ws, w), short))
         }
         2 => Body::Ret(Ret {
-            code: i32::from(b.i16(0)?),
-            error: b.i32(4)?,
-            retval: b.sword(8, w)?,
+            code: i32::from(need!(b.i16(0), short)),
+            error: need!(b.i32(4), short),
+            retval: need!(b.sword(8, w), short),
             retval2: None,
         }),
         3 => Body::Namei(Cow::Borrowed(trim_nuls(b.b))),
-        4 => gio(b)?,
+        4 => Body::Gio(need!(gio(b), short)),
         5 => Body::Psig(Psig {
-            signo: b.i32(0)?,
-            action: b.word(ws, w)?,
-            code: b.i32(2 * ws)?,
-            mask: b.u32(2 * ws + 4)?,
+            signo: need!(b.i32(0), short),
+            action: need!(b.word(ws, w), short),
+            code: need!(b.i32(2 * ws), short),
+            mask: need!(b.u32(2 * ws + 4), short),
         }),
-        6 => csw(b, b.b.len() >= 16)?,
+        6 => Body::Csw(need!(csw(b, b.b.len() >= 16), short)),
         7 => Body::User(User {
             id: None,
             data: Cow::Borrowed(b.b),
@@ -66,142 +88,151 @@ fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Bod
         8 => strukt(b.b, None),
         9 => Body::Sysctl(Cow::Borrowed(trim_nuls(b.b))),
         10 => Body::ProcCtor {
-            sv_flags: b.u32(0)?,
+            sv_flags: need!(b.u32(0), short),
         },
         11 => Body::ProcDtor,
         12 => Body::CapFail {
-            cap_type: b.i32(0)?,
+            cap_type: need!(b.i32(0), short),
             data: Cow::Borrowed(b.rest(4)),
         },
         13 => Body::Fault {
-            vaddr: b.word(0, w)?,
-            fault_type: b.i32(ws)?,
+            vaddr: need!(b.word(0, w), short),
+            fault_type: need!(b.i32(ws), short),
         },
-        14 => Body::FaultEnd { result: b.i32(0)? },
-        15 => strukt(b.rest(ws), Some(b.word(0, w)?)),
+        14 => Body::FaultEnd {
+            result: need!(b.i32(0), short),
+        },
+        15 => strukt(b.rest(ws), Some(need!(b.word(0, w), short))),
         16 => Body::ExecArgs(Cow::Borrowed(b.b)),
         17 => Body::ExecEnv(Cow::Borrowed(b.b)),
-        _ => return None,
-    })
+        _ => short(),
+    }
 }
 
 #[inline]
-fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
+fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
-    Some(match typ {
-        1 => Body::Call(call_argsize(b, w)?),
+    let short = || unknown(typ, b);
+    match typ {
+        1 => Body::Call(need!(call_argsize(b, w), short)),
         2 => Body::Ret(Ret {
-            code: i32::from(b.i16(0)?),
-            error: b.i32(4)?,
-            retval: b.sword(8, w)?,
-            retval2: Some(b.sword(8 + ws, w)?),
+            code: i32::from(need!(b.i16(0), short)),
+            error: need!(b.i32(4), short),
+            retval: need!(b.sword(8, w), short),
+            retval2: Some(need!(b.sword(8 + ws, w), short)),
         }),
         3 => Body::Namei(Cow::Borrowed(trim_nuls(b.b))),
-        4 => gio(b)?,
+        4 => Body::Gio(need!(gio(b), short)),
         5 => Body::Psig(Psig {
-            signo: b.i32(0)?,
-            action: b.word(ws, w)?,
-            mask: b.u32(2 * ws)?,
-            code: b.i32(2 * ws + 16)?,
+            signo: need!(b.i32(0), short),
+            action: need!(b.word(ws, w), short),
+            mask: need!(b.u32(2 * ws), short),
+            code: need!(b.i32(2 * ws + 16), short),
         }),
-        6 => csw(b, false)?,
+        6 => Body::Csw(need!(csw(b, false), short)),
         7 => Body::Emul(Cow::Borrowed(trim_nuls(b.b))),
-        8 => user_with_id(b)?,
+        8 => Body::User(need!(user_with_id(b), short)),
         10 => Body::ExecArgs(Cow::Borrowed(b.b)),
         11 => Body::ExecEnv(Cow::Borrowed(b.b)),
         14 => Body::Mib(b.b.chunks_exact(4).map(|c| B::read_i32(c)).collect()),
         15 => Body::ExecFd {
-            fd: b.i32(0)?,
-            dtype: b.u32(4)?,
+            fd: need!(b.i32(0), short),
+            dtype: need!(b.u32(4), short),
         },
-        _ => return None,
-    })
+        _ => short(),
+    }
 }
 
 #[inline]
-fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
+fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
-    Some(match typ {
-        1 => Body::Call(call_argsize(b, w)?),
+    let short = || unknown(typ, b);
+    match typ {
+        1 => Body::Call(need!(call_argsize(b, w), short)),
         2 => {
             // Only successful returns carry a value; lseek's is always 64-bit.
             let retval = match b.b.len() {
-                0..=7 => return None,
+                0..=7 => return short(),
                 8..=11 => 0,
-                12..=15 => i64::from(b.i32(8)?),
-                _ => b.u64(8)? as i64,
+                12..=15 => i64::from(need!(b.i32(8), short)),
+                _ => need!(b.u64(8), short) as i64,
             };
             Body::Ret(Ret {
-                code: b.i32(0)?,
-                error: b.i32(4)?,
+                code: need!(b.i32(0), short),
+                error: need!(b.i32(4), short),
                 retval,
                 retval2: None,
             })
         }
         3 => Body::Namei(Cow::Borrowed(trim_nuls(b.b))),
-        4 => gio(b)?,
+        4 => Body::Gio(need!(gio(b), short)),
         5 => Body::Psig(Psig {
-            signo: b.i32(0)?,
-            action: b.word(ws, w)?,
-            mask: b.u32(2 * ws)?,
-            code: b.i32(2 * ws + 4)?,
+            signo: need!(b.i32(0), short),
+            action: need!(b.word(ws, w), short),
+            mask: need!(b.u32(2 * ws), short),
+            code: need!(b.i32(2 * ws + 4), short),
         }),
-        6 => csw(b, false)?,
+        6 => Body::Csw(need!(csw(b, false), short)),
         7 => Body::Emul(Cow::Borrowed(trim_nuls(b.b))),
         8 => strukt(b.b, None),
-        9 => user_with_id(b)?,
+        9 => Body::User(need!(user_with_id(b), short)),
         10 => Body::ExecArgs(Cow::Borrowed(b.b)),
         11 => Body::ExecEnv(Cow::Borrowed(b.b)),
         12 => Body::Pledge {
-            error: b.i32(0)?,
-            syscall: b.i32(4)?,
-            code: b.u64(8)?,
+            error: need!(b.i32(0), short),
+            syscall: need!(b.i32(4), short),
+            code: need!(b.u64(8), short),
         },
         13 => Body::PinSyscall {
-            error: b.i32(0)?,
-            syscall: b.i32(4)?,
-            addr: b.word(8, w)?,
+            error: need!(b.i32(0), short),
+            syscall: need!(b.i32(4), short),
+            addr: need!(b.word(8, w), short),
         },
-        _ => return None,
-    })
+        _ => short(),
+    }
 }
 
 /// OpenBSD before the type-first header: NetBSD-style CALL, 4.4BSD RET
 /// with an int32 retval even on LP64, EMUL at 7.
 #[inline]
-fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
+fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+    let short = || unknown(typ, b);
     match typ {
-        2 => Some(Body::Ret(ret44(b)?)),
+        2 => Body::Ret(need!(ret44(b), short)),
         1 | 3..=13 => openbsd(abi, typ, b),
-        _ => None,
+        _ => short(),
     }
 }
 
 /// Darwin ≤ 10.4: 4.4BSD payloads, but CALL arguments in 64-bit slots.
 #[inline]
-fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Option<Body<'a>> {
+fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
-    Some(match typ {
-        1 => Body::Call(call(b, i32::from(b.i16(0)?), 4, usize::MAX, 8, Width::W64)?),
-        2 => Body::Ret(ret44(b)?),
+    let short = || unknown(typ, b);
+    match typ {
+        1 => {
+            let code = i32::from(need!(b.i16(0), short));
+            Body::Call(need!(call(b, code, 4, usize::MAX, 8, Width::W64), short))
+        }
+        2 => Body::Ret(need!(ret44(b), short)),
         3 => Body::Namei(Cow::Borrowed(trim_nuls(b.b))),
-        4 => gio(b)?,
+        4 => Body::Gio(need!(gio(b), short)),
         5 => Body::Psig(Psig {
-            signo: b.i32(0)?,
-            action: b.word(4, w)?,
-            code: b.i32(4 + ws)?,
-            mask: b.u32(8 + ws)?,
+            signo: need!(b.i32(0), short),
+            action: need!(b.word(4, w), short),
+            code: need!(b.i32(4 + ws), short),
+            mask: need!(b.u32(8 + ws), short),
         }),
-        6 => csw(b, false)?,
+        6 => Body::Csw(need!(csw(b, false), short)),
         7 => Body::User(User {
             id: None,
             data: Cow::Borrowed(b.b),
         }),
-        _ => return None,
-    })
+        _ => short(),
+    }
 }
 
 /// A CALL whose arguments are every whole `slot`-sized word from `argoff`
@@ -254,26 +285,26 @@ fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
 }
 
 #[inline]
-fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
+fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Gio<'_>> {
     let dir = match b.i32(4)? {
         0 => IoDir::Read,
         1 => IoDir::Write,
         other => IoDir::Other(other),
     };
-    Some(Body::Gio(Gio {
+    Some(Gio {
         fd: b.i32(0)?,
         dir,
         data: Cow::Borrowed(b.rest(8)),
-    }))
+    })
 }
 
 #[inline]
-fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Body<'_>> {
-    Some(Body::Csw(Csw {
+fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Csw<'_>> {
+    Some(Csw {
         out: b.i32(0)? != 0,
         user: b.i32(4)? != 0,
         wmesg: with_wmesg.then(|| Cow::Borrowed(cut_nul(b.rest(8)))),
-    }))
+    })
 }
 
 #[inline]
@@ -289,10 +320,10 @@ fn strukt(p: &[u8], elem_size: Option<u64>) -> Body<'_> {
 
 /// USER with a 20-byte NUL-padded label (OpenBSD, NetBSD).
 #[inline]
-fn user_with_id<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Body<'_>> {
+fn user_with_id<B: ByteOrder>(b: Bytes<'_, B>) -> Option<User<'_>> {
     let id = b.b.get(..20)?;
-    Some(Body::User(User {
+    Some(User {
         id: Some(Cow::Borrowed(cut_nul(id))),
         data: Cow::Borrowed(b.rest(20)),
-    }))
+    })
 }
