@@ -5,7 +5,7 @@
 
 use super::path::resolve;
 use super::rows::{CallRow, ExecRow, NameiRow, Resolution, Severity, Sink, Unpaired};
-use super::state::{Ctx, Pending, Proc, Tally, Thread};
+use super::state::{Ctx, Pending, Proc, Thread};
 use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, Effect, AT_FDCWD};
 use crate::model::{Body, Call, Record, Ret};
 use crate::tables;
@@ -149,15 +149,8 @@ impl Ctx {
                         )
                         },
                     )?;
-                    self.finish_call(
-                        &mut p.tally,
-                        pid_row,
-                        tid_row,
-                        &mut old,
-                        None,
-                        Unpaired::Superseded,
-                        sink,
-                    )?;
+                    let why = Unpaired::Superseded;
+                    self.finish_call(p, tid_row, &mut old, None, why, sink)?;
                 }
             } else if th.pending.iter().any(|o| o.code == c.code) {
                 self.issue(sink, Severity::Warning, "ambiguous-pairing", Some(rec.offset), Some(pid_row), || {
@@ -185,33 +178,17 @@ impl Ctx {
             envp: None,
         };
         match eff {
-            Effect::Exit => {
-                p.row.exit_status = pending.int_arg(0);
-                p.row.exit_ts = Some(rec.ts);
-                p.row.exit_seen = true;
-                p.exiting = true;
-                let why = Unpaired::Exit;
-                self.finish_call(
-                    &mut p.tally,
-                    pid_row,
-                    tid_row,
-                    &mut pending,
-                    None,
-                    why,
-                    sink,
-                )
-            }
-            Effect::ThreadExit => {
-                let why = Unpaired::ThreadExit;
-                self.finish_call(
-                    &mut p.tally,
-                    pid_row,
-                    tid_row,
-                    &mut pending,
-                    None,
-                    why,
-                    sink,
-                )
+            Effect::Exit | Effect::ThreadExit => {
+                let why = if eff == Effect::Exit {
+                    p.row.exit_status = pending.int_arg(0);
+                    p.row.exit_ts = Some(rec.ts);
+                    p.row.exit_seen = true;
+                    p.exiting = true;
+                    Unpaired::Exit
+                } else {
+                    Unpaired::ThreadExit
+                };
+                self.finish_call(p, tid_row, &mut pending, None, why, sink)
             }
             _ => {
                 if matches!(eff, Effect::Fork | Effect::Spawn) {
@@ -244,7 +221,7 @@ impl Ctx {
                 Some(_) => {
                     let mut old = th.pending.pop().expect("non-empty");
                     let why = Unpaired::Superseded;
-                    self.finish_call(&mut p.tally, p.row.id, tid_row, &mut old, None, why, sink)?;
+                    self.finish_call(p, tid_row, &mut old, None, why, sink)?;
                     None
                 }
                 None => None,
@@ -264,15 +241,8 @@ impl Ctx {
             .expect("thread exists")
             .pending
             .remove(pos);
-        self.finish_call(
-            &mut p.tally,
-            p.row.id,
-            tid_row,
-            &mut call,
-            Some((rec, r)),
-            Unpaired::EndOfTrace,
-            sink,
-        )?;
+        let why = Unpaired::EndOfTrace;
+        self.finish_call(p, tid_row, &mut call, Some((rec, r)), why, sink)?;
         self.effect_of(p, key, rec, r, &call, sink)
     }
 
@@ -307,7 +277,7 @@ impl Ctx {
         }
         self.totals.calls += 1;
         let ok = Some(r.succeeded());
-        self.tally_call(&mut p.tally, r.code, name, None, ok, Vec::new());
+        self.tally_call(p, r.code, name, None, ok, Vec::new());
         sink.call(&CallRow {
             id: Ctx::next(&mut self.ids.call),
             process_id: p.row.id,
@@ -325,13 +295,11 @@ impl Ctx {
         })
     }
 
-    /// Write a call row: returned (`ret` given) or abandoned for `why`;
-    /// count it in its process's `tally`.
-    #[allow(clippy::too_many_arguments)]
+    /// Write a call row of `p`: returned (`ret` given) or abandoned for
+    /// `why`; count it in `p`'s counters and the trace's syscall_stat.
     pub fn finish_call<S: Sink>(
         &mut self,
-        tally: &mut Tally,
-        process_id: i64,
+        p: &mut Proc,
         thread_id: Option<i64>,
         c: &mut Pending,
         ret: Option<(&Record<'_>, &Ret)>,
@@ -345,10 +313,10 @@ impl Ctx {
         let dur = ret.map(|(rec, _)| rec.ts - c.ts);
         let lookups = std::mem::take(&mut c.lookups);
         let ok = ret.map(|(_, r)| r.succeeded());
-        self.tally_call(tally, c.code, c.name, dur, ok, lookups);
+        self.tally_call(p, c.code, c.name, dur, ok, lookups);
         sink.call(&CallRow {
             id: c.call_id,
-            process_id,
+            process_id: p.row.id,
             thread_id,
             code: c.code,
             syscall: c.name,
@@ -384,7 +352,7 @@ impl Ctx {
                     let gone = std::mem::take(&mut p.threads.get_mut(&k).expect("thread").pending);
                     for mut g in gone {
                         let why = Unpaired::ProcessGone;
-                        self.finish_call(&mut p.tally, p.row.id, tid_row, &mut g, None, why, sink)?;
+                        self.finish_call(p, tid_row, &mut g, None, why, sink)?;
                     }
                 }
             }

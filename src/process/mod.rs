@@ -119,6 +119,7 @@ impl Model {
         for (_, pid) in pids {
             self.close(pid, Unpaired::EndOfTrace, sink)?;
         }
+        self.ctx.totals.files = self.ctx.files.len() as i64;
         self.ctx.write_syscall_stats(sink)?;
         self.ctx.summarise_capped(sink)?;
         Ok(self.ctx.totals)
@@ -318,7 +319,7 @@ impl Model {
             let th = p.threads.get_mut(&k).expect("thread");
             for mut c in std::mem::take(&mut th.pending) {
                 self.ctx
-                    .finish_call(&mut p.tally, p.row.id, tid_row, &mut c, None, why, sink)?;
+                    .finish_call(&mut p, tid_row, &mut c, None, why, sink)?;
             }
             let th = &p.threads[&k];
             if let Some(id) = th.id {
@@ -334,8 +335,7 @@ impl Model {
             }
         }
         p.row.last_comm = p.comm.clone();
-        let tally = std::mem::take(&mut p.tally);
-        self.ctx.tally_process(&mut p.row, tally);
+        self.ctx.tally_process(&mut p);
         sink.process(&p.row)
     }
 }

@@ -249,7 +249,7 @@ pub struct NameiRow<'a> {
 
 /// One syscall number over a trace: the sums of the call rows with that
 /// code.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SyscallStatRow {
     /// Syscall number.
     pub code: i32,
@@ -382,8 +382,6 @@ pub struct Totals {
     pub dropped: i64,
     /// Distinct absolute paths successful calls looked up.
     pub files: i64,
-    /// syscall_stat rows.
-    pub syscall_stats: i64,
     /// First record's time.
     pub first_ts: Option<i64>,
     /// Last record's time.

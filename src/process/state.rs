@@ -28,8 +28,8 @@ pub struct Ctx {
     pub forks_pending: usize,
     /// Distinct absolute paths successful calls looked up, over the trace.
     pub files: HashSet<Vec<u8>>,
-    /// Per syscall number, over the trace.
-    pub syscalls: BTreeMap<i32, SyscallTally>,
+    /// The syscall_stat row of each syscall number, over the trace.
+    pub syscalls: BTreeMap<i32, SyscallStatRow>,
     /// Issues seen per kind (to cap the rows written).
     issue_counts: HashMap<&'static str, u32>,
 }
@@ -190,8 +190,8 @@ pub struct Proc {
     pub image: i64,
     /// `exec_id` of the current image.
     pub image_id: i64,
-    /// What it did, counted as its rows are written.
-    pub tally: Tally,
+    /// Distinct absolute paths its successful calls looked up.
+    pub files: HashSet<Vec<u8>>,
     /// `exit` called or killed: the lifetime ends here, or at the PROCDTOR
     /// that follows on FreeBSD.
     pub exiting: bool,
@@ -238,68 +238,40 @@ impl Proc {
             exec_seq: 0,
             image: 0,
             image_id: 0,
-            tally: Tally::default(),
+            files: HashSet::new(),
             exiting: false,
             dead: false,
         }
     }
 }
 
-/// What a process lifetime did: the sums behind its counters in `process`,
-/// so summaries need not scan `call`.
-#[derive(Debug, Clone, Default)]
-pub struct Tally {
-    /// Call rows.
-    pub calls: i64,
-    /// Failed ones.
-    pub failed: i64,
-    /// Distinct absolute paths its successful calls looked up.
-    pub files: HashSet<Vec<u8>>,
-}
-
-/// One syscall number's sums over a trace: a `syscall_stat` row.
-#[derive(Debug, Clone, Default)]
-pub struct SyscallTally {
-    /// Syscall name.
-    pub name: Option<&'static str>,
-    /// Call rows.
-    pub calls: i64,
-    /// Failed ones.
-    pub failed: i64,
-    /// Ones without a return.
-    pub no_return: i64,
-    /// Ones with a duration.
-    pub timed: i64,
-    /// Sum of the durations.
-    pub total_dur: i64,
-    /// Longest duration.
-    pub max_dur: Option<i64>,
-}
-
 impl Ctx {
-    /// Count one call row of the process whose tally is `tally`: `dur`
-    /// when both halves are known, `succeeded` when it returned (`None`
-    /// without a return); `lookups` are the absolute paths it looked up.
+    /// Count one call row of `p`: `dur` when both halves are known,
+    /// `succeeded` when it returned (`None` without a return); `lookups` are
+    /// the absolute paths it looked up.
     pub fn tally_call(
         &mut self,
-        tally: &mut Tally,
+        p: &mut Proc,
         code: i32,
-        name: Option<&'static str>,
+        syscall: Option<&'static str>,
         dur: Option<i64>,
         succeeded: Option<bool>,
         lookups: Vec<Vec<u8>>,
     ) {
-        let s = self.syscalls.entry(code).or_default();
-        s.name = name;
+        let s = self.syscalls.entry(code).or_insert_with(|| SyscallStatRow {
+            code,
+            syscall,
+            ..SyscallStatRow::default()
+        });
         s.calls += 1;
-        tally.calls += 1;
+        p.row.calls += 1;
         match succeeded {
             None => s.no_return += 1,
             Some(false) => {
                 s.failed += 1;
-                tally.failed += 1;
+                p.row.failed_calls += 1;
             }
-            Some(true) => tally.files.extend(lookups),
+            Some(true) => p.files.extend(lookups),
         }
         if let Some(d) = dur {
             s.timed += 1;
@@ -308,31 +280,16 @@ impl Ctx {
         }
     }
 
-    /// A process ended: fill its counters from `tally` and add its files
-    /// to the trace's.
-    pub fn tally_process(&mut self, row: &mut ProcessRow, tally: Tally) {
-        row.calls = tally.calls;
-        row.failed_calls = tally.failed;
-        row.files = tally.files.len() as i64;
-        self.files.extend(tally.files);
-        self.totals.files = self.files.len() as i64;
+    /// `p` ended: count its files and add them to the trace's.
+    pub fn tally_process(&mut self, p: &mut Proc) {
+        p.row.files = p.files.len() as i64;
+        self.files.extend(std::mem::take(&mut p.files));
     }
 
     /// The trace ended: write its syscall_stat rows.
-    pub fn write_syscall_stats<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
-        for (&code, s) in &self.syscalls {
-            self.totals.syscall_stats += 1;
-            sink.syscall_stat(&SyscallStatRow {
-                code,
-                syscall: s.name,
-                calls: s.calls,
-                failed: s.failed,
-                no_return: s.no_return,
-                timed: s.timed,
-                total_dur: s.total_dur,
-                max_dur: s.max_dur,
-            })?;
-        }
-        Ok(())
+    pub fn write_syscall_stats<S: Sink>(&self, sink: &mut S) -> Result<(), S::Error> {
+        self.syscalls
+            .values()
+            .try_for_each(|s| sink.syscall_stat(s))
     }
 }
