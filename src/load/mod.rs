@@ -14,6 +14,7 @@ mod atomic;
 pub mod encode;
 pub mod import;
 mod pipeline;
+mod reorder;
 pub mod schema;
 pub mod value;
 pub mod writer;
