@@ -344,3 +344,51 @@ fn exec_rows_keep_argv() {
         ("/usr/bin/cc", "/usr/src")
     );
 }
+
+/// Every row keeps the id the model gave it, whether it arrives in order,
+/// late within the reorder window, late beyond it, after a gap, or on top
+/// of rows already in the database (`--append`): the writer's NULL-id
+/// appends must give each row exactly its own id.
+#[test]
+fn ids_survive_reordering_and_appends() {
+    let conn = fresh();
+    conn.execute_batch(
+        "INSERT INTO call (call_id, process_id, code, nargs, args, call_offset)
+         VALUES (10, 1, 1, 0, '', 10)",
+    )
+    .unwrap();
+    let mut ids: Vec<i64> = (11..=200).collect();
+    ids.swap(3, 7); // late within the window
+    ids.swap(20, 150); // and across many batches of 50
+    ids.retain(|&i| i != 100); // a gap the model never fills
+    ids.push(5); // below every id seen
+    ids.push(1_000); // a jump
+
+    // One call open across more than the window: passed over, written late.
+    ids.extend(1_001..1_001 + encode::CALL_WINDOW as i64 + 10);
+    let open = 1_001 + encode::CALL_WINDOW as i64 + 10;
+    ids.extend(open + 1..open + 100);
+    ids.push(open);
+    let mut paths = PathCache::default();
+    let mut l = Loader::begin(&conn, &mut paths, &start(b"/t")).unwrap();
+    for &id in &ids {
+        let mut row = call(id, Some(0));
+        row.call_offset = Some(id as u64);
+        l.call(&row).unwrap();
+    }
+    l.flush().unwrap();
+    drop(l);
+    let mut stored: Vec<(i64, i64)> = conn
+        .prepare("SELECT call_id, call_offset FROM call ORDER BY call_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    let mut want: Vec<(i64, i64)> = ids.iter().map(|&i| (i, i)).collect();
+    want.push((10, 10));
+    want.sort_unstable();
+    assert_eq!(stored.len(), want.len());
+    stored.sort_unstable();
+    assert_eq!(stored, want);
+}

@@ -4,6 +4,11 @@
 //! per-statement work is paid once per 50 rows (as the floor benchmark
 //! does). It runs on the thread that owns the connection; it decides no
 //! value.
+//!
+//! A row whose id is one above the table's largest is written with a NULL
+//! id: SQLite then gives it that same id (one more than the largest rowid,
+//! as documented for INTEGER PRIMARY KEY) by appending at the end of the
+//! B-tree, where an explicit id costs a search from the root first.
 
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
@@ -25,6 +30,9 @@ struct TableInsert<'c> {
     cols: usize,
     multi: CachedStatement<'c>,
     single: CachedStatement<'c>,
+    /// The largest id in the table, for tables whose first column is their
+    /// INTEGER PRIMARY KEY.
+    max_id: Option<i64>,
 }
 
 impl<'c> Writer<'c> {
@@ -32,13 +40,21 @@ impl<'c> Writer<'c> {
     pub fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
         let tables = TABLES
             .iter()
-            .map(|&(head, cols)| {
+            .zip(NAMES)
+            .map(|(&(head, cols), (name, keyed))| {
                 let group = format!("({})", vec!["?"; cols].join(","));
                 let many = vec![group.as_str(); PER_INSERT].join(",");
+                let max_id = if keyed {
+                    let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {name}");
+                    Some(conn.query_row(&sql, [], |r| r.get(0))?)
+                } else {
+                    None
+                };
                 Ok(TableInsert {
                     cols,
                     multi: conn.prepare_cached(&format!("{head} {many}"))?,
                     single: conn.prepare_cached(&format!("{head} {group}"))?,
+                    max_id,
                 })
             })
             .collect::<rusqlite::Result<_>>()?;
@@ -47,7 +63,7 @@ impl<'c> Writer<'c> {
 
     /// Write every row of `batch`.
     pub fn write(&mut self, batch: &Batch) -> Result<(), Error> {
-        for ((t, values), name) in self.tables.iter_mut().zip(&batch.values).zip(NAMES) {
+        for ((t, values), (name, _)) in self.tables.iter_mut().zip(&batch.values).zip(NAMES) {
             t.write(values)
                 .map_err(sql_err(format!("writing table {name}")))?;
         }
@@ -64,28 +80,60 @@ impl BatchTarget for Writer<'_> {
     }
 }
 
-/// Table names in [`TABLES`] order, for error messages.
-const NAMES: [&str; TABLE_COUNT] = [
-    "process",
-    "thread",
-    "exec",
-    "call",
-    "namei",
-    "event",
-    "import_issue",
-    "path",
-    "syscall_stat",
+/// Table names in [`TABLES`] order, and whether the first value of a row
+/// is the table's INTEGER PRIMARY KEY.
+const NAMES: [(&str, bool); TABLE_COUNT] = [
+    ("process", true),
+    ("thread", true),
+    ("exec", true),
+    ("call", true),
+    ("namei", true),
+    ("event", true),
+    ("import_issue", false),
+    ("path", true),
+    ("syscall_stat", false),
 ];
 
 impl TableInsert<'_> {
     fn write(&mut self, values: &[Cell]) -> rusqlite::Result<()> {
-        let mut chunks = values.chunks_exact(self.cols * PER_INSERT);
+        let TableInsert {
+            cols,
+            multi,
+            single,
+            max_id,
+        } = self;
+        let cols = *cols;
+        let mut chunks = values.chunks_exact(cols * PER_INSERT);
         for many in &mut chunks {
-            self.multi.execute(params_from_iter(many.iter()))?;
+            multi.execute(params_from_iter(appended(many, cols, max_id)))?;
         }
-        for one in chunks.remainder().chunks(self.cols) {
-            self.single.execute(params_from_iter(one.iter()))?;
+        for one in chunks.remainder().chunks(cols) {
+            single.execute(params_from_iter(appended(one, cols, max_id)))?;
         }
         Ok(())
     }
+}
+
+/// The values of `rows` in order, with the id of each row that is one above
+/// `max_id` (which it keeps up to date) made NULL: SQLite gives it the same
+/// id by appending. Tables without an id key (`max_id` None) pass unchanged.
+fn appended<'a>(
+    rows: &'a [Cell],
+    cols: usize,
+    max_id: &'a mut Option<i64>,
+) -> impl Iterator<Item = &'a Cell> + 'a {
+    rows.iter()
+        .enumerate()
+        .map(move |(i, c)| match (i % cols, max_id.as_mut(), c) {
+            (0, Some(max), &Cell::Int(id)) => {
+                let next = max.checked_add(1);
+                *max = id.max(*max);
+                if next == Some(id) {
+                    &Cell::Null
+                } else {
+                    c
+                }
+            }
+            _ => c,
+        })
 }
