@@ -8,7 +8,7 @@
 //! Each row is destructured exhaustively, so a field added to the contract
 //! in `process/rows.rs` fails to compile here instead of being dropped.
 
-use std::collections::HashMap;
+use foldhash::{HashMap, HashMapExt};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;

@@ -18,7 +18,9 @@ pub mod rows;
 mod state;
 pub mod syscall;
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+use foldhash::{HashMap, HashMapExt};
 
 pub use rows::*;
 

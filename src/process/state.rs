@@ -1,7 +1,9 @@
 //! The model's per-trace state: live processes, their threads and pending
 //! calls, and the context shared by every handler (ids, totals, issues).
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
+
+use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals};
 use super::syscall::Effect;
