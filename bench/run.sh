@@ -101,7 +101,7 @@ for size in $sizes; do
 done
 
 {
-    echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`bash bench/run.sh\`; every time is the best of $runs runs."
+    echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`BENCH_RUNS=$runs bash bench/run.sh\`; every time is the best of $runs runs."
     echo
     echo "| trace | size | records | decode alone | import | import speed | floor | import ÷ floor | peak RSS | DB bytes per trace byte |"
     echo "|---|---|---|---|---|---|---|---|---|---|"
