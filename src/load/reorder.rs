@@ -65,7 +65,12 @@ impl<R> InOrder<R> {
             released += self.release_through(id - window + 1, &mut release);
         }
         let s = self.slot(id);
-        debug_assert!(self.slots[s].is_none(), "call id {id} given twice");
+        if self.slots[s].is_some() {
+            // The same id twice (a model bug): pass it on rather than drop
+            // either row, so the INSERT's uniqueness check reports it.
+            release(row);
+            return released + 1;
+        }
         self.slots[s] = Some(row);
         self.held += 1;
         released + self.release_ready(&mut release)
@@ -155,6 +160,11 @@ mod tests {
     #[test]
     fn the_first_id_seen_starts_the_order_and_lower_ones_go_alone() {
         assert_eq!(run(4, &[10, 12, 9, 11]), [10, 9, 11, 12]);
+    }
+
+    #[test]
+    fn a_repeated_id_is_passed_on_not_dropped() {
+        assert_eq!(run(4, &[1, 3, 3, 2]), [1, 3, 2, 3]);
     }
 
     #[test]
