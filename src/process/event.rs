@@ -109,21 +109,19 @@ impl Ctx {
                     .into_bytes();
                 e.name = Some(&owned_mib);
             }
+            // A pledge violation's promise bit and a pinsyscall violation's
+            // calling address both go in `code`.
             Body::Pledge {
                 error,
                 syscall,
                 code,
-            } => {
-                e.code = Some(*code as i64);
-                e.signo = Some((*error).into());
-                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
             }
-            Body::PinSyscall {
+            | Body::PinSyscall {
                 error,
                 syscall,
-                addr,
+                addr: code,
             } => {
-                e.code = Some(*addr as i64);
+                e.code = Some(*code as i64);
                 e.signo = Some((*error).into());
                 e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
             }
