@@ -3,7 +3,7 @@
 -- `--format csv` is exactly them.
 --
 -- @param  trace  Only this trace_id (default: every trace).
--- @param  pid    Only lookups by the first lifetime of this pid and its
+-- @param  pid    Only lookups by every lifetime of this pid and their
 --                descendants (default: every process).
 -- @param  all    1: also paths of failed calls, of calls without a return
 --                and of lookups without a call (ptrace.py -a; default: 0).
@@ -12,8 +12,6 @@ WITH RECURSIVE
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-    ORDER BY trace_id, first_ts, process_id
-    LIMIT 1
   ),
   member (process_id) AS (
     SELECT process_id FROM root

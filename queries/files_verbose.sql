@@ -4,20 +4,18 @@
 -- path and syscall; `--format csv` is exactly them.
 --
 -- @param  trace   Only this trace_id (default: every trace).
--- @param  pid     Only lookups by the first lifetime of this pid and its
+-- @param  pid     Only lookups by every lifetime of this pid and their
 --                 descendants (default: every process).
 -- @param  all     1: also failed calls, calls without a return and lookups
 --                 without a call (ptrace.py -a; default: 0).
 -- @column path    Normalised absolute path (TEXT, or BLOB when not UTF-8).
 -- @column syscall The call's syscall name; `?` without a call or when unknown.
--- @column comm    Command name on the NAMI record.
+-- @column comm    Command name of the image that made the call.
 -- @column pid     OS pid of the process that looked it up.
 WITH RECURSIVE
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-    ORDER BY trace_id, first_ts, process_id
-    LIMIT 1
   ),
   member (process_id) AS (
     SELECT process_id FROM root

@@ -4,7 +4,7 @@
 -- @param  trace    Only this trace_id (default: every trace).
 -- @column trace_id Trace it concerns.
 -- @column severity `error`, `data_loss`, `warning` or `info`.
--- @column kind     Machine-readable kind (`truncated`, `unpaired-return`, …).
+-- @column kind     Machine-readable kind (`truncated`, `skipped`, …: listed in the schema).
 -- @column issues   How many.
 -- @column example  The message of the first of them.
 SELECT trace_id, severity, kind, count(*) AS issues,

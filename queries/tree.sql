@@ -5,7 +5,7 @@
 -- exactly them.
 --
 -- @param  trace      Only this trace_id (default: every trace in the database).
--- @param  pid        Only the first lifetime of this pid and its descendants,
+-- @param  pid        Only every lifetime of this pid and their descendants,
 --                    re-rooted at depth 0 (default: every process).
 -- @column depth      Levels below `<process_root>`: 0, then one more per fork.
 -- @column pid        OS pid.
@@ -18,8 +18,6 @@ WITH RECURSIVE
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-    ORDER BY trace_id, first_ts, process_id
-    LIMIT 1
   ),
   member (process_id) AS (
     SELECT process_id FROM root

@@ -5,7 +5,7 @@
 -- the last call of the image it replaced.
 --
 -- @param  trace      Only this trace_id (default: every trace).
--- @param  pid        Only the first lifetime of this pid and its descendants
+-- @param  pid        Only every lifetime of this pid and their descendants
 --                    (default: every process).
 -- @column exec_id    The image (process_tree.exec_id) that made the call.
 -- @column pid        OS pid.
@@ -20,8 +20,6 @@ WITH RECURSIVE
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-    ORDER BY trace_id, first_ts, process_id
-    LIMIT 1
   ),
   member (process_id) AS (
     SELECT process_id FROM root

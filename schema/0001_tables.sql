@@ -124,10 +124,10 @@ CREATE TABLE process (
   exit_status INTEGER,
   -- Signal that killed it, when seen.
   exit_signal INTEGER,
-  -- Time of the exit call or the fatal signal (ns).
+  -- Time of the first record that showed its end (ns): see end_seen_by.
   exit_ts INTEGER,
-  -- 1 when its end was seen (an exit call, a fatal signal or a FreeBSD
-  -- PROCDTOR); 0 when it was still running where the trace ends.
+  -- 1 when its end was seen (end_seen_by is set); 0 when it was still
+  -- running where the trace ends.
   exit_seen INTEGER NOT NULL,
   -- Records that belong to it.
   records INTEGER NOT NULL,
@@ -145,7 +145,16 @@ CREATE TABLE process (
   -- Of them, those left relative (resolution `unknown base`).
   unresolved_lookups INTEGER NOT NULL DEFAULT 0,
   -- Distinct absolute paths its successful calls looked up.
-  files INTEGER NOT NULL DEFAULT 0
+  files INTEGER NOT NULL DEFAULT 0,
+  -- What first showed its end: `exit` (its exit call: exit_status),
+  -- `signal` (a PSIG of a fatal signal with SIG_DFL: exit_signal), `core`
+  -- (the core file it looked up as it died), `procdtor` (FreeBSD's
+  -- PROCDTOR), `wait` (its parent's wait4/wait6 returned its pid; nothing
+  -- of its own was recorded, as under `ktrace -t cn`); NULL when it was
+  -- still running where the trace ends. `core`, `procdtor` or `wait`
+  -- without exit_status means it was killed by a signal the trace does not
+  -- name.
+  end_seen_by TEXT
 );
 
 -- One thread of a process (dialects that record thread / LWP ids).
@@ -309,7 +318,15 @@ CREATE TABLE namei (
   -- when its base is unknown.
   resolved_id INTEGER NOT NULL REFERENCES path(path_id),
   -- How it was made absolute: `absolute`, `cwd`, `dirfd` or `unknown base`.
-  resolution TEXT NOT NULL
+  resolution TEXT NOT NULL,
+  -- The image that made the lookup: the process's image current at the
+  -- call's CALL. Its comm is who made the call, which the record's comm
+  -- may not say (OpenBSD writes an exec's ld.so lookup under the new name).
+  exec_id INTEGER NOT NULL REFERENCES exec(exec_id),
+  -- 1 for the core file a process looks up as it dies of a signal: made
+  -- by no call of its own (call_id is NULL), successful, and a file the
+  -- process wrote; reports name its call `coredump`.
+  coredump INTEGER NOT NULL DEFAULT 0
 );
 
 -- Every other record: signals, I/O, structs, sysctl names, context
@@ -360,7 +377,17 @@ CREATE TABLE import_issue (
   offset INTEGER,
   -- `info`, `warning`, `data_loss` or `error`.
   severity TEXT NOT NULL,
-  -- Short machine-readable kind (`truncated`, `unpaired-return`, …).
+  -- What it is about: `empty` (no records), `skipped` (damaged bytes
+  -- skipped), `truncated` (decoding stopped early), `dropped-events` (the
+  -- kernel flagged lost records), `superseded-call` (a thread's next CALL
+  -- came before a RET), `ambiguous-pairing` (no thread ids to pair two
+  -- same calls), `return-without-call`, `unknown-parent` (a pid no fork
+  -- claimed), `pid-reused` (a pid began again before its end was seen),
+  -- `fork-inferred` (an edge known from the parent's wait, its fork RET
+  -- missing), `parent-corrected` (a posix_spawn child re-linked by the
+  -- wait that reaped it), `exec-inferred` (an exec whose
+  -- RET is missing, seen from the new image), `end-inferred` (an end known
+  -- only from the parent's wait).
   kind TEXT NOT NULL,
   -- What happened, for people.
   message TEXT NOT NULL,

@@ -71,7 +71,7 @@ CREATE VIEW IF NOT EXISTS namei_detail (
   comm,
   -- The call; NULL when no call was pending.
   call_id,
-  -- That call's syscall name.
+  -- That call's syscall name; `coredump` for a dying process's core file.
   syscall,
   -- Position within the call (0 first).
   seq,
@@ -83,15 +83,16 @@ CREATE VIEW IF NOT EXISTS namei_detail (
   resolved,
   -- `absolute`, `cwd`, `dirfd` or `unknown base`.
   resolution,
-  -- 1 when the call succeeded, 0 failed, NULL unknown.
+  -- 1 when the call succeeded (a core file always did), 0 failed, NULL unknown.
   success,
   -- errno of the failed call, else NULL.
   errno,
   -- File offset of the NAMI record.
   offset
 ) AS
-SELECT n.namei_id, p.trace_id, n.process_id, p.pid, n.comm, n.call_id, c.syscall, n.seq,
-       n.ts, pp.path, rp.path, n.resolution, c.success, c.errno, n.offset
+SELECT n.namei_id, p.trace_id, n.process_id, p.pid, n.comm, n.call_id,
+       CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END, n.seq, n.ts, pp.path, rp.path,
+       n.resolution, CASE WHEN n.coredump THEN 1 ELSE c.success END, c.errno, n.offset
 FROM namei AS n
 JOIN process AS p USING (process_id)
 JOIN path AS pp ON pp.path_id = n.path_id

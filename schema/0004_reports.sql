@@ -163,23 +163,25 @@ CREATE VIEW IF NOT EXISTS file_access (
   dir,
   -- The call that looked it up; NULL when no call was pending.
   call_id,
-  -- That call's syscall name; NULL when unknown or without a call.
+  -- That call's syscall name; `coredump` for the core file a dying
+  -- process looked up (namei.coredump); NULL when unknown or without a call.
   syscall,
   -- `exec` (execve and the loader lookups it makes), `write` (creates,
   -- changes or removes the file or its attributes: open/openat with
   -- O_WRONLY, O_RDWR, O_CREAT or O_TRUNC, creat, mkdir, rename, unlink,
   -- link, symlink, truncate, chmod, chown, utimes, …), `read` (open
   -- without those flags, readlink) or `lookup` (stat, access, chdir, …);
-  -- NULL without a call.
+  -- a core file is a `write`; NULL without a call.
   access,
   -- Process lifetime.
   process_id,
   -- OS pid.
   pid,
-  -- Command name on the NAMI record.
+  -- Command name of the image that made the call (its image at the
+  -- CALL: namei.exec_id), as ptrace.py -v names it.
   comm,
-  -- 1 when the call succeeded, 0 when it failed, NULL when it has no
-  -- return or there is no call.
+  -- 1 when the call succeeded (a core file always did), 0 when it failed,
+  -- NULL when it has no return or there is no call.
   success,
   -- Symbolic errno of a failed call (`ENOENT`), or `errno N`.
   errno,
@@ -189,10 +191,13 @@ CREATE VIEW IF NOT EXISTS file_access (
 SELECT n.namei_id, p.trace_id, rp.path,
        CASE WHEN rtrim(rp.path, replace(rp.path, '/', '')) = '/' THEN '/'
             ELSE rtrim(rtrim(rp.path, replace(rp.path, '/', '')), '/') END,
-       n.call_id, c.syscall, a.access, n.process_id, p.pid, n.comm, c.success,
+       n.call_id, CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
+       CASE WHEN n.coredump THEN 'write' ELSE a.access END, n.process_id, p.pid, e.comm,
+       CASE WHEN n.coredump THEN 1 ELSE c.success END,
        COALESCE(c.errno_name, 'errno ' || c.errno), n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
+JOIN exec AS e ON e.exec_id = n.exec_id
 JOIN path AS rp ON rp.path_id = n.resolved_id
 LEFT JOIN call AS c ON c.call_id = n.call_id
 LEFT JOIN _call_access AS a ON a.call_id = n.call_id

@@ -150,21 +150,20 @@ pub fn emit(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scope of a report: check `--trace`, and resolve `-p` to its first
-/// lifetime, saying on stderr when the pid was reused.
+/// The scope of a report: check `--trace` and `-p`, saying on stderr when
+/// the pid was reused (`-p` covers every lifetime of it).
 fn scope(conn: &Connection, c: &Common, pid: Option<i64>) -> Result<Scope> {
     check_trace(conn, c)?;
     if let Some(pid) = pid {
         let lives = report::lifetimes(conn, pid, c.trace)?;
-        let first = lives.rows.first().ok_or_else(|| {
+        if lives.rows.is_empty() {
             let within = c.trace.map_or(String::new(), |t| format!(" in trace {t}"));
-            format!("{}: no process has pid {pid}{within}", c.db.display())
-        })?;
+            return Err(format!("{}: no process has pid {pid}{within}", c.db.display()).into());
+        }
         if lives.rows.len() > 1 {
-            let id = first[lives.col("process_id")].display();
             eprintln!(
-                "kt2sql: note: pid {pid} was {} processes; showing the first (process_id {id}) \
-                 and its descendants (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
+                "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
+                 (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
                 lives.rows.len(),
                 quote_path(&c.db),
             );

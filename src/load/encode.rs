@@ -53,9 +53,9 @@ pub const TABLES: [(&str, usize); TABLE_COUNT] = [
         "INSERT INTO process (process_id, trace_id, pid, parent_id, running_at_start, \
          fork_syscall, fork_call_id, fork_ts, fork_offset, parent_exec_id, first_comm, \
          last_comm, first_ts, last_ts, exit_status, exit_signal, exit_ts, exit_seen, records, \
-         dropped_events, cut_by_damage, calls, failed_calls, lookups, unresolved_lookups, files) \
-         VALUES",
-        26,
+         dropped_events, cut_by_damage, calls, failed_calls, lookups, unresolved_lookups, files, \
+         end_seen_by) VALUES",
+        27,
     ),
     (
         "INSERT INTO thread (thread_id, process_id, tid, first_ts, last_ts, records) VALUES",
@@ -74,8 +74,8 @@ pub const TABLES: [(&str, usize); TABLE_COUNT] = [
     ),
     (
         "INSERT INTO namei (namei_id, call_id, process_id, seq, ts, offset, comm, path_id, \
-         resolved_id, resolution) VALUES",
-        10,
+         resolved_id, resolution, exec_id, coredump) VALUES",
+        12,
     ),
     (
         "INSERT INTO event (event_id, trace_id, process_id, thread_id, call_id, ts, offset, \
@@ -352,6 +352,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             lookups,
             unresolved_lookups,
             files,
+            end_seen_by,
         } = r;
         let trace_id = self.ctx.trace_id;
         self.push(
@@ -383,6 +384,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Int(*lookups),
                 Cell::Int(*unresolved_lookups),
                 Cell::Int(*files),
+                text(end_seen_by.map(|e| e.as_str())),
             ],
         )
     }
@@ -456,6 +458,8 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             ret_ts,
             retval,
             error,
+            success,
+            errno,
             call_offset,
             ret_offset,
             unpaired,
@@ -463,7 +467,6 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         let TraceContext {
             word_bits, names, ..
         } = self.ctx;
-        let errno = error.filter(|&e| e > 0);
         let dur = ts.zip(ret_ts).map(|(a, b)| b - a);
         let row = [
             Cell::Int(id),
@@ -480,9 +483,9 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             int(dur),
             int(retval),
             int(error.map(i64::from)),
-            int(errno.map(i64::from)),
-            text(errno.and_then(|e| errno_name(names, i64::from(e)).map(|(n, _)| n))),
-            int(error.map(|e| i64::from(e == 0 || e == crate::model::EJUSTRETURN))),
+            int(errno),
+            text(errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))),
+            int(success.map(i64::from)),
             int(call_offset.map(off)),
             int(ret_offset.map(off)),
             text(unpaired.map(|u| u.as_str())),
@@ -503,6 +506,8 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             ts,
             offset,
             comm,
+            exec_id,
+            coredump,
             path,
             resolved,
             resolution,
@@ -522,6 +527,8 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Int(path_id),
                 Cell::Int(resolved_id),
                 Cell::Static(resolution.as_str()),
+                Cell::Int(exec_id),
+                Cell::Int(coredump.into()),
             ],
         )
     }
@@ -582,7 +589,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 Cell::Int(trace_id),
                 int(offset.map(off)),
                 Cell::Static(severity.as_str()),
-                Cell::Static(kind),
+                Cell::Static(kind.as_str()),
                 Cell::Text(message.clone()),
                 int(*process_id),
             ],

@@ -420,7 +420,7 @@ fn import_empty(
     loader.issue(&IssueRow {
         offset: None,
         severity: Severity::Warning,
-        kind: "empty",
+        kind: crate::process::IssueKind::Empty,
         message: "the trace file is empty: no records".into(),
         process_id: None,
     })?;

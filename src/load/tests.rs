@@ -4,7 +4,8 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::process::rows::{
-    CallRow, ExecRow, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink, Unpaired,
+    CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink,
+    Unpaired,
 };
 
 fn abi() -> Abi {
@@ -56,6 +57,7 @@ fn process(id: i64, pid: i64) -> ProcessRow {
         lookups: 4,
         unresolved_lookups: 1,
         files: 3,
+        end_seen_by: Some(End::Exit),
     }
 }
 
@@ -71,6 +73,8 @@ fn call(id: i64, error: Option<i32>) -> CallRow<'static> {
         ret_ts: error.map(|_| 150),
         retval: error.map(|_| 3),
         error,
+        success: error.map(|e| e == 0 || e == -2),
+        errno: error.filter(|&e| e > 0).map(i64::from),
         call_offset: Some(64),
         ret_offset: error.map(|_| 200),
         unpaired: if error.is_none() {
@@ -90,6 +94,8 @@ fn namei(id: i64, path: &'static [u8]) -> NameiRow<'static> {
         ts: 120,
         offset: 128,
         comm: b"cc",
+        exec_id: 1,
+        coredump: false,
         path,
         resolved: path,
         resolution: Resolution::Absolute,
@@ -110,7 +116,7 @@ fn load(conn: &Connection, paths: &mut PathCache, name: &[u8]) -> i64 {
     l.issue(&IssueRow {
         offset: Some(99),
         severity: Severity::DataLoss,
-        kind: "truncated",
+        kind: IssueKind::Truncated,
         message: "cut".into(),
         process_id: None,
     })

@@ -53,6 +53,35 @@ impl Resolution {
     }
 }
 
+/// What showed that a process lifetime ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum End {
+    /// Its `exit` call.
+    Exit,
+    /// A PSIG of a signal whose default action kills, with SIG_DFL.
+    Signal,
+    /// The core file it looked up as it died (a NAMI made by no call).
+    Core,
+    /// FreeBSD's PROCDTOR (written whatever `ktrace -t` says).
+    Procdtor,
+    /// Its parent's `wait4`/`wait6` RET returned its pid: nothing of its own
+    /// showed the end (`ktrace -t cn` records no PSIG).
+    Wait,
+}
+
+impl End {
+    /// The name stored in `process.end_seen_by`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            End::Exit => "exit",
+            End::Signal => "signal",
+            End::Core => "core",
+            End::Procdtor => "procdtor",
+            End::Wait => "wait",
+        }
+    }
+}
+
 /// One process lifetime (a pid reused later is another row).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ProcessRow {
@@ -89,8 +118,12 @@ pub struct ProcessRow {
     pub exit_signal: Option<i64>,
     /// Time of the exit call or the fatal signal.
     pub exit_ts: Option<i64>,
-    /// Its end was seen: an exit call, a fatal signal or a FreeBSD PROCDTOR.
+    /// Its end was seen: an exit call, a fatal signal, a core file, a
+    /// FreeBSD PROCDTOR or its parent's wait.
     pub exit_seen: bool,
+    /// The first record that showed its end (None: still running when the
+    /// trace ended).
+    pub end_seen_by: Option<End>,
     /// Records that belong to it.
     pub records: i64,
     /// Records of it carrying the dropped-events flag.
@@ -174,6 +207,9 @@ pub enum Unpaired {
     /// A RET whose CALL is not in the trace (a forked child's first RET,
     /// the tracer's own ktrace RET).
     NoCall,
+    /// Mac OS X vfork: the child's execve has no RET of its own; the
+    /// parent's `RET execve <child>` ended it (its time and offset are used).
+    VforkParent,
 }
 
 impl Unpaired {
@@ -186,6 +222,7 @@ impl Unpaired {
             Unpaired::Superseded => "superseded",
             Unpaired::EndOfTrace => "end of trace",
             Unpaired::NoCall => "no call",
+            Unpaired::VforkParent => "returned in vfork parent",
         }
     }
 }
@@ -213,6 +250,11 @@ pub struct CallRow<'a> {
     pub retval: Option<i64>,
     /// The RET's error field: 0, an errno, -1 ERESTART, -2 EJUSTRETURN.
     pub error: Option<i32>,
+    /// Whether it succeeded as the program saw it (None without a return).
+    pub success: Option<bool>,
+    /// The errno of a failed call (NetBSD's posix_spawn returns it in
+    /// `retval` with error 0).
+    pub errno: Option<i64>,
     /// File offset of the CALL record.
     pub call_offset: Option<u64>,
     /// File offset of the RET record.
@@ -238,6 +280,12 @@ pub struct NameiRow<'a> {
     pub offset: u64,
     /// Command name on the NAMI record.
     pub comm: &'a [u8],
+    /// The image that made the lookup: the process's image current at the
+    /// call's CALL (`exec.exec_id`), which the NAMI's comm may not name (on
+    /// OpenBSD an exec's ld.so lookup carries the new program's name).
+    pub exec_id: i64,
+    /// The dying process's core file: a NAMI made by no call of its own.
+    pub coredump: bool,
     /// Path as recorded (NetBSD's trailing NUL dropped).
     pub path: &'a [u8],
     /// Lexically normalised absolute path, or the normalised relative path
@@ -302,6 +350,78 @@ pub struct EventRow<'a> {
     pub data: Option<&'a [u8]>,
 }
 
+/// What an import issue is about. Every kind the importer writes is here,
+/// and the schema's comment on `import_issue.kind` lists exactly these.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum IssueKind {
+    /// The file holds no records.
+    Empty,
+    /// Bytes in the middle could not be decoded and were skipped.
+    Skipped,
+    /// Decoding stopped before the end of the file.
+    Truncated,
+    /// The kernel flagged lost records (FreeBSD KTR_DROP).
+    DroppedEvents,
+    /// A thread's next CALL came before this call's RET.
+    SupersededCall,
+    /// Two same-numbered calls outstanding without thread ids.
+    AmbiguousPairing,
+    /// A RET whose CALL is not in the trace (and is not expected to be).
+    ReturnWithoutCall,
+    /// A pid appeared that no fork, spawn or wait in the trace claimed.
+    UnknownParent,
+    /// A pid was forked again before its previous lifetime was seen to end.
+    PidReused,
+    /// A fork edge whose fork RET is missing, inferred from the parent's
+    /// wait RET returning the child.
+    ForkInferred,
+    /// A child's parent, guessed at a posix_spawn, corrected by the wait RET
+    /// that reaped it.
+    ParentCorrected,
+    /// An exec whose RET is missing, inferred from the new image's records.
+    ExecInferred,
+    /// A process's end inferred from its parent's wait RET.
+    EndInferred,
+}
+
+impl IssueKind {
+    /// Every kind, in the order the schema lists them.
+    pub const ALL: [IssueKind; 13] = [
+        IssueKind::Empty,
+        IssueKind::Skipped,
+        IssueKind::Truncated,
+        IssueKind::DroppedEvents,
+        IssueKind::SupersededCall,
+        IssueKind::AmbiguousPairing,
+        IssueKind::ReturnWithoutCall,
+        IssueKind::UnknownParent,
+        IssueKind::PidReused,
+        IssueKind::ForkInferred,
+        IssueKind::ParentCorrected,
+        IssueKind::ExecInferred,
+        IssueKind::EndInferred,
+    ];
+
+    /// The name stored in `import_issue.kind`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            IssueKind::Empty => "empty",
+            IssueKind::Skipped => "skipped",
+            IssueKind::Truncated => "truncated",
+            IssueKind::DroppedEvents => "dropped-events",
+            IssueKind::SupersededCall => "superseded-call",
+            IssueKind::AmbiguousPairing => "ambiguous-pairing",
+            IssueKind::ReturnWithoutCall => "return-without-call",
+            IssueKind::UnknownParent => "unknown-parent",
+            IssueKind::PidReused => "pid-reused",
+            IssueKind::ForkInferred => "fork-inferred",
+            IssueKind::ParentCorrected => "parent-corrected",
+            IssueKind::ExecInferred => "exec-inferred",
+            IssueKind::EndInferred => "end-inferred",
+        }
+    }
+}
+
 /// Something the importer noticed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssueRow {
@@ -309,8 +429,8 @@ pub struct IssueRow {
     pub offset: Option<u64>,
     /// Severity.
     pub severity: Severity,
-    /// Short machine-readable kind (`truncated`, `unpaired-return`, …).
-    pub kind: &'static str,
+    /// What it is about.
+    pub kind: IssueKind,
     /// What happened, for people.
     pub message: String,
     /// Process concerned, if any.
@@ -386,4 +506,28 @@ pub struct Totals {
     pub first_ts: Option<i64>,
     /// Last record's time.
     pub last_ts: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IssueKind;
+
+    /// The schema's comment on `import_issue.kind` names exactly the kinds
+    /// the importer writes.
+    #[test]
+    fn the_schema_lists_every_issue_kind() {
+        let schema = include_str!("../../schema/0001_tables.sql");
+        let table = &schema[schema.find("CREATE TABLE import_issue").unwrap()..];
+        let comment: String = table[..table.find("kind TEXT").unwrap()]
+            .lines()
+            .rev()
+            .skip(1)
+            .take_while(|l| l.trim_start().starts_with("--"))
+            .collect();
+        let named: std::collections::BTreeSet<&str> =
+            comment.split('`').skip(1).step_by(2).collect();
+        let kinds: std::collections::BTreeSet<&str> =
+            IssueKind::ALL.iter().map(|k| k.as_str()).collect();
+        assert_eq!(named, kinds);
+    }
 }

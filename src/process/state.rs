@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
-use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals};
+use super::rows::{
+    End, IdBase, IssueKind, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals,
+};
 use super::syscall::Effect;
 use crate::decode::Family;
 use crate::model::MAX_ARGS;
@@ -26,14 +28,18 @@ pub struct Ctx {
     pub ids: IdBase,
     /// Counters.
     pub totals: Totals,
-    /// Pending fork-family calls in live processes.
-    pub forks_pending: usize,
+    /// Fork-family and posix_spawn calls of live processes awaiting their
+    /// RET: while any is, a pid never seen before may be their child.
+    pub fork_calls: Vec<ForkCall>,
+    /// Fork-family calls that got no RET (lost, or cut off): their child can
+    /// still be claimed by the parent's wait RET.
+    pub lost_forks: Vec<ForkCall>,
     /// Distinct absolute paths successful calls looked up, over the trace.
     pub files: HashSet<Vec<u8>>,
     /// The syscall_stat row of each syscall number, over the trace.
     pub syscalls: BTreeMap<i32, SyscallStatRow>,
     /// Issues seen per kind (to cap the rows written).
-    issue_counts: HashMap<&'static str, u32>,
+    issue_counts: HashMap<IssueKind, u32>,
 }
 
 impl Ctx {
@@ -45,7 +51,8 @@ impl Ctx {
             keep_io_data,
             ids,
             totals: Totals::default(),
-            forks_pending: 0,
+            fork_calls: Vec::new(),
+            lost_forks: Vec::new(),
             files: HashSet::new(),
             syscalls: BTreeMap::new(),
             issue_counts: HashMap::new(),
@@ -57,7 +64,7 @@ impl Ctx {
         &mut self,
         sink: &mut S,
         severity: Severity,
-        kind: &'static str,
+        kind: IssueKind,
         offset: Option<u64>,
         process_id: Option<i64>,
         message: impl FnOnce() -> String,
@@ -79,7 +86,7 @@ impl Ctx {
 
     /// One summary issue per kind whose rows were capped.
     pub fn summarise_capped<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
-        let mut capped: Vec<(&'static str, u32)> = self
+        let mut capped: Vec<(IssueKind, u32)> = self
             .issue_counts
             .iter()
             .filter(|(_, &n)| n > ISSUES_PER_KIND)
@@ -93,8 +100,9 @@ impl Ctx {
                 severity: Severity::Info,
                 kind,
                 message: format!(
-                    "{} more '{kind}' issues not listed ({n} in all)",
-                    n - ISSUES_PER_KIND
+                    "{} more '{}' issues not listed ({n} in all)",
+                    n - ISSUES_PER_KIND,
+                    kind.as_str()
                 ),
                 process_id: None,
             })?;
@@ -108,6 +116,25 @@ impl Ctx {
         *counter += 1;
         id
     }
+}
+
+/// A fork-family or spawn call, by the process that made it.
+#[derive(Debug, Clone)]
+pub struct ForkCall {
+    /// The parent's pid.
+    pub pid: i64,
+    /// The parent's lifetime (`process_id`).
+    pub process_id: i64,
+    /// The call (`call_id`).
+    pub call_id: i64,
+    /// Syscall name.
+    pub name: &'static str,
+    /// CALL time and file offset.
+    pub ts: i64,
+    /// CALL file offset.
+    pub offset: u64,
+    /// The parent's image at the CALL (`exec_id`).
+    pub image_id: i64,
 }
 
 /// A call whose RET has not come yet.
@@ -140,6 +167,12 @@ pub struct Pending {
     pub argv: Option<Vec<u8>>,
     /// exec environment collected from ENV records.
     pub envp: Option<Vec<u8>>,
+    /// The process's image at the CALL (`exec_id`): the image that made it.
+    pub image_id: i64,
+    /// An exec passed its point of no return: a PROCCTOR/EMUL or the new
+    /// command name was seen while it was pending (what makes a lost exec
+    /// RET visible).
+    pub exec_evidence: bool,
 }
 
 impl Pending {
@@ -199,9 +232,47 @@ pub struct Proc {
     pub exiting: bool,
     /// PROCDTOR seen: the lifetime ends after this record.
     pub dead: bool,
+    /// Mac OS X vfork: an exec completed by the parent's RET whose row waits
+    /// for the child's next record, the first to carry the new comm.
+    pub awaiting_comm: Option<AwaitingExec>,
+}
+
+/// An exec row whose command name is not known yet.
+#[derive(Debug, Clone)]
+pub struct AwaitingExec {
+    /// `exec_id`.
+    pub id: i64,
+    /// `exec.seq`.
+    pub seq: i64,
+    /// The image number.
+    pub image: i64,
+    /// The time it took effect.
+    pub ts: i64,
+    /// The exec call.
+    pub call_id: i64,
+    /// Program path as passed, and resolved.
+    pub path: Option<(Vec<u8>, Vec<u8>)>,
+    /// argv and environment, where recorded.
+    pub argv: Option<Vec<u8>>,
+    /// Environment, where recorded.
+    pub envp: Option<Vec<u8>>,
+    /// cwd at the exec.
+    pub cwd: Option<Vec<u8>>,
 }
 
 impl Proc {
+    /// Something showed that this lifetime is ending: the first such
+    /// evidence says how and when; records may still follow (a core file's
+    /// NAMI, other threads' RETs, FreeBSD's PROCDTOR).
+    pub fn end(&mut self, how: End, ts: i64) {
+        if self.row.end_seen_by.is_none() {
+            self.row.end_seen_by = Some(how);
+            self.row.exit_ts = Some(ts);
+        }
+        self.row.exit_seen = true;
+        self.exiting = true;
+    }
+
     /// A new lifetime of `pid`.
     pub fn new(id: i64, pid: i64, comm: &[u8], ts: i64) -> Self {
         Proc {
@@ -223,6 +294,7 @@ impl Proc {
                 exit_signal: None,
                 exit_ts: None,
                 exit_seen: false,
+                end_seen_by: None,
                 records: 0,
                 dropped_events: 0,
                 cut_by_damage: false,
@@ -243,6 +315,7 @@ impl Proc {
             files: HashSet::new(),
             exiting: false,
             dead: false,
+            awaiting_comm: None,
         }
     }
 }

@@ -33,6 +33,8 @@ pub enum Effect {
     Close,
     /// Unbinds every fd from argument 0 up.
     Closefrom,
+    /// Reaps a child: a RET value above 0 is the pid whose lifetime ended.
+    Wait,
     /// Nothing the model tracks.
     None,
 }
@@ -55,8 +57,22 @@ pub fn effect(name: &str) -> Effect {
         "fcntl" => Effect::Fcntl,
         "close" => Effect::Close,
         "closefrom" => Effect::Closefrom,
+        "wait4" | "wait6" | "__wait450" | "owait" => Effect::Wait,
         _ => Effect::None,
     }
+}
+
+/// Whether a call that returned `error` and `retval` succeeded as the
+/// program saw it, and its errno if not. Success is error 0 or EJUSTRETURN
+/// (a successful execve on newer kernels), except for NetBSD's posix_spawn:
+/// `sys_posix_spawn` does `*retval = error; return 0`, so it always
+/// returns error 0 and succeeded only with retval 0 (kern_exec.c).
+pub fn outcome(name: Option<&str>, error: i32, retval: i64) -> (bool, Option<i64>) {
+    if name == Some("posix_spawn") && error == 0 {
+        return (retval == 0, (retval != 0).then_some(retval));
+    }
+    let ok = error == 0 || error == crate::model::EJUSTRETURN;
+    (ok, (error > 0).then_some(error.into()))
 }
 
 /// For the `seq`-th path looked up by an `*at` call, the index of the

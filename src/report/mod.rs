@@ -86,7 +86,7 @@ pub fn query(name: &str) -> Option<Query> {
 pub struct Scope {
     /// Only this trace (`--trace`); `None` for every trace in the database.
     pub trace: Option<i64>,
-    /// Only the first lifetime of this pid and its descendants (`-p`).
+    /// Only the lifetimes of this pid and their descendants (`-p`).
     pub pid: Option<i64>,
 }
 
@@ -202,7 +202,7 @@ pub fn run_sql(
 }
 
 /// Every lifetime of `pid` within `trace` (all traces when `None`), first
-/// first (`queries/pid_lifetimes.sql`). `-p PID` takes the first.
+/// first (`queries/pid_lifetimes.sql`). `-p PID` takes them all.
 pub fn lifetimes(conn: &Connection, pid: i64, trace: Option<i64>) -> Result<Table, Error> {
     run(
         conn,

@@ -12,8 +12,9 @@ use kt2sql::process::*;
 #[derive(Debug, Clone)]
 pub struct Namei {
     pub call_id: Option<i64>,
+    pub exec_id: i64,
+    pub coredump: bool,
     pub process_id: i64,
-    pub comm: String,
     pub path: String,
     pub resolved: String,
     pub resolution: Resolution,
@@ -42,7 +43,7 @@ pub struct Call {
     pub ts: Option<i64>,
     pub ret_ts: Option<i64>,
     pub syscall: Option<&'static str>,
-    pub error: Option<i32>,
+    pub success: Option<bool>,
     pub ret_offset: Option<u64>,
     pub unpaired: Option<Unpaired>,
 }
@@ -96,7 +97,7 @@ impl Sink for Collected {
             ts: r.ts,
             ret_ts: r.ret_ts,
             syscall: r.syscall,
-            error: r.error,
+            success: r.success,
             ret_offset: r.ret_offset,
             unpaired: r.unpaired,
         });
@@ -105,8 +106,9 @@ impl Sink for Collected {
     fn namei(&mut self, r: &NameiRow<'_>) -> Result<(), Infallible> {
         self.namei.push(Namei {
             call_id: r.call_id,
+            exec_id: r.exec_id,
+            coredump: r.coredump,
             process_id: r.process_id,
-            comm: s(r.comm),
             path: s(r.path),
             resolved: s(r.resolved),
             resolution: r.resolution,
@@ -166,17 +168,21 @@ impl Rows {
         &self.c.processes[self.proc_by_id[&id]]
     }
 
+    fn exec(&self, id: i64) -> &Exec {
+        self.c.execs.iter().find(|e| e.id == id).expect("exec row")
+    }
+
     fn call(&self, id: i64) -> &Call {
         &self.c.calls[self.call_by_id[&id]]
     }
 
-    /// (parent pid, child pid), sorted.
-    pub fn forks(&self) -> Vec<(i64, i64)> {
-        let mut v: Vec<(i64, i64)> = self
+    /// (parent lifetime key, child lifetime key), sorted.
+    pub fn forks(&self) -> Vec<(String, String)> {
+        let mut v: Vec<(String, String)> = self
             .c
             .processes
             .iter()
-            .filter_map(|p| p.parent_id.map(|pp| (self.proc(pp).pid, p.pid)))
+            .filter_map(|p| p.parent_id.map(|pp| (self.key(self.proc(pp)), self.key(p))))
             .collect();
         v.sort();
         v
@@ -194,8 +200,33 @@ impl Rows {
         v
     }
 
-    /// pid → the truth's per-process summary.
-    pub fn process_summary(&self) -> BTreeMap<i64, Value> {
+    /// The truth's key of a lifetime: `<pid>.<n>`, n counting the pid's
+    /// lifetimes in the order they began.
+    pub fn key(&self, p: &ProcessRow) -> String {
+        let n = self
+            .c
+            .processes
+            .iter()
+            .filter(|q| q.pid == p.pid && q.id <= p.id)
+            .count();
+        format!("{}.{n}", p.pid)
+    }
+
+    /// How the process ended, as the truth writes it: `{"status": n}`,
+    /// `{"signal": n}`, `{"signal": null}` (killed, signal unknown: its end
+    /// was seen by a core file, a PROCDTOR or a reaping wait without an
+    /// `exit` call), or null.
+    pub fn exit(p: &ProcessRow) -> Value {
+        match (p.exit_status, p.exit_signal, p.end_seen_by) {
+            (_, Some(sig), _) => json!({"signal": sig}),
+            (Some(st), None, _) => json!({"status": st}),
+            (None, None, Some(End::Core | End::Procdtor | End::Wait)) => json!({"signal": null}),
+            _ => Value::Null,
+        }
+    }
+
+    /// Lifetime key → the truth's per-process summary.
+    pub fn process_summary(&self) -> BTreeMap<String, Value> {
         let mut out = BTreeMap::new();
         for p in &self.c.processes {
             let execs: Vec<Value> = self
@@ -204,11 +235,6 @@ impl Rows {
                 .filter(|e| e.seq > 0)
                 .map(|e| json!([e.path, e.resolved, e.comm]))
                 .collect();
-            let exit = match (p.exit_status, p.exit_signal) {
-                (_, Some(sig)) => json!({"signal": sig}),
-                (Some(st), None) => json!({"status": st}),
-                _ => Value::Null,
-            };
             let mut tids: Vec<i64> = self
                 .c
                 .threads
@@ -222,9 +248,12 @@ impl Rows {
             } else {
                 json!(tids)
             };
-            let ppid = p.parent_id.map(|pp| self.proc(pp).pid);
+            let parent = p.parent_id.map(|pp| self.key(self.proc(pp)));
             let first_comm = self.images(p.id)[0].comm.clone();
-            out.insert(p.pid, json!({"ppid": ppid, "exit": exit, "execs": execs, "tids": tids, "first_comm": first_comm}));
+            out.insert(
+                self.key(p),
+                json!({"parent": parent, "exit": Self::exit(p), "execs": execs, "tids": tids, "first_comm": first_comm}),
+            );
         }
         out
     }
@@ -247,10 +276,10 @@ impl Rows {
         Value::Array(out)
     }
 
+    /// Where a child hangs under its parent: the model's fork offset (the
+    /// fork RET; a Mac OS X vfork child's own `RET vfork`; a lost RET's CALL).
     fn fork_ret_offset(&self, p: &ProcessRow) -> u64 {
-        p.fork_call_id
-            .and_then(|c| self.call(c).ret_offset)
-            .unwrap_or(0)
+        p.fork_offset.unwrap_or(0)
     }
 
     fn nodes(&self, p: &ProcessRow, kids: &HashMap<i64, Vec<&ProcessRow>>) -> Vec<Value> {
@@ -281,16 +310,16 @@ impl Rows {
     /// The counters the model keeps besides the rows (process.calls …,
     /// syscall_stat, trace files, the tree links) equal what the rows say.
     pub fn check_summaries(&self, ctx: &str) {
-        let succeeded = |c: &Call| matches!(c.error, Some(0 | -2));
+        let succeeded = |c: &Call| c.success == Some(true);
         // syscall_stat: code → [calls, failed, no_return, timed, total, max].
         let mut want: BTreeMap<i32, [i64; 6]> = BTreeMap::new();
         for c in &self.c.calls {
             let e = want.entry(c.code).or_insert([0, 0, 0, 0, 0, -1]);
             e[0] += 1;
-            match c.error {
+            match c.success {
                 None => e[2] += 1,
-                Some(_) if !succeeded(c) => e[1] += 1,
-                _ => {}
+                Some(false) => e[1] += 1,
+                Some(true) => {}
             }
             if let (Some(a), Some(b)) = (c.ts, c.ret_ts) {
                 e[3] += 1;
@@ -322,10 +351,7 @@ impl Rows {
                 .iter()
                 .filter(|c| c.process_id == p.id)
                 .collect();
-            let failed = calls
-                .iter()
-                .filter(|c| c.error.is_some() && !succeeded(c))
-                .count();
+            let failed = calls.iter().filter(|c| c.success == Some(false)).count();
             let lookups: Vec<&Namei> = self
                 .c
                 .namei
@@ -339,7 +365,7 @@ impl Rows {
             let files: BTreeSet<&str> = lookups
                 .iter()
                 .filter(|n| super::is_resolved(n.resolution))
-                .filter(|n| n.call_id.is_some_and(|c| succeeded(self.call(c))))
+                .filter(|n| n.coredump || n.call_id.is_some_and(|c| succeeded(self.call(c))))
                 .map(|n| n.resolved.as_str())
                 .collect();
             let id = p.id;
@@ -403,13 +429,18 @@ impl Rows {
         );
     }
 
-    /// Members of the subtree of `pid` (its first lifetime) or all processes.
+    /// Members of the subtree of `pid` (every lifetime of it) or all processes.
     fn members(&self, pid: Option<i64>) -> BTreeSet<i64> {
         let Some(pid) = pid else {
             return self.c.processes.iter().map(|p| p.id).collect();
         };
-        let root = self.c.processes.iter().find(|p| p.pid == pid).unwrap().id;
-        let mut set = BTreeSet::from([root]);
+        let mut set: BTreeSet<i64> = self
+            .c
+            .processes
+            .iter()
+            .filter(|p| p.pid == pid)
+            .map(|p| p.id)
+            .collect();
         loop {
             let before = set.len();
             for p in &self.c.processes {
@@ -442,10 +473,15 @@ impl Rows {
                 continue;
             }
             let call = n.call_id.map(|c| self.call(c));
-            let name = call.and_then(|c| c.syscall).unwrap_or("?").to_string();
-            let ok = call
-                .is_some_and(|c| c.error == Some(0) || (c.error == Some(-2) && name == "execve"));
-            let ent = (self.proc(n.process_id).pid, name, n.comm.clone());
+            let name = match call {
+                _ if n.coredump => "coredump",
+                Some(c) => c.syscall.unwrap_or("?"),
+                None => "?",
+            };
+            let ok = n.coredump || call.is_some_and(|c| c.success == Some(true));
+            // The image that made the call names it (ptrace.py -v).
+            let comm = self.exec(n.exec_id).comm.clone();
+            let ent = (self.proc(n.process_id).pid, name.to_string(), comm);
             f.n_a.insert(n.resolved.clone());
             av.entry(n.resolved.clone())
                 .or_default()

@@ -1,6 +1,6 @@
 //! Safe output: control characters and invalid UTF-8 in paths and command
 //! names are escaped in text and CSV and kept exactly (hex) in JSON; a
-//! reused pid given to `-p` takes the first lifetime and says so; a closed
+//! reused pid given to `-p` takes every lifetime and says so; a closed
 //! pipe ends a report quietly; bad arguments fail with exit code 2.
 
 use std::io::Read;
@@ -107,19 +107,19 @@ fn paths_and_names_are_escaped_in_text_and_csv_and_exact_in_json() {
 }
 
 #[test]
-fn a_reused_pid_takes_the_first_lifetime_and_says_so() {
+fn a_reused_pid_takes_every_lifetime_and_says_so() {
     let dir = tempfile::tempdir().unwrap();
     let db = reuse_db(dir.path());
     let (text, err) = stdout(&db, &["files", "-p", "200"]);
-    assert_eq!(text, "Namei list:\n/tmp/caf\\351/\\033[2Jx.h\n");
+    assert_eq!(text, "Namei list:\n/b\n/tmp/caf\\351/\\033[2Jx.h\n");
     assert!(
-        err.contains("note: pid 200 was 2 processes; showing the first"),
+        err.contains("note: pid 200 was 2 processes; showing each"),
         "{err}"
     );
     let (tree, err) = stdout(&db, &["tree", "-p", "200"]);
     assert_eq!(
         tree,
-        "Process tree:\n <process_root> [0]\n     ev\\033il [200]\n"
+        "Process tree:\n <process_root> [0]\n     ev\\033il [200]\n     ev\\033il [200]\n"
     );
     assert!(err.contains("pid-lifetimes --param pid=200"), "{err}");
     let (all, _) = stdout(&db, &["files"]);

@@ -51,15 +51,17 @@ const CHECKS: &[(&str, &str)] = &[
          WHERE image IS NOT want",
     ),
     (
-        "parent_exec_id is the parent's image current at the fork's RET",
+        "fork_offset lies within the fork call (its RET; a Mac OS X vfork child's own RET; the CALL when the RET was lost), and parent_exec_id is the parent's image current there",
         "SELECT p.process_id FROM process AS p
          LEFT JOIN call AS fc ON fc.call_id = p.fork_call_id
-         WHERE p.fork_offset IS NOT fc.ret_offset
+         WHERE (fc.call_id IS NOT NULL
+                AND p.fork_offset NOT BETWEEN COALESCE(fc.call_offset, fc.ret_offset)
+                                          AND COALESCE(fc.ret_offset, fc.call_offset))
             OR p.parent_exec_id IS NOT (
                  SELECT i.exec_id FROM process_image AS i
                  WHERE i.process_id = p.parent_id
-                   AND i.start_offset <= COALESCE(fc.ret_offset, 0)
-                   AND (i.end_offset IS NULL OR COALESCE(fc.ret_offset, 0) < i.end_offset))",
+                   AND i.start_offset <= COALESCE(p.fork_offset, 0)
+                   AND (i.end_offset IS NULL OR COALESCE(p.fork_offset, 0) < i.end_offset))",
     ),
 ];
 

@@ -8,6 +8,7 @@
 pub mod arb;
 pub mod example_trace;
 pub mod records;
+pub mod truth;
 pub mod writer;
 
 use std::collections::BTreeMap;
