@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
 /// Every record, resynchronising after damage as `kt2sql import` does.
 fn walk<R: Read>(d: &mut Decoder<R>) {
     let abi = d.abi();
-    let believable = |r: &kt2sql::model::Record<'_>| sanity::implausible(&abi, r).is_none();
+    let believable = |r: &kt2sql::record::Record<'_>| sanity::implausible(&abi, r).is_none();
     loop {
         let bad = match d.next_record() {
             Ok(Some(r)) => match sanity::implausible(&abi, &r) {

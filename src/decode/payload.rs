@@ -10,7 +10,7 @@ use super::abi::{Abi, Family, Width};
 use byteorder::ByteOrder;
 
 use super::bytes::{cut_nul, dispatch, trim_nuls, Bytes};
-use crate::model::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
+use crate::record::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
 
 /// Decode a payload of record type `typ` (flags removed; START handled by the caller).
 #[inline]

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 
 use crate::decode::{DecodeError, Decoder, Endianness};
-use crate::model::Record;
+use crate::record::Record;
 
 /// Output format of `dump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

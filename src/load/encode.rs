@@ -482,7 +482,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             int(error.map(i64::from)),
             int(errno.map(i64::from)),
             text(errno.and_then(|e| errno_name(names, i64::from(e)).map(|(n, _)| n))),
-            int(error.map(|e| i64::from(e == 0 || e == crate::model::EJUSTRETURN))),
+            int(error.map(|e| i64::from(e == 0 || e == crate::record::EJUSTRETURN))),
             int(call_offset.map(off)),
             int(ret_offset.map(off)),
             text(unpaired.map(|u| u.as_str())),

@@ -19,9 +19,9 @@ use super::import::{Damage, Progress};
 use super::schema::sql_err;
 use super::writer::Writer;
 use crate::decode::{sanity, Decoder};
-use crate::model::{Body, Record};
 use crate::process::rows::Totals;
 use crate::process::Model;
+use crate::record::{Body, Record};
 use crate::Error;
 
 /// Consecutive believable records that must follow a damaged stretch

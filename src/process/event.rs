@@ -5,7 +5,7 @@
 
 use super::rows::{EventRow, Sink};
 use super::state::{Ctx, Proc};
-use crate::model::{Body, IoDir, Record};
+use crate::record::{Body, IoDir, Record};
 use crate::tables;
 
 impl Ctx {

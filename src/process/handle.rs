@@ -7,7 +7,7 @@ use super::path::resolve;
 use super::rows::{CallRow, ExecRow, NameiRow, Resolution, Severity, Sink, Unpaired};
 use super::state::{Ctx, Pending, Proc, Thread};
 use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, Effect, AT_FDCWD};
-use crate::model::{Body, Call, Record, Ret};
+use crate::record::{Body, Call, Record, Ret};
 use crate::tables;
 
 /// What the caller must do after a record, outside the process's borrow.

@@ -25,7 +25,7 @@ use foldhash::{HashMap, HashMapExt};
 pub use rows::*;
 
 use crate::decode::Abi;
-use crate::model::{Body, Record};
+use crate::record::{Body, Record};
 use handle::{th_id, Action};
 use state::{Ctx, Proc};
 

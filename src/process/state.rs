@@ -8,7 +8,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use super::rows::{IdBase, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals};
 use super::syscall::Effect;
 use crate::decode::Family;
-use crate::model::MAX_ARGS;
+use crate::record::MAX_ARGS;
 use crate::tables::NameTable;
 
 /// Import issues of one kind written as rows before the rest are only counted.

@@ -14,7 +14,7 @@ use crate::util::records::{call, rec, ret};
 use crate::util::writer::TraceWriter;
 use crate::util::{corpus, decode, CORPUS};
 use kt2sql::load::{import, ImportMode, ImportOptions, NoProgress, Progress};
-use kt2sql::model::Body;
+use kt2sql::record::Body;
 
 fn kt2sql() -> Command {
     Command::cargo_bin("kt2sql").unwrap()

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use super::kt2sql;
 use crate::util::records::{call, rec, ret, T0};
 use crate::util::writer::TraceWriter;
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 
 const EVIL_PATH: &[u8] = b"/tmp/caf\xe9/\x1b[2Jx.h";
 const EVIL_COMM: &[u8] = b"ev\x1bil";

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use kt2sql::decode::{Abi, Family};
 use kt2sql::load::{import, ImportOptions, NoProgress};
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 
 use super::{kt2sql, one, write};
 use crate::util::records::{call, realistic, rec, ret, T0};

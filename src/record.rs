@@ -1,4 +1,4 @@
-//! The dialect-neutral record model: what one ktrace record means, whatever
+//! The dialect-neutral records: what one ktrace record means, whatever
 //! system wrote it. Decode produces these; import and dump consume them.
 //! Integers are widened (`i64` pids, tids and return values, `u64` argument
 //! words); timestamps are integer nanoseconds since the Unix epoch.
