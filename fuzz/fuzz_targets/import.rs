@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let abis = Abi::all();
     let opts = ImportOptions {
-        dialect: (sel & 0x80 != 0).then(|| abis[usize::from(sel & 0x3f) % abis.len()]),
+        abi: (sel & 0x80 != 0).then(|| abis[usize::from(sel & 0x3f) % abis.len()]),
         strict: sel & 0x40 != 0,
         ..ImportOptions::default()
     };

@@ -85,7 +85,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             (_, true) => ImportMode::Append,
             _ => ImportMode::Create,
         },
-        dialect: args.dialect,
+        abi: args.dialect,
         start_cwd: args
             .start_dir
             .as_ref()

@@ -98,7 +98,7 @@ pub const TABLES: [(&str, usize); TABLE_COUNT] = [
 /// strings (syscall names, record kinds, resolutions) stay borrowed instead
 /// of being copied into a `String` per row.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub enum SqlValue {
     /// NULL.
     Null,
     /// INTEGER.
@@ -111,14 +111,14 @@ pub enum Cell {
     Blob(Vec<u8>),
 }
 
-impl ToSql for Cell {
+impl ToSql for SqlValue {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(i) => ValueRef::Integer(*i),
-            Cell::Static(s) => ValueRef::Text(s.as_bytes()),
-            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
-            Cell::Blob(b) => ValueRef::Blob(b),
+            SqlValue::Null => ValueRef::Null,
+            SqlValue::Int(i) => ValueRef::Integer(*i),
+            SqlValue::Static(s) => ValueRef::Text(s.as_bytes()),
+            SqlValue::Text(s) => ValueRef::Text(s.as_bytes()),
+            SqlValue::Blob(b) => ValueRef::Blob(b),
         }))
     }
 }
@@ -131,7 +131,7 @@ pub const BATCH_ROWS: usize = 4096;
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Values per table.
-    pub values: [Vec<Cell>; TABLE_COUNT],
+    pub values: [Vec<SqlValue>; TABLE_COUNT],
     /// Rows in all.
     pub rows: usize,
 }
@@ -205,7 +205,7 @@ pub const CALL_WINDOW: usize = 4096;
 pub struct Encoder<'p, T> {
     batch: Batch,
     /// Finished call rows, put back into `call_id` order (see [`InOrder`]).
-    calls: InOrder<[Cell; CALL_COLS]>,
+    calls: InOrder<[SqlValue; CALL_COLS]>,
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
@@ -252,7 +252,11 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    fn push(&mut self, t: Table, values: impl IntoIterator<Item = Cell>) -> Result<(), T::Error> {
+    fn push(
+        &mut self,
+        t: Table,
+        values: impl IntoIterator<Item = SqlValue>,
+    ) -> Result<(), T::Error> {
         let v = &mut self.batch.values[t as usize];
         let before = v.len();
         v.extend(values);
@@ -277,43 +281,43 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.paths.next += 1;
         self.paths.added += 1;
         self.paths.ids.insert(path.to_vec(), id);
-        self.push(Table::Path, [Cell::Int(id), bytes(path)])?;
+        self.push(Table::Path, [SqlValue::Int(id), bytes(path)])?;
         Ok(id)
     }
 
-    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<Cell, T::Error> {
+    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<SqlValue, T::Error> {
         Ok(match path {
-            Some(p) => Cell::Int(self.intern(p)?),
-            None => Cell::Null,
+            Some(p) => SqlValue::Int(self.intern(p)?),
+            None => SqlValue::Null,
         })
     }
 }
 
 /// An optional integer.
-fn int(v: Option<i64>) -> Cell {
-    v.map_or(Cell::Null, Cell::Int)
+fn int(v: Option<i64>) -> SqlValue {
+    v.map_or(SqlValue::Null, SqlValue::Int)
 }
 
 /// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
 /// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
 /// means "not UTF-8").
-pub fn bytes(b: &[u8]) -> Cell {
+pub fn bytes(b: &[u8]) -> SqlValue {
     match std::str::from_utf8(b) {
-        Ok(s) => Cell::Text(s.to_owned()),
-        Err(_) => Cell::Blob(b.to_vec()),
+        Ok(s) => SqlValue::Text(s.to_owned()),
+        Err(_) => SqlValue::Blob(b.to_vec()),
     }
 }
 
 /// An optional fixed string.
-fn text(s: Option<&'static str>) -> Cell {
-    s.map_or(Cell::Null, Cell::Static)
+fn text(s: Option<&'static str>) -> SqlValue {
+    s.map_or(SqlValue::Null, SqlValue::Static)
 }
 
 /// NUL-separated strings: a JSON array when all are UTF-8, else the bytes.
-fn string_list(b: Option<&[u8]>) -> Cell {
+fn string_list(b: Option<&[u8]>) -> SqlValue {
     match b {
-        None => Cell::Null,
-        Some(b) => json_string_list(b).map_or_else(|| Cell::Blob(b.to_vec()), Cell::Text),
+        None => SqlValue::Null,
+        Some(b) => json_string_list(b).map_or_else(|| SqlValue::Blob(b.to_vec()), SqlValue::Text),
     }
 }
 
@@ -357,32 +361,32 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Process,
             [
-                Cell::Int(*id),
-                Cell::Int(trace_id),
-                Cell::Int(*pid),
+                SqlValue::Int(*id),
+                SqlValue::Int(trace_id),
+                SqlValue::Int(*pid),
                 int(*parent_id),
-                Cell::Int((*running_at_start).into()),
-                fork_syscall.clone().map_or(Cell::Null, Cell::Text),
+                SqlValue::Int((*running_at_start).into()),
+                fork_syscall.clone().map_or(SqlValue::Null, SqlValue::Text),
                 int(*fork_call_id),
                 int(*fork_ts),
                 int(fork_offset.map(off)),
                 int(*parent_exec_id),
                 bytes(first_comm),
                 bytes(last_comm),
-                Cell::Int(*first_ts),
-                Cell::Int(*last_ts),
+                SqlValue::Int(*first_ts),
+                SqlValue::Int(*last_ts),
                 int(*exit_status),
                 int(*exit_signal),
                 int(*exit_ts),
-                Cell::Int((*exit_seen).into()),
-                Cell::Int(*records),
-                Cell::Int(*dropped_events),
-                Cell::Int((*cut_by_damage).into()),
-                Cell::Int(*calls),
-                Cell::Int(*failed_calls),
-                Cell::Int(*lookups),
-                Cell::Int(*unresolved_lookups),
-                Cell::Int(*files),
+                SqlValue::Int((*exit_seen).into()),
+                SqlValue::Int(*records),
+                SqlValue::Int(*dropped_events),
+                SqlValue::Int((*cut_by_damage).into()),
+                SqlValue::Int(*calls),
+                SqlValue::Int(*failed_calls),
+                SqlValue::Int(*lookups),
+                SqlValue::Int(*unresolved_lookups),
+                SqlValue::Int(*files),
             ],
         )
     }
@@ -398,7 +402,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         } = r;
         self.push(
             Table::Thread,
-            [id, process_id, tid, first_ts, last_ts, records].map(Cell::Int),
+            [id, process_id, tid, first_ts, last_ts, records].map(SqlValue::Int),
         )
     }
 
@@ -427,18 +431,18 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Exec,
             [
-                Cell::Int(id),
-                Cell::Int(process_id),
-                Cell::Int(seq),
+                SqlValue::Int(id),
+                SqlValue::Int(process_id),
+                SqlValue::Int(seq),
                 int(image),
-                Cell::Int(ts),
+                SqlValue::Int(ts),
                 int(call_id),
                 path_id,
                 resolved_id,
                 bytes(comm),
                 string_list(argv),
                 string_list(envp),
-                Cell::Int(success.into()),
+                SqlValue::Int(success.into()),
                 cwd_id,
             ],
         )
@@ -466,13 +470,13 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         let errno = error.filter(|&e| e > 0);
         let dur = ts.zip(ret_ts).map(|(a, b)| b - a);
         let row = [
-            Cell::Int(id),
-            Cell::Int(process_id),
+            SqlValue::Int(id),
+            SqlValue::Int(process_id),
             int(thread_id),
-            Cell::Int(code.into()),
+            SqlValue::Int(code.into()),
             text(syscall),
-            Cell::Int(args.len() as i64),
-            Cell::Text(args_text(args)),
+            SqlValue::Int(args.len() as i64),
+            SqlValue::Text(args_text(args)),
             int(args.first().map(|&w| signed_word(w, word_bits))),
             int(args.get(1).map(|&w| signed_word(w, word_bits))),
             int(ts),
@@ -512,16 +516,16 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Namei,
             [
-                Cell::Int(id),
+                SqlValue::Int(id),
                 int(call_id),
-                Cell::Int(process_id),
-                Cell::Int(seq),
-                Cell::Int(ts),
-                Cell::Int(off(offset)),
+                SqlValue::Int(process_id),
+                SqlValue::Int(seq),
+                SqlValue::Int(ts),
+                SqlValue::Int(off(offset)),
                 bytes(comm),
-                Cell::Int(path_id),
-                Cell::Int(resolved_id),
-                Cell::Static(resolution.as_str()),
+                SqlValue::Int(path_id),
+                SqlValue::Int(resolved_id),
+                SqlValue::Static(resolution.as_str()),
             ],
         )
     }
@@ -547,21 +551,21 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Event,
             [
-                Cell::Int(id),
-                Cell::Int(trace_id),
+                SqlValue::Int(id),
+                SqlValue::Int(trace_id),
                 int(process_id),
                 int(thread_id),
                 int(call_id),
-                Cell::Int(ts),
-                Cell::Int(off(offset)),
-                Cell::Static(kind),
+                SqlValue::Int(ts),
+                SqlValue::Int(off(offset)),
+                SqlValue::Static(kind),
                 int(fd),
                 text(dir),
                 int(len),
                 int(signo),
                 int(code),
-                name.map_or(Cell::Null, bytes),
-                data.map_or(Cell::Null, |d| Cell::Blob(d.to_vec())),
+                name.map_or(SqlValue::Null, bytes),
+                data.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())),
             ],
         )
     }
@@ -579,11 +583,11 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Issue,
             [
-                Cell::Int(trace_id),
+                SqlValue::Int(trace_id),
                 int(offset.map(off)),
-                Cell::Static(severity.as_str()),
-                Cell::Static(kind),
-                Cell::Text(message.clone()),
+                SqlValue::Static(severity.as_str()),
+                SqlValue::Static(kind),
+                SqlValue::Text(message.clone()),
                 int(*process_id),
             ],
         )
@@ -603,14 +607,14 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::SyscallStat,
             [
-                Cell::Int(self.ctx.trace_id),
-                Cell::Int(code.into()),
+                SqlValue::Int(self.ctx.trace_id),
+                SqlValue::Int(code.into()),
                 text(syscall),
-                Cell::Int(calls),
-                Cell::Int(failed),
-                Cell::Int(no_return),
-                Cell::Int(timed),
-                Cell::Int(total_dur),
+                SqlValue::Int(calls),
+                SqlValue::Int(failed),
+                SqlValue::Int(no_return),
+                SqlValue::Int(timed),
+                SqlValue::Int(total_dur),
                 int(max_dur),
             ],
         )

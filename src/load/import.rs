@@ -17,7 +17,7 @@ use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
 use super::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
 use crate::decode::{Abi, DecodeErrorKind, Decoder};
 use crate::process::rows::Totals;
-use crate::process::{Model, Options};
+use crate::process::{Model, ModelOptions};
 use crate::Error;
 
 /// What to do with an existing target.
@@ -39,7 +39,7 @@ pub struct ImportOptions {
     /// Existing target handling.
     pub mode: ImportMode,
     /// Decode as this ABI instead of detecting it.
-    pub dialect: Option<Abi>,
+    pub abi: Option<Abi>,
     /// Working directory of processes whose cwd is unknown (`--start-dir`).
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes.
@@ -149,7 +149,7 @@ pub fn import(
         }),
         false => Ok(()),
     };
-    check_traces(traces, db, opts.dialect)?;
+    check_traces(traces, db, opts.abi)?;
     let append = check_target(db, opts.mode)?;
     let tmp = TempTarget::create(db)?;
     if append {
@@ -201,7 +201,7 @@ pub fn import(
 
 /// Every trace must open (detection included) before anything is written,
 /// and none may be the target itself.
-fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(), Error> {
+fn check_traces(traces: &[PathBuf], db: &Path, abi: Option<Abi>) -> Result<(), Error> {
     if traces.is_empty() {
         return Err(refused(db, "no trace files given"));
     }
@@ -214,7 +214,7 @@ fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(
         if fs::metadata(t).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             continue;
         }
-        match Decoder::open(t, dialect) {
+        match Decoder::open(t, abi) {
             Ok(_) => {}
             // An empty regular file imports as a trace row with no records
             // (a device or pipe with no data is not a trace).
@@ -293,7 +293,7 @@ fn import_one(
     if is_empty_file(trace) {
         return import_empty(conn, paths, trace, opts);
     }
-    let dec = Decoder::open(trace, opts.dialect)?;
+    let dec = Decoder::open(trace, opts.abi)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
     let tx = conn
@@ -311,7 +311,7 @@ fn import_one(
     let ctx = begin_trace(&tx, &start)?;
     let model = Model::new(
         abi,
-        Options {
+        ModelOptions {
             start_cwd: opts.start_cwd.clone(),
             keep_io_data: opts.keep_io_data,
             ids,
@@ -410,7 +410,7 @@ fn import_empty(
     let start = TraceStart {
         path: abs.as_os_str().as_encoded_bytes(),
         size: 0,
-        abi: opts.dialect,
+        abi: opts.abi,
         start_cwd: opts.start_cwd.as_deref(),
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
@@ -437,7 +437,7 @@ fn import_empty(
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id,
-        dialect: opts.dialect.map_or("unknown".into(), |a| a.to_string()),
+        dialect: opts.abi.map_or("unknown".into(), |a| a.to_string()),
         size: 0,
         decoded_bytes: 0,
         totals,

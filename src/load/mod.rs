@@ -32,7 +32,6 @@ pub use import::{
     import, ImportMode, ImportOptions, ImportSummary, NoProgress, Progress, TraceSummary,
 };
 use schema::sql_err;
-use value::Bytes;
 use writer::Writer;
 
 impl PathCache {
@@ -143,14 +142,14 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
          byte_order, start_cwd, keep_io_data, imported_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         rusqlite::params![
-            Bytes(t.path),
+            encode::bytes(t.path),
             t.size as i64,
             t.abi.map_or("unknown".into(), |a| a.to_string()),
             t.abi.map_or("unknown", |a| a.system_name()),
             t.abi.map_or(0, |a| a.version),
             t.abi.map_or(0, |a| a.width.bits()),
             order,
-            t.start_cwd.map(Bytes),
+            t.start_cwd.map(encode::bytes),
             t.keep_io_data,
             t.imported_at,
         ],

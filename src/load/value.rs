@@ -1,27 +1,10 @@
-//! How recorded values become SQL values: bytes as TEXT when UTF-8 and as
-//! an exact BLOB otherwise ([`Bytes`]), raw data as BLOB, NUL-separated
+//! How recorded values become SQL values: raw data as BLOB, NUL-separated
 //! string lists as JSON arrays, argument words in kdump style and as signed
 //! integers of the trace's word size. One helper per encoding, so every
 //! column of a kind is stored the same way.
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
-
-/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
-/// otherwise a BLOB with the exact bytes. Every byte-string column that is
-/// not raw data goes through this, so `typeof(col) = 'blob'` always means
-/// "not UTF-8".
-#[derive(Debug, Clone, Copy)]
-pub struct Bytes<'a>(pub &'a [u8]);
-
-impl ToSql for Bytes<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match std::str::from_utf8(self.0) {
-            Ok(s) => ValueRef::Text(s.as_bytes()),
-            Err(_) => ValueRef::Blob(self.0),
-        }))
-    }
-}
 
 /// Raw data, always a BLOB (I/O and struct bytes are not text).
 #[derive(Debug, Clone, Copy)]

@@ -12,7 +12,7 @@
 
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::encode::{Batch, BatchTarget, Cell, TABLES, TABLE_COUNT};
+use super::encode::{Batch, BatchTarget, SqlValue, TABLES, TABLE_COUNT};
 use super::schema::sql_err;
 use crate::Error;
 
@@ -95,7 +95,7 @@ const NAMES: [(&str, bool); TABLE_COUNT] = [
 ];
 
 impl TableInsert<'_> {
-    fn write(&mut self, values: &[Cell]) -> rusqlite::Result<()> {
+    fn write(&mut self, values: &[SqlValue]) -> rusqlite::Result<()> {
         let TableInsert {
             cols,
             multi,
@@ -118,18 +118,18 @@ impl TableInsert<'_> {
 /// `max_id` (which it keeps up to date) made NULL: SQLite gives it the same
 /// id by appending. Tables without an id key (`max_id` None) pass unchanged.
 fn appended<'a>(
-    rows: &'a [Cell],
+    rows: &'a [SqlValue],
     cols: usize,
     max_id: &'a mut Option<i64>,
-) -> impl Iterator<Item = &'a Cell> + 'a {
+) -> impl Iterator<Item = &'a SqlValue> + 'a {
     rows.iter()
         .enumerate()
         .map(move |(i, c)| match (i % cols, max_id.as_mut(), c) {
-            (0, Some(max), &Cell::Int(id)) => {
+            (0, Some(max), &SqlValue::Int(id)) => {
                 let next = max.checked_add(1);
                 *max = id.max(*max);
                 if next == Some(id) {
-                    &Cell::Null
+                    &SqlValue::Null
                 } else {
                     c
                 }

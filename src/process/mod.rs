@@ -34,7 +34,7 @@ const MAX_DEFERRED_RECORDS: usize = 1_000_000;
 
 /// How to build the model.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct ModelOptions {
     /// Working directory of the first process (the trace does not record it).
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes in event rows.
@@ -59,7 +59,7 @@ pub struct Model {
 
 impl Model {
     /// A model for a trace of `abi`.
-    pub fn new(abi: Abi, opts: Options) -> Model {
+    pub fn new(abi: Abi, opts: ModelOptions) -> Model {
         Model {
             ctx: Ctx::new(abi.name_table(), abi.family, opts.keep_io_data, opts.ids),
             live: HashMap::new(),

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde_json::{json, Value};
 
 use crate::util::{compose, decode};
-use kt2sql::process::{Model, Options, Resolution};
+use kt2sql::process::{Model, ModelOptions, Resolution};
 use sink::{Collected, Rows};
 
 /// Decode a composed trace and run the model over it with the truth's start cwd.
@@ -21,9 +21,9 @@ fn model(c: &crate::util::Composed) -> Rows {
     let cwd = c.truth["start_cwd"].as_str().unwrap().as_bytes().to_vec();
     let mut m = Model::new(
         d.abi,
-        Options {
+        ModelOptions {
             start_cwd: Some(cwd),
-            ..Options::default()
+            ..ModelOptions::default()
         },
     );
     let mut sink = Collected::default();

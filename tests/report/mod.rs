@@ -111,7 +111,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     let list = |scope, all, callers| {
         files::files(
             &conn,
-            files::Options {
+            files::FilesOptions {
                 scope,
                 all,
                 callers,

@@ -45,7 +45,7 @@ fn reuse_db(dir: &Path) -> PathBuf {
     std::fs::write(&trace, reuse_trace()).unwrap();
     let db = dir.join("t.db");
     let opts = kt2sql::load::ImportOptions {
-        dialect: Some("freebsd-v1:le:64".parse().unwrap()),
+        abi: Some("freebsd-v1:le:64".parse().unwrap()),
         start_cwd: Some(b"/".to_vec()),
         ..Default::default()
     };

@@ -39,7 +39,7 @@ fn with_hostile(
 
 fn given(abi: &Abi) -> ImportOptions {
     ImportOptions {
-        dialect: Some(*abi),
+        abi: Some(*abi),
         ..ImportOptions::default()
     }
 }

@@ -284,7 +284,7 @@ fn check(
     // Records before `first_hit` are untouched.
     let first_hit = input.bounds[input.record_at(a)];
     let opts = ImportOptions {
-        dialect: (!mode.detect).then(|| input.dialect.parse().unwrap()),
+        abi: (!mode.detect).then(|| input.dialect.parse().unwrap()),
         ..ImportOptions::default()
     };
     let s = match import(&[trace], &db, &opts, &NoProgress) {
