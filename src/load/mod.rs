@@ -2,20 +2,16 @@
 //! by the [`encode::Encoder`] (its [`Sink`](crate::process::Sink)), which
 //! interns paths and hands them on in batches; the [`writer::Writer`]
 //! stores batches with multi-row INSERTs. A [`Loader`] does both on one
-//! thread; [`import`] runs the decoder, the model and the encoder on a
-//! second thread and the writer on the connection's. [`schema`] owns the
-//! DDL; nothing here decodes bytes or decides a value.
+//! thread; [`crate::import`] runs the encoder on a second thread and the
+//! writer on the connection's. [`crate::schema`] owns the DDL. Nothing
+//! here decodes bytes, decides a value, opens files or starts threads.
 //!
 //! Ids are the model's, continued from [`next_ids`] so a database that is
 //! appended to keeps them unique; `path_id`s are the encoder's, continued
 //! from [`PathCache::load`]. `trace_id` and `import_issue_id` are SQLite's.
 
-mod atomic;
 pub mod encode;
-pub mod import;
-mod pipeline;
 mod reorder;
-pub mod schema;
 pub mod value;
 pub mod writer;
 
@@ -24,14 +20,11 @@ use rusqlite::Connection;
 
 use crate::decode::{Abi, Endianness};
 use crate::process::rows::{IdBase, Totals};
+use crate::schema::sql_err;
 use crate::tables::NameTable;
 use crate::Error;
 pub use encode::PathCache;
 use encode::{Encoder, TraceContext};
-pub use import::{
-    import, ImportMode, ImportOptions, ImportSummary, NoProgress, Progress, TraceSummary,
-};
-use schema::sql_err;
 use writer::Writer;
 
 impl PathCache {

@@ -6,6 +6,7 @@ use super::*;
 use crate::process::rows::{
     CallRow, ExecRow, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink, Unpaired,
 };
+use crate::schema;
 
 fn abi() -> Abi {
     "freebsd-v1:le:64".parse().unwrap()

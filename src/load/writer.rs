@@ -13,7 +13,7 @@
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
 use super::encode::{Batch, BatchTarget, SqlValue, TABLES, TABLE_COUNT};
-use super::schema::sql_err;
+use crate::schema::sql_err;
 use crate::Error;
 
 /// Rows per multi-row INSERT.

@@ -20,7 +20,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::load::schema::{self, sql_err, Existing};
+use crate::schema::{self, sql_err, Existing};
 use crate::Error;
 pub use meta::Query;
 pub use table::{Cell, ResultSet};

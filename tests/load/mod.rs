@@ -13,7 +13,7 @@ use crate::require_shared;
 use crate::util::records::{call, rec, ret};
 use crate::util::writer::TraceWriter;
 use crate::util::{corpus, decode, CORPUS};
-use kt2sql::load::{import, ImportMode, ImportOptions, NoProgress, Progress};
+use kt2sql::import::{import, ImportMode, ImportOptions, NoProgress, Progress};
 use kt2sql::record::Body;
 
 fn kt2sql() -> Command {

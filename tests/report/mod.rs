@@ -15,7 +15,7 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 
 use crate::util::{compose, Composed};
-use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::import::{import, ImportOptions, NoProgress};
 use kt2sql::report::{self, files, tree, Scope};
 
 pub fn kt2sql() -> Command {

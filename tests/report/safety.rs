@@ -44,12 +44,12 @@ fn reuse_db(dir: &Path) -> PathBuf {
     let trace = dir.join("t.out");
     std::fs::write(&trace, reuse_trace()).unwrap();
     let db = dir.join("t.db");
-    let opts = kt2sql::load::ImportOptions {
+    let opts = kt2sql::import::ImportOptions {
         abi: Some("freebsd-v1:le:64".parse().unwrap()),
         start_cwd: Some(b"/".to_vec()),
         ..Default::default()
     };
-    kt2sql::load::import(&[trace], &db, &opts, &kt2sql::load::NoProgress).unwrap();
+    kt2sql::import::import(&[trace], &db, &opts, &kt2sql::import::NoProgress).unwrap();
     db
 }
 

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use kt2sql::decode::{Abi, Family};
-use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::import::{import, ImportOptions, NoProgress};
 use kt2sql::record::{Body, Record};
 
 use super::{kt2sql, one, write};

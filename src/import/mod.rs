@@ -1,5 +1,5 @@
 //! The import driver: trace files → one database, atomically. Checks the
-//! inputs and the target, writes into a temporary file ([`super::atomic`]),
+//! inputs and the target, writes into a temporary file ([`atomic`]),
 //! runs decoder → process model → [`Loader`] for each trace in its own
 //! transaction, adds indexes and views, and renames the file over the
 //! target. Knows nothing of the command line or of progress bars: it
@@ -11,14 +11,17 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::atomic::TempTarget;
-use super::pipeline::{self, Decoded, Job};
-use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
-use super::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
+mod atomic;
+mod pipeline;
+
 use crate::decode::{Abi, DecodeErrorKind, Decoder};
+use crate::load::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
 use crate::process::rows::Totals;
 use crate::process::{Model, ModelOptions};
+use crate::schema::{self, sql_err, Existing, SCHEMA_VERSION};
 use crate::Error;
+use atomic::TempTarget;
+use pipeline::{Decoded, Job};
 
 /// What to do with an existing target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

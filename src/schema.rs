@@ -17,21 +17,15 @@ pub const SCHEMA_VERSION: i64 = 2;
 /// scanning the directory) so Cargo tracks each one; a test checks that
 /// every file in `schema/` is listed.
 pub const SCHEMA: &[(&str, &str)] = &[
-    (
-        "0001_tables.sql",
-        include_str!("../../schema/0001_tables.sql"),
-    ),
+    ("0001_tables.sql", include_str!("../schema/0001_tables.sql")),
     (
         "0002_indexes.sql",
-        include_str!("../../schema/0002_indexes.sql"),
+        include_str!("../schema/0002_indexes.sql"),
     ),
-    (
-        "0003_views.sql",
-        include_str!("../../schema/0003_views.sql"),
-    ),
+    ("0003_views.sql", include_str!("../schema/0003_views.sql")),
     (
         "0004_reports.sql",
-        include_str!("../../schema/0004_reports.sql"),
+        include_str!("../schema/0004_reports.sql"),
     ),
 ];
 
