@@ -12,6 +12,7 @@
 
 pub mod encode;
 mod reorder;
+pub mod table;
 pub mod value;
 pub mod writer;
 

@@ -12,7 +12,8 @@
 
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::encode::{Batch, BatchTarget, SqlValue, TABLES, TABLE_COUNT};
+use super::encode::{Batch, BatchTarget, SqlValue};
+use super::table::Table;
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -38,14 +39,15 @@ struct TableInsert<'c> {
 impl<'c> Writer<'c> {
     /// Prepare (or fetch from the connection's cache) every INSERT.
     pub fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
-        let tables = TABLES
+        let tables = Table::ALL
             .iter()
-            .zip(NAMES)
-            .map(|(&(head, cols), (name, keyed))| {
+            .map(|&table| {
+                let cols = table.columns().len();
+                let head = table.insert_head();
                 let group = format!("({})", vec!["?"; cols].join(","));
                 let many = vec![group.as_str(); PER_INSERT].join(",");
-                let max_id = if keyed {
-                    let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {name}");
+                let max_id = if table.keyed() {
+                    let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", table.name());
                     Some(conn.query_row(&sql, [], |r| r.get(0))?)
                 } else {
                     None
@@ -63,9 +65,9 @@ impl<'c> Writer<'c> {
 
     /// Write every row of `batch`.
     pub fn write(&mut self, batch: &Batch) -> Result<(), Error> {
-        for ((t, values), (name, _)) in self.tables.iter_mut().zip(&batch.values).zip(NAMES) {
+        for ((t, values), table) in self.tables.iter_mut().zip(&batch.values).zip(Table::ALL) {
             t.write(values)
-                .map_err(sql_err(format!("writing table {name}")))?;
+                .map_err(sql_err(format!("writing table {}", table.name())))?;
         }
         Ok(())
     }
@@ -79,20 +81,6 @@ impl BatchTarget for Writer<'_> {
         Ok(batch)
     }
 }
-
-/// Table names in [`TABLES`] order, and whether the first value of a row
-/// is the table's INTEGER PRIMARY KEY.
-const NAMES: [(&str, bool); TABLE_COUNT] = [
-    ("process", true),
-    ("thread", true),
-    ("exec", true),
-    ("call", true),
-    ("namei", true),
-    ("event", true),
-    ("import_issue", false),
-    ("path", true),
-    ("syscall_stat", false),
-];
 
 impl TableInsert<'_> {
     fn write(&mut self, values: &[SqlValue]) -> rusqlite::Result<()> {
