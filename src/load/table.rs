@@ -73,7 +73,7 @@ tables! {
     /// `event`.
     Event = "event", keyed: true, [
         "event_id", "trace_id", "process_id", "thread_id", "call_id", "ts", "offset", "kind",
-        "fd", "dir", "len", "signo", "code", "name", "data",
+        "fd", "dir", "len", "addr", "signo", "error", "code", "name", "data",
     ];
     /// `import_issue` (its id is SQLite's).
     Issue = "import_issue", keyed: false, [
