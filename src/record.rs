@@ -406,10 +406,3 @@ impl Body<'_> {
         }
     }
 }
-
-/// Every label [`Body::label`] can return, in a stable order.
-pub const LABELS: &[&str] = &[
-    "STRT", "CALL", "RET", "NAMI", "EMUL", "GIO", "PSIG", "CSW", "USER", "STRU", "SCTL",
-    "PROCCTOR", "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV", "FD", "MIB", "PLDG", "PINS",
-    "UNKNOWN",
-];

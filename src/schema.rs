@@ -1,6 +1,7 @@
 //! The database schema: the embedded `schema/*.sql` files, the schema
 //! version, the connection PRAGMAs, and how an existing file is recognised
-//! as a kt2sql database. Owns no row data; `insert.rs` writes the rows.
+//! as a kt2sql database, for the loader, the importer and the reports alike.
+//! Owns no row data; [`crate::load`] writes the rows.
 
 use std::path::Path;
 

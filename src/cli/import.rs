@@ -3,7 +3,7 @@
 //! import itself is `kt2sql::import`.
 //!
 //! Ctrl-C (SIGINT; SIGTERM and SIGHUP too) during an import makes it stop at
-//! its next check (every `ADVANCE_EVERY` records, and between stages),
+//! its next check (after every batch of rows written, and between stages),
 //! remove its temporary file and exit with code 130; the target, or the
 //! database given with `--append`, is left exactly as it was. A second
 //! Ctrl-C exits at once (the next import into the same target removes the

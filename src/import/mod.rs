@@ -1,7 +1,9 @@
 //! The import driver: trace files → one database, atomically. Checks the
 //! inputs and the target, writes into a temporary file ([`atomic`]),
-//! runs decoder → process model → [`Loader`] for each trace in its own
-//! transaction, adds indexes and views, and renames the file over the
+//! runs decoder → process model → encoder → writer on two threads
+//! ([`pipeline`]) for each trace in its own transaction (an empty file,
+//! which has no records, gets its trace row through a one-thread
+//! [`Loader`]), adds indexes and views, and renames the file over the
 //! target. Knows nothing of the command line or of progress bars: it
 //! reports through [`Progress`].
 
@@ -76,11 +78,12 @@ pub trait Progress {
     /// A trace of `total_bytes` starts.
     fn start(&self, _path: &Path, _total_bytes: u64) {}
     /// `bytes_done` bytes and `records_done` records of the current trace
-    /// are decoded (called every [`ADVANCE_EVERY`] records, not per record).
+    /// are decoded (called once per batch written, every
+    /// [`BATCH_ROWS`](crate::load::encode::BATCH_ROWS) rows, not per record).
     fn advance(&self, _bytes_done: u64, _records_done: u64) {}
     /// The current trace is done (or failed).
     fn finish(&self) {}
-    /// Whether to stop (Ctrl-C): asked every [`ADVANCE_EVERY`] records and
+    /// Whether to stop (Ctrl-C): asked after every batch written and
     /// between the stages of an import, which then fails with
     /// [`Error::Interrupted`] and writes nothing.
     fn cancelled(&self) -> bool {
@@ -92,9 +95,6 @@ pub trait Progress {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
 impl Progress for NoProgress {}
-
-/// Records between two [`Progress::advance`] calls.
-pub const ADVANCE_EVERY: u64 = 1 << 16;
 
 /// One imported trace.
 #[derive(Debug, Clone)]
