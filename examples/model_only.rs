@@ -48,7 +48,7 @@ fn main() {
     let path = std::env::args().nth(1).expect("usage: model_only TRACE");
     let t = std::time::Instant::now();
     let mut dec = Decoder::open(path.as_ref(), None).expect("open");
-    let mut model = Model::new(dec.abi(), Options::default());
+    let mut model = Model::new(dec.abi(), ModelOptions::default());
     let mut sink = Count::default();
     while let Some(r) = dec.next_record().expect("decode") {
         model.record(&r, &mut sink).unwrap();

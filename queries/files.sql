@@ -8,15 +8,13 @@
 -- @param  all    1: also paths of failed calls, of calls without a return
 --                and of lookups without a call (ptrace.py -a; default: 0).
 -- @column path   Normalised absolute path (TEXT, or BLOB when not UTF-8).
-WITH RECURSIVE
+WITH
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   member (process_id) AS (
-    SELECT process_id FROM root
-    UNION
-    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   )
 SELECT DISTINCT path
 FROM file_access

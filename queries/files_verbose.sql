@@ -12,15 +12,13 @@
 -- @column syscall The call's syscall name; `?` without a call or when unknown.
 -- @column comm    Command name of the image that made the call.
 -- @column pid     OS pid of the process that looked it up.
-WITH RECURSIVE
+WITH
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   member (process_id) AS (
-    SELECT process_id FROM root
-    UNION
-    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   )
 SELECT DISTINCT path, COALESCE(syscall, '?') AS syscall, comm, pid
 FROM file_access

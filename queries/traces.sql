@@ -26,11 +26,12 @@
 -- @column events           Rows of table event.
 -- @column issues           Rows of table import_issue.
 WITH c AS (
-  -- The import's per-process sums: no scan of call or namei.
+  -- The import's per-syscall counts (syscall_stat): no scan of call.
   SELECT trace_id, sum(calls) AS calls, sum(failed) AS failed, sum(no_return) AS no_return
   FROM syscall_stat
   GROUP BY trace_id),
 n AS (
+  -- The import's per-process lookup counts: no scan of namei.
   SELECT trace_id, sum(lookups) AS lookups, sum(unresolved_lookups) AS unresolved
   FROM process
   GROUP BY trace_id)

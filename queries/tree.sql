@@ -14,15 +14,13 @@
 -- @column image      0 for the inherited image, then 1, 2, … per successful exec.
 -- @column exec_id    The image's exec.exec_id (unique per row).
 -- @column trace_id   Trace it was recorded in.
-WITH RECURSIVE
+WITH
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   member (process_id) AS (
-    SELECT process_id FROM root
-    UNION
-    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   )
 SELECT t.depth - min(t.depth) OVER () AS depth, t.pid, t.comm, t.process_id, t.image,
        t.exec_id, t.trace_id

@@ -16,15 +16,13 @@
 -- @column errno      Symbolic errno of a failed call (`ENOENT`, or `errno N`).
 -- @column unpaired   Why the call lacks a half (call.unpaired); NULL when paired.
 -- @column path       A path it looked up, made absolute where possible; NULL for none.
-WITH RECURSIVE
+WITH
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   member (process_id) AS (
-    SELECT process_id FROM root
-    UNION
-    SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   )
 SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, COALESCE(c.errno_name, 'errno ' || c.errno) AS errno, c.unpaired,

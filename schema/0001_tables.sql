@@ -354,9 +354,17 @@ CREATE TABLE event (
   dir TEXT,
   -- Payload or data length in bytes.
   len INTEGER,
+  -- Address: the faulting address (PFLT), the calling address of a
+  -- pinsyscall violation (PINS).
+  addr INTEGER,
   -- Signal number (PSIG).
   signo INTEGER,
-  -- Signal/fault/pledge code, CAP type, PROCCTOR flags, ….
+  -- Error returned to the process: errno of a pledge or pinsyscall
+  -- violation (PLDG, PINS).
+  error INTEGER,
+  -- Signal code (PSIG), fault type (PFLT) or result (PRET), pledge promise
+  -- bit (PLDG), CAP type, PROCCTOR flags, NetBSD exec FD type, CSW user
+  -- flag, record type of an unknown record.
   code INTEGER,
   -- Struct name, emulation, sysctl MIB, USER label or wait channel
   -- (lossless bytes).

@@ -4,6 +4,31 @@
 -- The queries in queries/*.sql and the `tree`, `files` and `stats`
 -- commands read these views. Only DDL here.
 
+-- Every process lifetime with each of its descendants (forked children,
+-- their children, …), itself included at depth 0: the subtree below any
+-- process is `WHERE ancestor_id = ?`. The `tree`, `files` and `tree -v`
+-- queries select their `--pid` subtree with it. It holds one row per
+-- (process, ancestor) pair, so it grows with the depth of the tree.
+CREATE VIEW IF NOT EXISTS process_descendant (
+  -- The process lifetime at the top of the subtree.
+  ancestor_id,
+  -- A process lifetime in its subtree (ancestor_id itself included).
+  process_id,
+  -- Forks between them: 0 for the ancestor itself, 1 for its children, ….
+  depth
+) AS
+WITH RECURSIVE below (ancestor_id, process_id, depth) AS (
+  SELECT process_id, process_id, 0 FROM process
+  UNION ALL
+  SELECT b.ancestor_id, p.process_id, b.depth + 1
+  FROM below AS b
+  JOIN process AS p ON p.parent_id = b.process_id
+  -- No tree is deeper than it has processes: this ends a parent_id cycle
+  -- (which a correct import never writes) instead of recursing forever.
+  WHERE b.depth < (SELECT COUNT(*) FROM process)
+)
+SELECT ancestor_id, process_id, depth FROM below;
+
 -- One program image a process ran: its inherited image (exec seq 0), then
 -- one per successful exec, with the stretch of the trace file during which
 -- it was the process's image. Failed execs are not images.

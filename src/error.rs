@@ -40,7 +40,7 @@ pub enum Error {
         /// Why, and which flag would help.
         reason: String,
     },
-    /// The import was cancelled (Ctrl-C, through [`crate::load::Progress::cancelled`]);
+    /// The import was cancelled (Ctrl-C, through [`crate::import::Progress::cancelled`]);
     /// nothing was written: the target, or the database appended to, is as
     /// it was, and the temporary file is gone.
     #[error("{}: interrupted; the database was not written", path.display())]

@@ -1,17 +1,44 @@
 //! kt2sql: BSD `ktrace.out` files into SQLite.
 //!
-//! The pipeline is one-way: [`decode`] (bytes → records) → model (processes,
-//! calls, paths) → load (SQLite) → report (SQL → text). Decode never touches
-//! SQLite; only the binary owns the command line and the progress bar.
+//! The pipeline is one-way; each layer sees only the one before it:
+//!
+//! ```text
+//!  bytes ──decode──▶ record::Record ──process::Model──▶ rows ──load──▶ SQLite ──report──▶ text
+//!                     (per record)     (processes,        (SQL values,
+//!                                       calls, paths)      INSERTs)
+//! ```
+//!
+//! * [`decode`]: bytes → [`record`]s. Never touches SQLite.
+//! * [`process`]: records → the process model's rows (processes, threads,
+//!   calls, lookups, events, issues) through its [`process::Sink`].
+//! * [`load`]: rows → SQLite: the [`load::encode::Encoder`] (that `Sink`)
+//!   and the [`load::writer::Writer`]. Knows no files and no threads.
+//! * [`import`]: the driver of `kt2sql import`: trace files → one database,
+//!   atomically, on two threads, skipping damaged stretches.
+//! * [`schema`]: the embedded DDL, its version and how a database file is
+//!   recognised; shared by `load`, `import` and `report`.
+//! * [`report`]: SQL → text (the `report` and `sql` commands); [`dump`]:
+//!   records → text without a database.
+//!
+//! Only the binary (`src/cli`) owns the command line and the progress bar.
+//!
+//! Words used throughout: an [`decode::Abi`] is everything needed to decode
+//! a file (family, header version, byte order, width, variant); users call
+//! it the *dialect* (`--dialect freebsd-v1:le:64`, the `trace.dialect`
+//! column). Its [`decode::Family`] is the system family that decides record
+//! layouts, and the [`tables::NameTable`] the syscall numbering its names
+//! come from (one family can have had two, as OpenBSD had before 5.5).
 
 pub mod decode;
 pub mod dump;
 pub mod error;
+pub mod import;
 pub mod json;
 pub mod load;
-pub mod model;
 pub mod process;
+pub mod record;
 pub mod report;
+pub mod schema;
 pub mod tables;
 pub mod text;
 

@@ -465,10 +465,8 @@ def build_tables(entries):
             by_num[e.number] = e
     size = max(by_num) + 1 if by_num else 0
     names = [""] * size
-    args = [ARGS_UNKNOWN] * size
     for n, e in by_num.items():
         names[n] = e.name
-        args[n] = e.args if e.args is not None else ARGS_UNKNOWN
     # Reverse map: prefer live entries, then the most recent compat
     # level, then the lowest number.
     best = {}
@@ -477,11 +475,11 @@ def build_tables(entries):
         if e.name not in best or key > best[e.name][0]:
             best[e.name] = (key, n)
     reverse = sorted((name, n) for name, (_, n) in best.items())
-    return names, args, reverse
+    return names, reverse
 
 
 def emit(dialect, argv, origins, entries, errnos, signals):
-    names, args, reverse = build_tables(entries)
+    names, reverse = build_tables(entries)
     out = []
     w = out.append
     w("//! Generated name tables for the `%s` dialect -- do not edit." %
@@ -508,19 +506,6 @@ def emit(dialect, argv, origins, entries, errnos, signals):
     w("pub(super) static SYSCALLS: &[&str] = &[")
     for n, name in enumerate(names):
         w("    %s, // %d" % (rust_str(name), n))
-    w("];")
-    w("")
-    w("/// Declared argument count per syscall number (%d = unknown)."
-      % ARGS_UNKNOWN)
-    w("pub(super) static SYSCALL_ARGS: &[u8] = &[")
-    row = []
-    for a in args:
-        row.append(str(a))
-        if len(row) == 16:
-            w("    %s," % ", ".join(row))
-            row = []
-    if row:
-        w("    %s," % ", ".join(row))
     w("];")
     w("")
     w("/// (name, number) sorted by name, one number per name (live entry")

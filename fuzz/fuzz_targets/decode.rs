@@ -11,7 +11,7 @@
 use std::io::{self, Read};
 
 use kt2sql::decode::{sanity, Abi, Decoder};
-use kt2sql::dump::{self, Format, Options};
+use kt2sql::dump::{self, DumpOptions, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     for abi in abis {
         for format in [Format::Text, Format::Jsonl] {
             if let Ok(mut d) = Decoder::new(data, Some(abi), len) {
-                let opts = Options {
+                let opts = DumpOptions {
                     format,
                     pids: Vec::new(),
                     types: Vec::new(),
@@ -47,7 +47,7 @@ fuzz_target!(|data: &[u8]| {
 /// Every record, resynchronising after damage as `kt2sql import` does.
 fn walk<R: Read>(d: &mut Decoder<R>) {
     let abi = d.abi();
-    let believable = |r: &kt2sql::model::Record<'_>| sanity::implausible(&abi, r).is_none();
+    let believable = |r: &kt2sql::record::Record<'_>| sanity::implausible(&abi, r).is_none();
     loop {
         let bad = match d.next_record() {
             Ok(Some(r)) => match sanity::implausible(&abi, &r) {

@@ -1,4 +1,4 @@
-//! Arbitrary bytes through the whole import (`kt2sql::load::import`:
+//! Arbitrary bytes through the whole import (`kt2sql::import`:
 //! checks, decoder, process model, SQLite, atomic rename), in a RAM
 //! directory. The first byte chooses the options: bit 7 gives the dialect
 //! (bits 0-5 index `Abi::all()`) instead of detecting it, bit 6 `--strict`.
@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use kt2sql::decode::Abi;
-use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::import::{import, ImportOptions, NoProgress};
 use libfuzzer_sys::fuzz_target;
 
 fn dir() -> &'static PathBuf {
@@ -44,7 +44,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let abis = Abi::all();
     let opts = ImportOptions {
-        dialect: (sel & 0x80 != 0).then(|| abis[usize::from(sel & 0x3f) % abis.len()]),
+        abi: (sel & 0x80 != 0).then(|| abis[usize::from(sel & 0x3f) % abis.len()]),
         strict: sel & 0x40 != 0,
         ..ImportOptions::default()
     };

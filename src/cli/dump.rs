@@ -4,7 +4,7 @@ use std::io::{self, Write};
 use std::process::ExitCode;
 
 use kt2sql::decode::Decoder;
-use kt2sql::dump::{self, Format, Options};
+use kt2sql::dump::{self, DumpOptions, Format};
 
 use super::anyhow_lite::Result;
 use super::{DumpArgs, DumpFormat};
@@ -24,7 +24,7 @@ pub fn run(args: DumpArgs) -> Result<ExitCode> {
         out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
         info.error
     } else {
-        let opts = Options {
+        let opts = DumpOptions {
             format: match args.format {
                 DumpFormat::Text => Format::Text,
                 DumpFormat::Jsonl => Format::Jsonl,

@@ -1,9 +1,9 @@
 //! `kt2sql import TRACE... DB` (also `kt2sql TRACE... DB`): the clap
 //! arguments, the indicatif progress bar, Ctrl-C and the summary line. The
-//! import itself is `kt2sql::load::import`.
+//! import itself is `kt2sql::import`.
 //!
 //! Ctrl-C (SIGINT; SIGTERM and SIGHUP too) during an import makes it stop at
-//! its next check (every `ADVANCE_EVERY` records, and between stages),
+//! its next check (after every batch of rows written, and between stages),
 //! remove its temporary file and exit with code 130; the target, or the
 //! database given with `--append`, is left exactly as it was. A second
 //! Ctrl-C exits at once (the next import into the same target removes the
@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use kt2sql::decode::Abi;
-use kt2sql::load::{self, ImportMode, ImportOptions, ImportSummary, Progress};
+use kt2sql::import::{self, ImportMode, ImportOptions, ImportSummary, Progress};
 
 use super::anyhow_lite::Result;
 
@@ -85,7 +85,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             (_, true) => ImportMode::Append,
             _ => ImportMode::Create,
         },
-        dialect: args.dialect,
+        abi: args.dialect,
         start_cwd: args
             .start_dir
             .as_ref()
@@ -94,7 +94,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         strict: args.strict,
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let summary = match load::import(&args.traces, &args.db, &opts, &bar) {
+    let summary = match import::import(&args.traces, &args.db, &opts, &bar) {
         Err(e @ kt2sql::Error::Interrupted { .. }) => {
             eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
@@ -146,7 +146,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
 
 /// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 57 paths, 0 issues in 0.04s`
 fn summary_line(s: &ImportSummary) -> String {
-    let sum = |f: fn(&load::TraceSummary) -> i64| s.traces.iter().map(f).sum::<i64>();
+    let sum = |f: fn(&import::TraceSummary) -> i64| s.traces.iter().map(f).sum::<i64>();
     let n = |count: i64, one: &str, many: &str| {
         format!("{count} {}", if count == 1 { one } else { many })
     };

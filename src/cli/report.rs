@@ -115,7 +115,7 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
 /// Run `kt2sql files`.
 pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
     let conn = report::open(&args.common.db)?;
-    let opts = files::Options {
+    let opts = files::FilesOptions {
         scope: scope(&conn, &args.common, args.pid)?,
         all: args.all,
         callers: args.verbose,

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use kt2sql::report::{self, Cell, Table};
+use kt2sql::report::{self, Cell, ResultSet};
 
 use super::anyhow_lite::Result;
 use super::report::emit;
@@ -91,7 +91,7 @@ fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
         .collect()
 }
 
-fn show(t: &Table, format: TableFormat) -> Result<ExitCode> {
+fn show(t: &ResultSet, format: TableFormat) -> Result<ExitCode> {
     emit(|out| match format {
         TableFormat::Table => t.write_table(out),
         TableFormat::Csv => t.write_csv(out),

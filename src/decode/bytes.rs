@@ -22,25 +22,25 @@ macro_rules! dispatch {
 pub(crate) use dispatch;
 
 /// Integer reader over one record's bytes, in byte order `B`.
-pub struct Bytes<'a, B> {
+pub struct Reader<'a, B> {
     /// The bytes.
     pub b: &'a [u8],
     order: PhantomData<B>,
 }
 
-impl<B> Clone for Bytes<'_, B> {
+impl<B> Clone for Reader<'_, B> {
     #[inline]
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<B> Copy for Bytes<'_, B> {}
+impl<B> Copy for Reader<'_, B> {}
 
-impl<'a, B: ByteOrder> Bytes<'a, B> {
+impl<'a, B: ByteOrder> Reader<'a, B> {
     /// Reader over `b`.
     #[inline]
     pub fn new(b: &'a [u8]) -> Self {
-        Bytes {
+        Reader {
             b,
             order: PhantomData,
         }

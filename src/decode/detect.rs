@@ -7,7 +7,7 @@
 use super::abi::{Abi, Family, Width};
 use byteorder::ByteOrder;
 
-use super::bytes::{dispatch, Bytes};
+use super::bytes::{dispatch, Reader};
 use super::error::DecodeErrorKind;
 use super::header::{self, RawHeader, SELECT_BYTES};
 
@@ -195,7 +195,7 @@ fn violations_in<B: ByteOrder>(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) 
     if !plausible_time(h) {
         v += 1;
     }
-    let b = Bytes::<B>::new(p);
+    let b = Reader::<B>::new(p);
     let ws = abi.width.bytes();
     let len = p.len();
     let argsize_ok = || {

@@ -5,7 +5,7 @@
 //! The pipeline: [`detect`] picks an [`Abi`] from the first records; for
 //! each record, [`header`] chooses the layout (per record: FreeBSD mixes
 //! v0/v1 headers, NetBSD versions are per process) and reads it;
-//! [`payload`] turns the body into a [`Body`](crate::model::Body).
+//! [`payload`] turns the body into a [`Body`](crate::record::Body).
 //! Any failure is a [`DecodeError`] with the byte offset and record index,
 //! returned after every complete record before it.
 
@@ -26,7 +26,7 @@ use std::path::Path;
 pub use abi::{Abi, Endianness, Family, Variant, Width};
 pub use error::{DecodeError, DecodeErrorKind};
 
-use crate::model::{Body, Record};
+use crate::record::{Body, Record};
 use header::SELECT_BYTES;
 use source::Source;
 

@@ -9,8 +9,8 @@ use std::borrow::Cow;
 use super::abi::{Abi, Family, Width};
 use byteorder::ByteOrder;
 
-use super::bytes::{cut_nul, dispatch, trim_nuls, Bytes};
-use crate::model::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
+use super::bytes::{cut_nul, dispatch, trim_nuls, Reader};
+use crate::record::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
 
 /// Decode a payload of record type `typ` (flags removed; START handled by the caller).
 #[inline]
@@ -20,7 +20,7 @@ pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
 
 #[inline]
 fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
-    let b = Bytes::<B>::new(p);
+    let b = Reader::<B>::new(p);
     match abi.family {
         Family::FreeBsd => freebsd(abi, typ, b),
         Family::NetBsd => netbsd(abi, typ, b),
@@ -47,7 +47,7 @@ macro_rules! need {
 /// A payload kept undecoded: a type the family does not define, or one too
 /// short for its kind.
 #[inline]
-fn unknown<'a, B>(typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn unknown<'a, B>(typ: u32, b: Reader<'a, B>) -> Body<'a> {
     Body::Unknown {
         typ,
         data: Cow::Borrowed(b.b),
@@ -55,7 +55,7 @@ fn unknown<'a, B>(typ: u32, b: Bytes<'a, B>) -> Body<'a> {
 }
 
 #[inline]
-fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
     let short = || unknown(typ, b);
@@ -110,7 +110,7 @@ fn freebsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
 }
 
 #[inline]
-fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
     let short = || unknown(typ, b);
@@ -145,7 +145,7 @@ fn netbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
 }
 
 #[inline]
-fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
     let short = || unknown(typ, b);
@@ -197,7 +197,7 @@ fn openbsd<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
 /// OpenBSD before the type-first header: NetBSD-style CALL, 4.4BSD RET
 /// with an int32 retval even on LP64, EMUL at 7.
 #[inline]
-fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<'a> {
     let short = || unknown(typ, b);
     match typ {
         2 => Body::Ret(need!(ret44(b), short)),
@@ -208,7 +208,7 @@ fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'
 
 /// Darwin ≤ 10.4: 4.4BSD payloads, but CALL arguments in 64-bit slots.
 #[inline]
-fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
+fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
     let short = || unknown(typ, b);
@@ -241,7 +241,7 @@ fn darwin<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Bytes<'a, B>) -> Body<'a> {
 /// its 128-byte `Call` through memory that was copied again at once.
 #[inline(always)]
 fn call<'a, B: ByteOrder>(
-    b: Bytes<'a, B>,
+    b: Reader<'a, B>,
     code: i32,
     argoff: usize,
     limit: usize,
@@ -256,7 +256,7 @@ fn call<'a, B: ByteOrder>(
     // Whole slots only, so no read can fail.
     let words = body.get(..inline * slot).unwrap_or(&[]);
     for (a, c) in args.iter_mut().zip(words.chunks_exact(slot)) {
-        *a = Bytes::<B>::new(c).word(0, w).unwrap_or(0);
+        *a = Reader::<B>::new(c).word(0, w).unwrap_or(0);
     }
     Some(Call {
         code,
@@ -268,14 +268,14 @@ fn call<'a, B: ByteOrder>(
 
 /// NetBSD/OpenBSD CALL: int code, int argsize (bytes), args.
 #[inline]
-fn call_argsize<B: ByteOrder>(b: Bytes<'_, B>, w: Width) -> Option<Call<'_>> {
+fn call_argsize<B: ByteOrder>(b: Reader<'_, B>, w: Width) -> Option<Call<'_>> {
     let argsize = usize::try_from(b.i32(4)?).unwrap_or(0);
     call(b, b.i32(0)?, 8, argsize, w.bytes(), w)
 }
 
 /// 4.4BSD SYSRET: int16 code, int16 eosys (garbage on Darwin), int error, int retval.
 #[inline]
-fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
+fn ret44<B: ByteOrder>(b: Reader<'_, B>) -> Option<Ret> {
     Some(Ret {
         code: i32::from(b.i16(0)?),
         error: b.i32(4)?,
@@ -285,7 +285,7 @@ fn ret44<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Ret> {
 }
 
 #[inline]
-fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Gio<'_>> {
+fn gio<B: ByteOrder>(b: Reader<'_, B>) -> Option<Gio<'_>> {
     let dir = match b.i32(4)? {
         0 => IoDir::Read,
         1 => IoDir::Write,
@@ -299,7 +299,7 @@ fn gio<B: ByteOrder>(b: Bytes<'_, B>) -> Option<Gio<'_>> {
 }
 
 #[inline]
-fn csw<B: ByteOrder>(b: Bytes<'_, B>, with_wmesg: bool) -> Option<Csw<'_>> {
+fn csw<B: ByteOrder>(b: Reader<'_, B>, with_wmesg: bool) -> Option<Csw<'_>> {
     Some(Csw {
         out: b.i32(0)? != 0,
         user: b.i32(4)? != 0,
@@ -320,7 +320,7 @@ fn strukt(p: &[u8], elem_size: Option<u64>) -> Body<'_> {
 
 /// USER with a 20-byte NUL-padded label (OpenBSD, NetBSD).
 #[inline]
-fn user_with_id<B: ByteOrder>(b: Bytes<'_, B>) -> Option<User<'_>> {
+fn user_with_id<B: ByteOrder>(b: Reader<'_, B>) -> Option<User<'_>> {
     let id = b.b.get(..20)?;
     Some(User {
         id: Some(Cow::Borrowed(cut_nul(id))),

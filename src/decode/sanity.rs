@@ -5,7 +5,7 @@
 //! records start again.
 
 use super::abi::{Abi, Family};
-use crate::model::{Body, Record};
+use crate::record::{Body, Record};
 
 /// 1980-01-01 in ns: no BSD trace is older.
 const MIN_TS: i64 = 315_532_800_000_000_000;

@@ -5,7 +5,7 @@
 //! `<key>_hex` field carries them exactly.
 
 use crate::json::Obj;
-use crate::model::{Body, IoDir, Record};
+use crate::record::{Body, IoDir, Record};
 use crate::tables::{self, NameTable};
 use crate::text::{hex, json_str};
 

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::io::{self, Read, Write};
 
 use crate::decode::{DecodeError, Decoder, Endianness};
-use crate::model::Record;
+use crate::record::Record;
 
 /// Output format of `dump`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,7 +22,7 @@ pub enum Format {
 
 /// What to dump.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct DumpOptions {
     /// Output format.
     pub format: Format,
     /// Keep records whose pid or tid is one of these (empty: all).
@@ -31,7 +31,7 @@ pub struct Options {
     pub types: Vec<String>,
 }
 
-impl Options {
+impl DumpOptions {
     fn keeps(&self, r: &Record<'_>) -> bool {
         (self.pids.is_empty()
             || self.pids.contains(&r.pid)
@@ -45,7 +45,7 @@ impl Options {
 pub fn dump<R: Read>(
     dec: &mut Decoder<R>,
     out: &mut dyn Write,
-    opts: &Options,
+    opts: &DumpOptions,
 ) -> io::Result<Option<DecodeError>> {
     let abi = dec.abi();
     let fmt = text::TextFormatter::new(abi);

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use crate::decode::abi::{Abi, TimeUnit};
-use crate::model::{Body, Call, IoDir, Psig, Record, Ret};
+use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
 use crate::tables::{self, NameTable};
 use crate::text::{quoted, vis};
 

@@ -14,91 +14,18 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
 use super::reorder::InOrder;
+use super::table::{named, Table, TABLE_COUNT};
 use super::value::{args_text, json_string_list, signed_word};
 use crate::process::rows::{
     CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, Sink, SyscallStatRow, ThreadRow,
 };
 use crate::tables::{errno_name, NameTable};
 
-/// The tables rows are written to, in the order of [`TABLES`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(usize)]
-pub enum Table {
-    /// `process`.
-    Process,
-    /// `thread`.
-    Thread,
-    /// `exec`.
-    Exec,
-    /// `call`.
-    Call,
-    /// `namei`.
-    Namei,
-    /// `event`.
-    Event,
-    /// `import_issue`.
-    Issue,
-    /// `path`.
-    Path,
-    /// `syscall_stat`.
-    SyscallStat,
-}
-
-/// How many tables rows are written to.
-pub const TABLE_COUNT: usize = 9;
-
-/// Each table's INSERT head (columns in value order) and column count.
-pub const TABLES: [(&str, usize); TABLE_COUNT] = [
-    (
-        "INSERT INTO process (process_id, trace_id, pid, parent_id, running_at_start, \
-         fork_syscall, fork_call_id, fork_ts, fork_offset, parent_exec_id, first_comm, \
-         last_comm, first_ts, last_ts, exit_status, exit_signal, exit_ts, exit_seen, records, \
-         dropped_events, cut_by_damage, calls, failed_calls, lookups, unresolved_lookups, files, \
-         end_seen_by) VALUES",
-        27,
-    ),
-    (
-        "INSERT INTO thread (thread_id, process_id, tid, first_ts, last_ts, records) VALUES",
-        6,
-    ),
-    (
-        "INSERT INTO exec (exec_id, process_id, seq, image, ts, call_id, path_id, resolved_id, \
-         comm, argv, envp, success, cwd_id) VALUES",
-        13,
-    ),
-    (
-        "INSERT INTO call (call_id, process_id, thread_id, code, syscall, nargs, args, arg0, \
-         arg1, ts, ret_ts, dur, retval, error, errno, errno_name, success, call_offset, \
-         ret_offset, unpaired) VALUES",
-        20,
-    ),
-    (
-        "INSERT INTO namei (namei_id, call_id, process_id, seq, ts, offset, comm, path_id, \
-         resolved_id, resolution, exec_id, coredump) VALUES",
-        12,
-    ),
-    (
-        "INSERT INTO event (event_id, trace_id, process_id, thread_id, call_id, ts, offset, \
-         kind, fd, dir, len, signo, code, name, data) VALUES",
-        15,
-    ),
-    (
-        "INSERT INTO import_issue (trace_id, offset, severity, kind, message, process_id) VALUES",
-        6,
-    ),
-    ("INSERT INTO path (path_id, path) VALUES", 2),
-    (
-        "INSERT INTO syscall_stat (trace_id, code, syscall, calls, failed, no_return, timed, \
-         total_dur, max_dur) VALUES",
-        9,
-    ),
-];
-
 /// One SQL value of a row. Like rusqlite's `Value`, but the many fixed
 /// strings (syscall names, record kinds, resolutions) stay borrowed instead
 /// of being copied into a `String` per row.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Cell {
+pub enum SqlValue {
     /// NULL.
     Null,
     /// INTEGER.
@@ -111,14 +38,14 @@ pub enum Cell {
     Blob(Vec<u8>),
 }
 
-impl ToSql for Cell {
+impl ToSql for SqlValue {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(i) => ValueRef::Integer(*i),
-            Cell::Static(s) => ValueRef::Text(s.as_bytes()),
-            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
-            Cell::Blob(b) => ValueRef::Blob(b),
+            SqlValue::Null => ValueRef::Null,
+            SqlValue::Int(i) => ValueRef::Integer(*i),
+            SqlValue::Static(s) => ValueRef::Text(s.as_bytes()),
+            SqlValue::Text(s) => ValueRef::Text(s.as_bytes()),
+            SqlValue::Blob(b) => ValueRef::Blob(b),
         }))
     }
 }
@@ -127,11 +54,11 @@ impl ToSql for Cell {
 pub const BATCH_ROWS: usize = 4096;
 
 /// Encoded rows of every table, flat: table `t`'s values are
-/// `values[t]`, `TABLES[t].1` per row.
+/// `values[t.index()]`, `t.columns().len()` per row.
 #[derive(Debug, Default)]
 pub struct Batch {
     /// Values per table.
-    pub values: [Vec<Cell>; TABLE_COUNT],
+    pub values: [Vec<SqlValue>; TABLE_COUNT],
     /// Rows in all.
     pub rows: usize,
 }
@@ -194,7 +121,7 @@ impl Batch {
 }
 
 /// Columns of a `call` row.
-const CALL_COLS: usize = TABLES[Table::Call as usize].1;
+const CALL_COLS: usize = Table::Call.columns().len();
 
 /// Call rows held to be written in `call_id` order: well above how late a
 /// call finishes behind others in the benchmark's 8-job builds (< 1 024
@@ -205,7 +132,7 @@ pub const CALL_WINDOW: usize = 4096;
 pub struct Encoder<'p, T> {
     batch: Batch,
     /// Finished call rows, put back into `call_id` order (see [`InOrder`]).
-    calls: InOrder<[Cell; CALL_COLS]>,
+    calls: InOrder<[SqlValue; CALL_COLS]>,
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
@@ -229,7 +156,7 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
     /// Hand on the rows still waiting, call rows held for order included.
     pub fn flush(&mut self) -> Result<(), T::Error> {
         let Encoder { calls, batch, .. } = self;
-        batch.rows += calls.drain(|row| batch.values[Table::Call as usize].extend(row));
+        batch.rows += calls.drain(|row| batch.values[Table::Call.index()].extend(row));
         self.send()
     }
 
@@ -252,11 +179,13 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    fn push(&mut self, t: Table, values: impl IntoIterator<Item = Cell>) -> Result<(), T::Error> {
-        let v = &mut self.batch.values[t as usize];
-        let before = v.len();
-        v.extend(values);
-        debug_assert_eq!(v.len() - before, TABLES[t as usize].1);
+    /// Add a row of `t`, its values beside their column names.
+    fn push<const N: usize>(
+        &mut self,
+        t: Table,
+        row: [(&'static str, SqlValue); N],
+    ) -> Result<(), T::Error> {
+        self.batch.values[t.index()].extend(named(t, row));
         self.batch.rows += 1;
         self.send_when_full()
     }
@@ -277,43 +206,46 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.paths.next += 1;
         self.paths.added += 1;
         self.paths.ids.insert(path.to_vec(), id);
-        self.push(Table::Path, [Cell::Int(id), bytes(path)])?;
+        self.push(
+            Table::Path,
+            [("path_id", SqlValue::Int(id)), ("path", bytes(path))],
+        )?;
         Ok(id)
     }
 
-    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<Cell, T::Error> {
+    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<SqlValue, T::Error> {
         Ok(match path {
-            Some(p) => Cell::Int(self.intern(p)?),
-            None => Cell::Null,
+            Some(p) => SqlValue::Int(self.intern(p)?),
+            None => SqlValue::Null,
         })
     }
 }
 
 /// An optional integer.
-fn int(v: Option<i64>) -> Cell {
-    v.map_or(Cell::Null, Cell::Int)
+fn int(v: Option<i64>) -> SqlValue {
+    v.map_or(SqlValue::Null, SqlValue::Int)
 }
 
 /// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
 /// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
 /// means "not UTF-8").
-pub fn bytes(b: &[u8]) -> Cell {
+pub fn bytes(b: &[u8]) -> SqlValue {
     match std::str::from_utf8(b) {
-        Ok(s) => Cell::Text(s.to_owned()),
-        Err(_) => Cell::Blob(b.to_vec()),
+        Ok(s) => SqlValue::Text(s.to_owned()),
+        Err(_) => SqlValue::Blob(b.to_vec()),
     }
 }
 
 /// An optional fixed string.
-fn text(s: Option<&'static str>) -> Cell {
-    s.map_or(Cell::Null, Cell::Static)
+fn text(s: Option<&'static str>) -> SqlValue {
+    s.map_or(SqlValue::Null, SqlValue::Static)
 }
 
 /// NUL-separated strings: a JSON array when all are UTF-8, else the bytes.
-fn string_list(b: Option<&[u8]>) -> Cell {
+fn string_list(b: Option<&[u8]>) -> SqlValue {
     match b {
-        None => Cell::Null,
-        Some(b) => json_string_list(b).map_or_else(|| Cell::Blob(b.to_vec()), Cell::Text),
+        None => SqlValue::Null,
+        Some(b) => json_string_list(b).map_or_else(|| SqlValue::Blob(b.to_vec()), SqlValue::Text),
     }
 }
 
@@ -358,33 +290,39 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Process,
             [
-                Cell::Int(*id),
-                Cell::Int(trace_id),
-                Cell::Int(*pid),
-                int(*parent_id),
-                Cell::Int((*running_at_start).into()),
-                fork_syscall.clone().map_or(Cell::Null, Cell::Text),
-                int(*fork_call_id),
-                int(*fork_ts),
-                int(fork_offset.map(off)),
-                int(*parent_exec_id),
-                bytes(first_comm),
-                bytes(last_comm),
-                Cell::Int(*first_ts),
-                Cell::Int(*last_ts),
-                int(*exit_status),
-                int(*exit_signal),
-                int(*exit_ts),
-                Cell::Int((*exit_seen).into()),
-                Cell::Int(*records),
-                Cell::Int(*dropped_events),
-                Cell::Int((*cut_by_damage).into()),
-                Cell::Int(*calls),
-                Cell::Int(*failed_calls),
-                Cell::Int(*lookups),
-                Cell::Int(*unresolved_lookups),
-                Cell::Int(*files),
-                text(end_seen_by.map(|e| e.as_str())),
+                ("process_id", SqlValue::Int(*id)),
+                ("trace_id", SqlValue::Int(trace_id)),
+                ("pid", SqlValue::Int(*pid)),
+                ("parent_id", int(*parent_id)),
+                (
+                    "running_at_start",
+                    SqlValue::Int((*running_at_start).into()),
+                ),
+                (
+                    "fork_syscall",
+                    fork_syscall.clone().map_or(SqlValue::Null, SqlValue::Text),
+                ),
+                ("fork_call_id", int(*fork_call_id)),
+                ("fork_ts", int(*fork_ts)),
+                ("fork_offset", int(fork_offset.map(off))),
+                ("parent_exec_id", int(*parent_exec_id)),
+                ("first_comm", bytes(first_comm)),
+                ("last_comm", bytes(last_comm)),
+                ("first_ts", SqlValue::Int(*first_ts)),
+                ("last_ts", SqlValue::Int(*last_ts)),
+                ("exit_status", int(*exit_status)),
+                ("exit_signal", int(*exit_signal)),
+                ("exit_ts", int(*exit_ts)),
+                ("exit_seen", SqlValue::Int((*exit_seen).into())),
+                ("records", SqlValue::Int(*records)),
+                ("dropped_events", SqlValue::Int(*dropped_events)),
+                ("cut_by_damage", SqlValue::Int((*cut_by_damage).into())),
+                ("calls", SqlValue::Int(*calls)),
+                ("failed_calls", SqlValue::Int(*failed_calls)),
+                ("lookups", SqlValue::Int(*lookups)),
+                ("unresolved_lookups", SqlValue::Int(*unresolved_lookups)),
+                ("files", SqlValue::Int(*files)),
+                ("end_seen_by", text(end_seen_by.map(|e| e.as_str()))),
             ],
         )
     }
@@ -400,7 +338,14 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         } = r;
         self.push(
             Table::Thread,
-            [id, process_id, tid, first_ts, last_ts, records].map(Cell::Int),
+            [
+                ("thread_id", SqlValue::Int(id)),
+                ("process_id", SqlValue::Int(process_id)),
+                ("tid", SqlValue::Int(tid)),
+                ("first_ts", SqlValue::Int(first_ts)),
+                ("last_ts", SqlValue::Int(last_ts)),
+                ("records", SqlValue::Int(records)),
+            ],
         )
     }
 
@@ -429,19 +374,19 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Exec,
             [
-                Cell::Int(id),
-                Cell::Int(process_id),
-                Cell::Int(seq),
-                int(image),
-                Cell::Int(ts),
-                int(call_id),
-                path_id,
-                resolved_id,
-                bytes(comm),
-                string_list(argv),
-                string_list(envp),
-                Cell::Int(success.into()),
-                cwd_id,
+                ("exec_id", SqlValue::Int(id)),
+                ("process_id", SqlValue::Int(process_id)),
+                ("seq", SqlValue::Int(seq)),
+                ("image", int(image)),
+                ("ts", SqlValue::Int(ts)),
+                ("call_id", int(call_id)),
+                ("path_id", path_id),
+                ("resolved_id", resolved_id),
+                ("comm", bytes(comm)),
+                ("argv", string_list(argv)),
+                ("envp", string_list(envp)),
+                ("success", SqlValue::Int(success.into())),
+                ("cwd_id", cwd_id),
             ],
         )
     }
@@ -468,32 +413,39 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             word_bits, names, ..
         } = self.ctx;
         let dur = ts.zip(ret_ts).map(|(a, b)| b - a);
-        let row = [
-            Cell::Int(id),
-            Cell::Int(process_id),
-            int(thread_id),
-            Cell::Int(code.into()),
-            text(syscall),
-            Cell::Int(args.len() as i64),
-            Cell::Text(args_text(args)),
-            int(args.first().map(|&w| signed_word(w, word_bits))),
-            int(args.get(1).map(|&w| signed_word(w, word_bits))),
-            int(ts),
-            int(ret_ts),
-            int(dur),
-            int(retval),
-            int(error.map(i64::from)),
-            int(errno),
-            text(errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))),
-            int(success.map(i64::from)),
-            int(call_offset.map(off)),
-            int(ret_offset.map(off)),
-            text(unpaired.map(|u| u.as_str())),
-        ];
+        let row = named(
+            Table::Call,
+            [
+                ("call_id", SqlValue::Int(id)),
+                ("process_id", SqlValue::Int(process_id)),
+                ("thread_id", int(thread_id)),
+                ("code", SqlValue::Int(code.into())),
+                ("syscall", text(syscall)),
+                ("nargs", SqlValue::Int(args.len() as i64)),
+                ("args", SqlValue::Text(args_text(args))),
+                (
+                    "arg0",
+                    int(args.first().map(|&w| signed_word(w, word_bits))),
+                ),
+                ("arg1", int(args.get(1).map(|&w| signed_word(w, word_bits)))),
+                ("ts", int(ts)),
+                ("ret_ts", int(ret_ts)),
+                ("dur", int(dur)),
+                ("retval", int(retval)),
+                ("error", int(error.map(i64::from))),
+                ("errno", int(errno)),
+                (
+                    "errno_name",
+                    text(errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))),
+                ),
+                ("success", int(success.map(i64::from))),
+                ("call_offset", int(call_offset.map(off))),
+                ("ret_offset", int(ret_offset.map(off))),
+                ("unpaired", text(unpaired.map(|u| u.as_str()))),
+            ],
+        );
         let Encoder { calls, batch, .. } = self;
-        batch.rows += calls.push(id, row, |row| {
-            batch.values[Table::Call as usize].extend(row)
-        });
+        batch.rows += calls.push(id, row, |row| batch.values[Table::Call.index()].extend(row));
         self.send_when_full()
     }
 
@@ -517,18 +469,18 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Namei,
             [
-                Cell::Int(id),
-                int(call_id),
-                Cell::Int(process_id),
-                Cell::Int(seq),
-                Cell::Int(ts),
-                Cell::Int(off(offset)),
-                bytes(comm),
-                Cell::Int(path_id),
-                Cell::Int(resolved_id),
-                Cell::Static(resolution.as_str()),
-                Cell::Int(exec_id),
-                Cell::Int(coredump.into()),
+                ("namei_id", SqlValue::Int(id)),
+                ("call_id", int(call_id)),
+                ("process_id", SqlValue::Int(process_id)),
+                ("seq", SqlValue::Int(seq)),
+                ("ts", SqlValue::Int(ts)),
+                ("offset", SqlValue::Int(off(offset))),
+                ("comm", bytes(comm)),
+                ("path_id", SqlValue::Int(path_id)),
+                ("resolved_id", SqlValue::Int(resolved_id)),
+                ("resolution", SqlValue::Static(resolution.as_str())),
+                ("exec_id", SqlValue::Int(exec_id)),
+                ("coredump", SqlValue::Int(coredump.into())),
             ],
         )
     }
@@ -545,7 +497,9 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             fd,
             dir,
             len,
+            addr,
             signo,
+            error,
             code,
             name,
             data,
@@ -554,21 +508,26 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Event,
             [
-                Cell::Int(id),
-                Cell::Int(trace_id),
-                int(process_id),
-                int(thread_id),
-                int(call_id),
-                Cell::Int(ts),
-                Cell::Int(off(offset)),
-                Cell::Static(kind),
-                int(fd),
-                text(dir),
-                int(len),
-                int(signo),
-                int(code),
-                name.map_or(Cell::Null, bytes),
-                data.map_or(Cell::Null, |d| Cell::Blob(d.to_vec())),
+                ("event_id", SqlValue::Int(id)),
+                ("trace_id", SqlValue::Int(trace_id)),
+                ("process_id", int(process_id)),
+                ("thread_id", int(thread_id)),
+                ("call_id", int(call_id)),
+                ("ts", SqlValue::Int(ts)),
+                ("offset", SqlValue::Int(off(offset))),
+                ("kind", SqlValue::Static(kind)),
+                ("fd", int(fd)),
+                ("dir", text(dir)),
+                ("len", int(len)),
+                ("addr", int(addr)),
+                ("signo", int(signo)),
+                ("error", int(error)),
+                ("code", int(code)),
+                ("name", name.map_or(SqlValue::Null, bytes)),
+                (
+                    "data",
+                    data.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())),
+                ),
             ],
         )
     }
@@ -586,12 +545,12 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::Issue,
             [
-                Cell::Int(trace_id),
-                int(offset.map(off)),
-                Cell::Static(severity.as_str()),
-                Cell::Static(kind.as_str()),
-                Cell::Text(message.clone()),
-                int(*process_id),
+                ("trace_id", SqlValue::Int(trace_id)),
+                ("offset", int(offset.map(off))),
+                ("severity", SqlValue::Static(severity.as_str())),
+                ("kind", SqlValue::Static(kind.as_str())),
+                ("message", SqlValue::Text(message.clone())),
+                ("process_id", int(*process_id)),
             ],
         )
     }
@@ -610,15 +569,15 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
         self.push(
             Table::SyscallStat,
             [
-                Cell::Int(self.ctx.trace_id),
-                Cell::Int(code.into()),
-                text(syscall),
-                Cell::Int(calls),
-                Cell::Int(failed),
-                Cell::Int(no_return),
-                Cell::Int(timed),
-                Cell::Int(total_dur),
-                int(max_dur),
+                ("trace_id", SqlValue::Int(self.ctx.trace_id)),
+                ("code", SqlValue::Int(code.into())),
+                ("syscall", text(syscall)),
+                ("calls", SqlValue::Int(calls)),
+                ("failed", SqlValue::Int(failed)),
+                ("no_return", SqlValue::Int(no_return)),
+                ("timed", SqlValue::Int(timed)),
+                ("total_dur", SqlValue::Int(total_dur)),
+                ("max_dur", int(max_dur)),
             ],
         )
     }

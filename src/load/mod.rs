@@ -2,20 +2,17 @@
 //! by the [`encode::Encoder`] (its [`Sink`](crate::process::Sink)), which
 //! interns paths and hands them on in batches; the [`writer::Writer`]
 //! stores batches with multi-row INSERTs. A [`Loader`] does both on one
-//! thread; [`import`] runs the decoder, the model and the encoder on a
-//! second thread and the writer on the connection's. [`schema`] owns the
-//! DDL; nothing here decodes bytes or decides a value.
+//! thread; [`crate::import`] runs the encoder on a second thread and the
+//! writer on the connection's. [`crate::schema`] owns the DDL. Nothing
+//! here decodes bytes, decides a value, opens files or starts threads.
 //!
 //! Ids are the model's, continued from [`next_ids`] so a database that is
 //! appended to keeps them unique; `path_id`s are the encoder's, continued
 //! from [`PathCache::load`]. `trace_id` and `import_issue_id` are SQLite's.
 
-mod atomic;
 pub mod encode;
-pub mod import;
-mod pipeline;
 mod reorder;
-pub mod schema;
+pub mod table;
 pub mod value;
 pub mod writer;
 
@@ -24,15 +21,11 @@ use rusqlite::Connection;
 
 use crate::decode::{Abi, Endianness};
 use crate::process::rows::{IdBase, Totals};
+use crate::schema::sql_err;
 use crate::tables::NameTable;
 use crate::Error;
 pub use encode::PathCache;
 use encode::{Encoder, TraceContext};
-pub use import::{
-    import, ImportMode, ImportOptions, ImportSummary, NoProgress, Progress, TraceSummary,
-};
-use schema::sql_err;
-use value::Bytes;
 use writer::Writer;
 
 impl PathCache {
@@ -143,14 +136,14 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
          byte_order, start_cwd, keep_io_data, imported_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         rusqlite::params![
-            Bytes(t.path),
+            encode::bytes(t.path),
             t.size as i64,
             t.abi.map_or("unknown".into(), |a| a.to_string()),
             t.abi.map_or("unknown", |a| a.system_name()),
             t.abi.map_or(0, |a| a.version),
             t.abi.map_or(0, |a| a.width.bits()),
             order,
-            t.start_cwd.map(Bytes),
+            t.start_cwd.map(encode::bytes),
             t.keep_io_data,
             t.imported_at,
         ],

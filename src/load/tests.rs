@@ -7,6 +7,7 @@ use crate::process::rows::{
     CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink,
     Unpaired,
 };
+use crate::schema;
 
 fn abi() -> Abi {
     "freebsd-v1:le:64".parse().unwrap()

@@ -1,52 +1,9 @@
-//! How recorded values become SQL values: bytes as TEXT when UTF-8 and as
-//! an exact BLOB otherwise ([`Bytes`]), raw data as BLOB, NUL-separated
-//! string lists as JSON arrays, argument words in kdump style and as signed
+//! How recorded values become SQL values: NUL-separated string lists as
+//! JSON arrays, argument words in kdump style and as signed
 //! integers of the trace's word size. One helper per encoding, so every
 //! column of a kind is stored the same way.
 
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::ToSql;
-
-/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
-/// otherwise a BLOB with the exact bytes. Every byte-string column that is
-/// not raw data goes through this, so `typeof(col) = 'blob'` always means
-/// "not UTF-8".
-#[derive(Debug, Clone, Copy)]
-pub struct Bytes<'a>(pub &'a [u8]);
-
-impl ToSql for Bytes<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match std::str::from_utf8(self.0) {
-            Ok(s) => ValueRef::Text(s.as_bytes()),
-            Err(_) => ValueRef::Blob(self.0),
-        }))
-    }
-}
-
-/// Raw data, always a BLOB (I/O and struct bytes are not text).
-#[derive(Debug, Clone, Copy)]
-pub struct Blob<'a>(pub &'a [u8]);
-
-impl ToSql for Blob<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(ValueRef::Blob(self.0)))
-    }
-}
-
-/// NUL-separated strings (argv, envp): a JSON array of strings when every
-/// string is UTF-8, else a BLOB of the bytes as recorded. One trailing NUL
-/// terminates the last string rather than starting an empty one.
-#[derive(Debug, Clone, Copy)]
-pub struct StringList<'a>(pub &'a [u8]);
-
-impl ToSql for StringList<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match json_string_list(self.0) {
-            Some(json) => ToSqlOutput::from(json),
-            None => ToSqlOutput::Borrowed(ValueRef::Blob(self.0)),
-        })
-    }
-}
+use crate::text::json_str;
 
 /// `a\0b\0` → `["a","b"]`; `None` when a string is not UTF-8.
 pub fn json_string_list(b: &[u8]) -> Option<String> {
@@ -58,29 +15,11 @@ pub fn json_string_list(b: &[u8]) -> Option<String> {
             if i > 0 {
                 out.push(',');
             }
-            json_string_into(&mut out, std::str::from_utf8(part).ok()?);
+            json_str(&mut out, std::str::from_utf8(part).ok()?.as_bytes());
         }
     }
     out.push(']');
     Some(out)
-}
-
-fn json_string_into(out: &mut String, s: &str) {
-    use std::fmt::Write as _;
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
 }
 
 /// Argument words as kdump prints them: `0x3,0x7ffe12,0`.
@@ -138,5 +77,11 @@ mod tests {
         assert_eq!(json_string_list(b"a\0\0b").unwrap(), r#"["a","","b"]"#);
         assert_eq!(json_string_list(b"\x01\\\n").unwrap(), r#"["\u0001\\\n"]"#);
         assert_eq!(json_string_list(b"ok\0\xff\0"), None);
+        // The reports' JSON rules (text::json_str): every control, DEL, C1
+        // and bidi control escaped.
+        assert_eq!(
+            json_string_list("\r\u{7f}\u{202e}".as_bytes()).unwrap(),
+            r#"["\r\u007f\u202e"]"#
+        );
     }
 }

@@ -12,8 +12,9 @@
 
 use rusqlite::{params_from_iter, CachedStatement, Connection};
 
-use super::encode::{Batch, BatchTarget, Cell, TABLES, TABLE_COUNT};
-use super::schema::sql_err;
+use super::encode::{Batch, BatchTarget, SqlValue};
+use super::table::Table;
+use crate::schema::sql_err;
 use crate::Error;
 
 /// Rows per multi-row INSERT.
@@ -38,14 +39,15 @@ struct TableInsert<'c> {
 impl<'c> Writer<'c> {
     /// Prepare (or fetch from the connection's cache) every INSERT.
     pub fn prepare(conn: &'c Connection) -> rusqlite::Result<Self> {
-        let tables = TABLES
+        let tables = Table::ALL
             .iter()
-            .zip(NAMES)
-            .map(|(&(head, cols), (name, keyed))| {
+            .map(|&table| {
+                let cols = table.columns().len();
+                let head = table.insert_head();
                 let group = format!("({})", vec!["?"; cols].join(","));
                 let many = vec![group.as_str(); PER_INSERT].join(",");
-                let max_id = if keyed {
-                    let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {name}");
+                let max_id = if table.keyed() {
+                    let sql = format!("SELECT COALESCE(MAX(rowid), 0) FROM {}", table.name());
                     Some(conn.query_row(&sql, [], |r| r.get(0))?)
                 } else {
                     None
@@ -63,9 +65,9 @@ impl<'c> Writer<'c> {
 
     /// Write every row of `batch`.
     pub fn write(&mut self, batch: &Batch) -> Result<(), Error> {
-        for ((t, values), (name, _)) in self.tables.iter_mut().zip(&batch.values).zip(NAMES) {
+        for ((t, values), table) in self.tables.iter_mut().zip(&batch.values).zip(Table::ALL) {
             t.write(values)
-                .map_err(sql_err(format!("writing table {name}")))?;
+                .map_err(sql_err(format!("writing table {}", table.name())))?;
         }
         Ok(())
     }
@@ -80,22 +82,8 @@ impl BatchTarget for Writer<'_> {
     }
 }
 
-/// Table names in [`TABLES`] order, and whether the first value of a row
-/// is the table's INTEGER PRIMARY KEY.
-const NAMES: [(&str, bool); TABLE_COUNT] = [
-    ("process", true),
-    ("thread", true),
-    ("exec", true),
-    ("call", true),
-    ("namei", true),
-    ("event", true),
-    ("import_issue", false),
-    ("path", true),
-    ("syscall_stat", false),
-];
-
 impl TableInsert<'_> {
-    fn write(&mut self, values: &[Cell]) -> rusqlite::Result<()> {
+    fn write(&mut self, values: &[SqlValue]) -> rusqlite::Result<()> {
         let TableInsert {
             cols,
             multi,
@@ -118,18 +106,18 @@ impl TableInsert<'_> {
 /// `max_id` (which it keeps up to date) made NULL: SQLite gives it the same
 /// id by appending. Tables without an id key (`max_id` None) pass unchanged.
 fn appended<'a>(
-    rows: &'a [Cell],
+    rows: &'a [SqlValue],
     cols: usize,
     max_id: &'a mut Option<i64>,
-) -> impl Iterator<Item = &'a Cell> + 'a {
+) -> impl Iterator<Item = &'a SqlValue> + 'a {
     rows.iter()
         .enumerate()
         .map(move |(i, c)| match (i % cols, max_id.as_mut(), c) {
-            (0, Some(max), &Cell::Int(id)) => {
+            (0, Some(max), &SqlValue::Int(id)) => {
                 let next = max.checked_add(1);
                 *max = id.max(*max);
                 if next == Some(id) {
-                    &Cell::Null
+                    &SqlValue::Null
                 } else {
                     c
                 }

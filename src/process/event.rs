@@ -1,11 +1,11 @@
 //! Every record that is not CALL, RET or NAMI becomes an event row: its
 //! decoded fields spread over the event table's generic columns (fd, dir,
-//! len, signo, code, name, data), attached to the call pending on its
+//! len, addr, signo, error, code, name, data), attached to the call pending on its
 //! thread. GIO data bytes are kept only when asked for.
 
 use super::rows::{EventRow, Sink};
 use super::state::{Ctx, Proc};
-use crate::model::{Body, IoDir, Record};
+use crate::record::{Body, IoDir, Record};
 use crate::tables;
 
 impl Ctx {
@@ -43,7 +43,9 @@ impl Ctx {
             fd: None,
             dir: None,
             len: None,
+            addr: None,
             signo: None,
+            error: None,
             code: None,
             name: None,
             data: None,
@@ -93,7 +95,7 @@ impl Ctx {
             }
             Body::Fault { vaddr, fault_type } => {
                 e.code = Some((*fault_type).into());
-                e.len = Some(*vaddr as i64);
+                e.addr = Some(*vaddr as i64);
             }
             Body::FaultEnd { result } => e.code = Some((*result).into()),
             Body::ExecFd { fd, dtype } => {
@@ -109,20 +111,22 @@ impl Ctx {
                     .into_bytes();
                 e.name = Some(&owned_mib);
             }
-            // A pledge violation's promise bit and a pinsyscall violation's
-            // calling address both go in `code`.
             Body::Pledge {
                 error,
                 syscall,
                 code,
-            }
-            | Body::PinSyscall {
-                error,
-                syscall,
-                addr: code,
             } => {
                 e.code = Some(*code as i64);
-                e.signo = Some((*error).into());
+                e.error = Some((*error).into());
+                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
+            }
+            Body::PinSyscall {
+                error,
+                syscall,
+                addr,
+            } => {
+                e.addr = Some(*addr as i64);
+                e.error = Some((*error).into());
                 e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
             }
             Body::Unknown { typ, data } => {

@@ -11,7 +11,7 @@ use super::rows::{
 };
 use super::state::{AwaitingExec, Ctx, ForkCall, Pending, Proc, Thread};
 use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, outcome, Effect, AT_FDCWD};
-use crate::model::{Body, Call, Record, Ret};
+use crate::record::{Body, Call, Record, Ret};
 use crate::tables;
 
 /// What the caller must do after a record, outside the process's borrow.

@@ -37,7 +37,7 @@ use foldhash::{HashMap, HashMapExt};
 pub use rows::*;
 
 use crate::decode::Abi;
-use crate::model::{Body, Record};
+use crate::record::{Body, Record};
 use handle::{th_id, Action, Return};
 use state::{Ctx, ForkCall, Proc};
 use syscall::{effect, Effect};
@@ -48,7 +48,7 @@ const MAX_HELD_BYTES: usize = 64 << 20;
 
 /// How to build the model.
 #[derive(Debug, Clone, Default)]
-pub struct Options {
+pub struct ModelOptions {
     /// Working directory of the first process (the trace does not record it).
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes in event rows.
@@ -120,7 +120,7 @@ impl Link {
 
 impl Model {
     /// A model for a trace of `abi`.
-    pub fn new(abi: Abi, opts: Options) -> Model {
+    pub fn new(abi: Abi, opts: ModelOptions) -> Model {
         Model {
             ctx: Ctx::new(abi.name_table(), abi.family, opts.keep_io_data, opts.ids),
             live: HashMap::new(),

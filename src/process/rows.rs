@@ -340,8 +340,12 @@ pub struct EventRow<'a> {
     pub dir: Option<&'static str>,
     /// Payload or data length.
     pub len: Option<i64>,
+    /// Faulting address (PFLT), calling address (PINS).
+    pub addr: Option<i64>,
     /// Signal number.
     pub signo: Option<i64>,
+    /// Error returned by a pledge or pinsyscall violation.
+    pub error: Option<i64>,
     /// Signal/fault/pledge code, CAP type, PROCCTOR flags, …
     pub code: Option<i64>,
     /// Struct name, emulation, sysctl MIB, USER label, wait channel.

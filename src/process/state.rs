@@ -10,7 +10,7 @@ use super::rows::{
 };
 use super::syscall::Effect;
 use crate::decode::Family;
-use crate::model::MAX_ARGS;
+use crate::record::MAX_ARGS;
 use crate::tables::NameTable;
 
 /// Import issues of one kind written as rows before the rest are only counted.

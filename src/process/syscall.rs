@@ -71,7 +71,7 @@ pub fn outcome(name: Option<&str>, error: i32, retval: i64) -> (bool, Option<i64
     if name == Some("posix_spawn") && error == 0 {
         return (retval == 0, (retval != 0).then_some(retval));
     }
-    let ok = error == 0 || error == crate::model::EJUSTRETURN;
+    let ok = error == 0 || error == crate::record::EJUSTRETURN;
     (ok, (error > 0).then_some(error.into()))
 }
 

@@ -16,13 +16,13 @@ use std::io::{self, Write};
 use rusqlite::Connection;
 
 use super::json::Obj;
-use super::{run, Cell, Scope, Table};
+use super::{run, Cell, ResultSet, Scope};
 use crate::text::vis;
 use crate::Error;
 
 /// What to list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Options {
+pub struct FilesOptions {
     /// Which traces and processes.
     pub scope: Scope,
     /// Paths of failed calls too (`-a`).
@@ -48,7 +48,7 @@ pub struct Entry {
 #[derive(Debug, Clone, Default)]
 pub struct Files {
     /// Rows of files.sql or files_verbose.sql.
-    pub rows: Table,
+    pub rows: ResultSet,
     /// The paths in order.
     pub entries: Vec<Entry>,
     /// Whether callers were asked for.
@@ -56,7 +56,7 @@ pub struct Files {
 }
 
 /// Build the list.
-pub fn files(conn: &Connection, opts: Options) -> Result<Files, Error> {
+pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
     let mut params = opts.scope.params();
     params.push(("all", Cell::Int(opts.all.into())));
     let name = if opts.callers {

@@ -20,10 +20,10 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use crate::load::schema::{self, sql_err, Existing};
+use crate::schema::{self, sql_err, Existing};
 use crate::Error;
 pub use meta::Query;
-pub use table::{Cell, Table};
+pub use table::{Cell, ResultSet};
 
 /// Every query file, by file name. Listed by hand (not by scanning the
 /// directory) so Cargo tracks each one; a test checks that every file in
@@ -141,7 +141,7 @@ pub fn open(db: &Path) -> Result<Connection, Error> {
 /// Run the registered query `name` with named parameters (names without the
 /// colon). Parameters the query uses but `params` lacks are bound to NULL,
 /// which means "no filter"; a parameter the query does not take is an error.
-pub fn run(conn: &Connection, name: &str, params: &[(&str, Cell)]) -> Result<Table, Error> {
+pub fn run(conn: &Connection, name: &str, params: &[(&str, Cell)]) -> Result<ResultSet, Error> {
     let q = query(name).ok_or_else(|| Error::Sqlite {
         context: format!("no query called {name:?}"),
         source: rusqlite::Error::InvalidQuery,
@@ -156,7 +156,7 @@ pub fn run_sql(
     sql: &str,
     params: &[(&str, Cell)],
     context: &str,
-) -> Result<Table, Error> {
+) -> Result<ResultSet, Error> {
     let ctx = || sql_err(context.to_string());
     let mut stmt = conn.prepare(sql).map_err(ctx())?;
     let mut taken = Vec::new();
@@ -198,12 +198,12 @@ pub fn run_sql(
         }
         out.push(cells);
     }
-    Ok(Table { columns, rows: out })
+    Ok(ResultSet { columns, rows: out })
 }
 
 /// Every lifetime of `pid` within `trace` (all traces when `None`), first
 /// first (`queries/pid_lifetimes.sql`). `-p PID` takes them all.
-pub fn lifetimes(conn: &Connection, pid: i64, trace: Option<i64>) -> Result<Table, Error> {
+pub fn lifetimes(conn: &Connection, pid: i64, trace: Option<i64>) -> Result<ResultSet, Error> {
     run(
         conn,
         "pid_lifetimes",

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use rusqlite::Connection;
 
-use super::{opt_int, run, Cell, Table};
+use super::{opt_int, run, Cell, ResultSet};
 use crate::Error;
 
 /// Width of the histogram's bar column, as DTrace draws it.
@@ -25,13 +25,13 @@ const BAR: usize = 40;
 #[derive(Debug, Clone, Default)]
 pub struct Stats {
     /// Rows of traces.sql.
-    pub traces: Table,
+    pub traces: ResultSet,
     /// Rows of issues.sql.
-    pub issues: Table,
+    pub issues: ResultSet,
     /// Rows of process_top.sql.
-    pub processes: Table,
+    pub processes: ResultSet,
     /// Rows of syscall_top.sql.
-    pub syscalls: Table,
+    pub syscalls: ResultSet,
 }
 
 /// Gather the stats of `trace` (every trace when `None`), with the `top`

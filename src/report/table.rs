@@ -146,14 +146,14 @@ pub fn real(f: f64) -> String {
 
 /// A query's result: column names and rows.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct Table {
+pub struct ResultSet {
     /// Column names as the query spells them.
     pub columns: Vec<String>,
     /// The rows, each as long as `columns`.
     pub rows: Vec<Vec<Cell>>,
 }
 
-impl Table {
+impl ResultSet {
     /// The index of column `name`. Panics when there is none: the report
     /// code names the columns of its own query files.
     pub fn col(&self, name: &str) -> usize {
@@ -259,8 +259,8 @@ fn csv_field(s: &str) -> Cow<'_, str> {
 mod tests {
     use super::*;
 
-    fn table() -> Table {
-        Table {
+    fn table() -> ResultSet {
+        ResultSet {
             columns: vec!["path".into(), "n".into()],
             rows: vec![
                 vec![Cell::Text(b"/a,b".to_vec()), Cell::Int(3)],
@@ -269,7 +269,7 @@ mod tests {
         }
     }
 
-    fn render(f: impl Fn(&Table, &mut dyn Write) -> io::Result<()>) -> String {
+    fn render(f: impl Fn(&ResultSet, &mut dyn Write) -> io::Result<()>) -> String {
         let mut v = Vec::new();
         f(&table(), &mut v).unwrap();
         String::from_utf8(v).unwrap()
@@ -278,7 +278,7 @@ mod tests {
     #[test]
     fn csv_quotes_and_escapes() {
         assert_eq!(
-            render(Table::write_csv),
+            render(ResultSet::write_csv),
             "path,n\n\"/a,b\",3\n/x\\377\\n,\n"
         );
     }
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn json_keeps_exact_bytes_in_hex() {
         assert_eq!(
-            render(Table::write_json),
+            render(ResultSet::write_json),
             "[\n{\"path\":\"/a,b\",\"n\":3},\n{\"path\":\"/x\u{fffd}\\n\",\"path_hex\":\"2f78ff0a\",\"n\":null}\n]\n"
         );
     }
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn table_aligns() {
         assert_eq!(
-            render(Table::write_table),
+            render(ResultSet::write_table),
             "path      n\n--------  -\n/a,b      3\n/x\\377\\n\n"
         );
     }

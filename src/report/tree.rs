@@ -23,7 +23,7 @@ use std::io::{self, Write};
 use rusqlite::Connection;
 
 use super::json::Obj;
-use super::{run, Cell, Scope, Table};
+use super::{run, Cell, ResultSet, Scope};
 use crate::text::{hex, is_utf8, json_str, quoted, vis};
 use crate::Error;
 
@@ -73,9 +73,9 @@ pub struct Call {
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
     /// Rows of tree.sql.
-    pub rows: Table,
+    pub rows: ResultSet,
     /// Rows of tree_calls.sql, when calls were asked for.
-    pub call_rows: Option<Table>,
+    pub call_rows: Option<ResultSet>,
     /// Every node in printed order.
     pub nodes: Vec<Node>,
     /// The nodes directly under `<process_root>`.
@@ -130,7 +130,7 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
     Ok(t)
 }
 
-fn attach_calls(t: &mut Tree, rows: &Table) {
+fn attach_calls(t: &mut Tree, rows: &ResultSet) {
     let by_exec: HashMap<i64, usize> = t
         .nodes
         .iter()

@@ -75,7 +75,6 @@ pub enum NameTable {
 /// The generated arrays of one dialect.
 struct Tables {
     syscalls: &'static [&'static str],
-    syscall_args: &'static [u8],
     by_name: &'static [(&'static str, u16)],
     errnos: &'static [(&'static str, &'static str)],
     signals: &'static [&'static str],
@@ -83,7 +82,6 @@ struct Tables {
 
 static FREEBSD: Tables = Tables {
     syscalls: freebsd::SYSCALLS,
-    syscall_args: freebsd::SYSCALL_ARGS,
     by_name: freebsd::SYSCALLS_BY_NAME,
     errnos: freebsd::ERRNOS,
     signals: freebsd::SIGNALS,
@@ -91,7 +89,6 @@ static FREEBSD: Tables = Tables {
 
 static NETBSD: Tables = Tables {
     syscalls: netbsd::SYSCALLS,
-    syscall_args: netbsd::SYSCALL_ARGS,
     by_name: netbsd::SYSCALLS_BY_NAME,
     errnos: netbsd::ERRNOS,
     signals: netbsd::SIGNALS,
@@ -99,7 +96,6 @@ static NETBSD: Tables = Tables {
 
 static OPENBSD: Tables = Tables {
     syscalls: openbsd::SYSCALLS,
-    syscall_args: openbsd::SYSCALL_ARGS,
     by_name: openbsd::SYSCALLS_BY_NAME,
     errnos: openbsd::ERRNOS,
     signals: openbsd::SIGNALS,
@@ -107,7 +103,6 @@ static OPENBSD: Tables = Tables {
 
 static OPENBSD_PRE55: Tables = Tables {
     syscalls: openbsd_pre55::SYSCALLS,
-    syscall_args: openbsd_pre55::SYSCALL_ARGS,
     by_name: openbsd_pre55::SYSCALLS_BY_NAME,
     errnos: openbsd::ERRNOS,
     signals: openbsd::SIGNALS,
@@ -115,14 +110,10 @@ static OPENBSD_PRE55: Tables = Tables {
 
 static DARWIN: Tables = Tables {
     syscalls: darwin::SYSCALLS,
-    syscall_args: darwin::SYSCALL_ARGS,
     by_name: darwin::SYSCALLS_BY_NAME,
     errnos: darwin::ERRNOS,
     signals: darwin::SIGNALS,
 };
-
-/// Marks an unknown count in the generated `SYSCALL_ARGS` arrays.
-const ARGS_UNKNOWN: u8 = 255;
 
 fn tables(table: NameTable) -> &'static Tables {
     match table {
@@ -151,15 +142,6 @@ pub fn syscall_number(table: NameTable, name: &str) -> Option<i64> {
     let by_name = tables(table).by_name;
     let i = by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
     Some(i64::from(by_name[i].1))
-}
-
-/// Declared argument count of a syscall, where syscalls.master gives it
-/// (`None` for unnamed numbers and for the Darwin table, whose source
-/// carries no prototypes).
-#[allow(dead_code)]
-pub(crate) fn syscall_arg_count(table: NameTable, code: i64) -> Option<u8> {
-    syscall_name(table, code)?;
-    dense(tables(table).syscall_args, code, |a| a == ARGS_UNKNOWN)
 }
 
 /// errno: (symbolic name, strerror-style text) e.g. ("ENOENT", "No such file or directory").
@@ -358,7 +340,6 @@ mod tests {
             assert_eq!(syscall_name(t, -1), None, "{t:?}");
             assert_eq!(syscall_name(t, 100_000), None, "{t:?}");
             assert_eq!(syscall_name(t, i64::MAX), None, "{t:?}");
-            assert_eq!(syscall_arg_count(t, -1), None, "{t:?}");
         }
         // Obsolete execv.
         assert_eq!(syscall_name(NameTable::FreeBsd, 11), None);
@@ -399,16 +380,6 @@ mod tests {
             let by_name = tables(t).by_name;
             assert!(by_name.windows(2).all(|w| w[0].0 < w[1].0), "{t:?}");
         }
-    }
-
-    #[test]
-    fn arg_counts() {
-        assert_eq!(syscall_arg_count(NameTable::FreeBsd, 3), Some(3));
-        assert_eq!(syscall_arg_count(NameTable::FreeBsd, 477), Some(6));
-        assert_eq!(syscall_arg_count(NameTable::NetBsd, 7), Some(4));
-        assert_eq!(syscall_arg_count(NameTable::OpenBsd, 49), Some(6));
-        assert_eq!(syscall_arg_count(NameTable::OpenBsdPre55, 197), Some(7));
-        assert_eq!(syscall_arg_count(NameTable::Darwin, 3), None);
     }
 
     #[test]

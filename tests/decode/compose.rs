@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 
 use kt2sql::decode::{Endianness, Family};
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 use kt2sql::tables::syscall_name;
 use serde_json::{json, Value};
 

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use kt2sql::decode::Abi;
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 use kt2sql::tables::syscall_name;
 
 use crate::require_shared;
@@ -46,7 +46,7 @@ fn corpus_decodes_to_the_last_byte() {
 }
 
 /// CALL records of `code`.
-fn calls(d: &Decoded, code: i32) -> Vec<&kt2sql::model::Call<'static>> {
+fn calls(d: &Decoded, code: i32) -> Vec<&kt2sql::record::Call<'static>> {
     d.records
         .iter()
         .filter_map(|r| match &r.body {

@@ -8,7 +8,7 @@
 use std::io::Read;
 
 use kt2sql::decode::{Abi, DecodeErrorKind, Decoder};
-use kt2sql::model::Body;
+use kt2sql::record::Body;
 
 use crate::util::records::{realistic, rec, ret, T0};
 use crate::util::writer::{fields_for, shape, TraceWriter};

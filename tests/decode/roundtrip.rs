@@ -6,7 +6,7 @@
 
 use kt2sql::decode::detect::rank;
 use kt2sql::decode::{Abi, Family, Width};
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 
 use crate::util::records::{every_kind, kinds_of, realistic, rec, ret, T0};
 use crate::util::writer::{representable, shape, TraceWriter};

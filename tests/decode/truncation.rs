@@ -14,7 +14,7 @@
 use std::time::Instant;
 
 use kt2sql::decode::{Abi, DecodeErrorKind, Decoder};
-use kt2sql::model::Record;
+use kt2sql::record::Record;
 
 use crate::require_shared;
 use crate::util::{corpus, decode, CORPUS};

@@ -28,7 +28,7 @@ fn shipped_example_trace_is_the_generators_output() {
 #[test]
 fn readme_explains_every_table_view_and_column() {
     let conn = Connection::open_in_memory().unwrap();
-    for (name, sql) in kt2sql::load::schema::SCHEMA {
+    for (name, sql) in kt2sql::schema::SCHEMA {
         conn.execute_batch(sql)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
     }

@@ -13,8 +13,8 @@ use crate::require_shared;
 use crate::util::records::{call, rec, ret};
 use crate::util::writer::TraceWriter;
 use crate::util::{corpus, decode, CORPUS};
-use kt2sql::load::{import, ImportMode, ImportOptions, NoProgress, Progress};
-use kt2sql::model::Body;
+use kt2sql::import::{import, ImportMode, ImportOptions, NoProgress, Progress};
+use kt2sql::record::Body;
 
 fn kt2sql() -> Command {
     Command::cargo_bin("kt2sql").unwrap()
@@ -448,5 +448,99 @@ fn a_killed_import_leaves_no_target_and_the_next_import_cleans_up() {
         temp_files(dir.path()).is_empty(),
         "{:?}",
         temp_files(dir.path())
+    );
+}
+
+/// Issue #11: a page fault's address is stored in `event.addr` (not in
+/// `len`, a data length), a pledge or pinsyscall violation's errno in
+/// `event.error` (not in `signo`), and a pinsyscall's calling address in
+/// `addr` (not in `code`).
+#[test]
+fn fault_addresses_and_violation_errors_have_their_own_columns() {
+    let dir = tempfile::tempdir().unwrap();
+    let t = crate::util::records::T0;
+    let traces = [
+        (
+            "freebsd-v1:le:64",
+            vec![Body::Fault {
+                vaddr: 0x8_0000_1000,
+                fault_type: 2,
+            }],
+            Some(100_001),
+        ),
+        (
+            "openbsd:le:64",
+            vec![
+                Body::Pledge {
+                    error: 1,
+                    syscall: 5,
+                    code: 1 << 40,
+                },
+                Body::PinSyscall {
+                    error: 78,
+                    syscall: 59,
+                    addr: 0x7f7f_fffe_1000,
+                },
+            ],
+            Some(549_797),
+        ),
+    ];
+    let mut rows = Vec::new();
+    for (i, (abi, bodies, tid)) in traces.into_iter().enumerate() {
+        let abi: kt2sql::decode::Abi = abi.parse().unwrap();
+        let mut rs: Vec<_> = bodies
+            .into_iter()
+            .enumerate()
+            .map(|(k, b)| rec(100, tid, "x", t + k as i64 * 1000, b))
+            .collect();
+        for r in &mut rs {
+            r.version = u8::from(abi.family == kt2sql::decode::Family::FreeBsd);
+        }
+        let trace = dir.path().join(format!("{i}.ktrace"));
+        fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
+        let db = dir.path().join(format!("{i}.db"));
+        let opts = ImportOptions {
+            abi: Some(abi),
+            ..ImportOptions::default()
+        };
+        import(&[trace], &db, &opts, &NoProgress).unwrap();
+        let conn = Connection::open(&db).unwrap();
+        let mut stmt = conn
+            .prepare("SELECT kind, len, addr, signo, error, code FROM event ORDER BY event_id")
+            .unwrap();
+        type Row = (
+            String,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+            Option<i64>,
+        );
+        let got: Vec<Row> = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            })
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        rows.extend(got);
+    }
+    let row = |kind: &str, addr: Option<i64>, error: Option<i64>, code: Option<i64>| {
+        (kind.to_string(), None, addr, None, error, code)
+    };
+    assert_eq!(
+        rows,
+        [
+            row("PFLT", Some(0x8_0000_1000), None, Some(2)),
+            row("PLDG", None, Some(1), Some(1 << 40)),
+            row("PINS", Some(0x7f7f_fffe_1000), Some(78), None),
+        ]
     );
 }

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 
 use crate::util::truth::{self, key_of, same};
 use crate::util::{compose, decode};
-use kt2sql::process::{IssueKind, Model, Options, Resolution, Unpaired};
+use kt2sql::process::{IssueKind, Model, ModelOptions, Resolution, Unpaired};
 use sink::{Collected, Rows};
 
 /// Decode a composed trace and run the model over it with the truth's start cwd.
@@ -22,9 +22,9 @@ fn model(c: &crate::util::Composed) -> Rows {
     let cwd = c.truth["start_cwd"].as_str().unwrap().as_bytes().to_vec();
     let mut m = Model::new(
         d.abi,
-        Options {
+        ModelOptions {
             start_cwd: Some(cwd),
-            ..Options::default()
+            ..ModelOptions::default()
         },
     );
     let mut sink = Collected::default();

@@ -2,7 +2,7 @@
 //! (ktcompose never reuses pids, so the test writer makes the trace).
 
 use kt2sql::decode::Decoder;
-use kt2sql::process::{Model, Options};
+use kt2sql::process::{Model, ModelOptions};
 
 use super::sink::{Collected, Rows};
 use crate::util::example_trace::{sys, Script};
@@ -41,9 +41,9 @@ fn a_reused_pid_is_a_new_process() {
     let mut dec = Decoder::new(&bytes[..], None, Some(bytes.len() as u64)).unwrap();
     let mut m = Model::new(
         dec.abi(),
-        Options {
+        ModelOptions {
             start_cwd: Some(b"/".to_vec()),
-            ..Options::default()
+            ..ModelOptions::default()
         },
     );
     let mut sink = Collected::default();

@@ -16,7 +16,7 @@ use assert_cmd::Command;
 use serde_json::{json, Value};
 
 use crate::util::{compose, Composed};
-use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::import::{import, ImportOptions, NoProgress};
 use kt2sql::report::{self, files, tree, Scope};
 
 pub fn kt2sql() -> Command {
@@ -112,7 +112,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     let list = |scope, all, callers| {
         files::files(
             &conn,
-            files::Options {
+            files::FilesOptions {
                 scope,
                 all,
                 callers,
@@ -298,4 +298,50 @@ fn appended_traces_are_all_covered_unless_trace_narrows() {
         stats.contains("Trace 1: ") && stats.contains("Trace 2: "),
         "{stats}"
     );
+}
+
+/// `process_descendant` is the transitive closure of `process.parent_id`
+/// (each process its own descendant at depth 0), and it is the only copy
+/// of that recursion: no query file recurses over the tree again.
+#[test]
+fn process_descendant_is_the_closure_of_parent_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = crate::util::manifest_dir().join("example/build.ktrace");
+    let db = import_into(dir.path(), "t.db", &[example], None);
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let parents: Vec<(i64, Option<i64>)> = conn
+        .prepare("SELECT process_id, parent_id FROM process")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let mut expected = BTreeSet::new();
+    for &(id, _) in &parents {
+        let (mut at, mut depth) = (Some(id), 0);
+        while let Some(a) = at {
+            expected.insert((a, id, depth));
+            at = parents
+                .iter()
+                .find(|(p, _)| *p == a)
+                .and_then(|(_, up)| *up);
+            depth += 1;
+        }
+    }
+    let got: BTreeSet<(i64, i64, i64)> = conn
+        .prepare("SELECT ancestor_id, process_id, depth FROM process_descendant")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(expected.iter().any(|&(_, _, d)| d >= 2), "a tree 3 deep");
+    assert_eq!(got, expected);
+    for q in report::queries() {
+        assert!(
+            !q.sql.contains("RECURSIVE"),
+            "{} recurses itself; use process_descendant",
+            q.file
+        );
+    }
 }

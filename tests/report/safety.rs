@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use super::kt2sql;
 use crate::util::records::{call, rec, ret, T0};
 use crate::util::writer::TraceWriter;
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 
 const EVIL_PATH: &[u8] = b"/tmp/caf\xe9/\x1b[2Jx.h";
 const EVIL_COMM: &[u8] = b"ev\x1bil";
@@ -44,12 +44,12 @@ fn reuse_db(dir: &Path) -> PathBuf {
     let trace = dir.join("t.out");
     std::fs::write(&trace, reuse_trace()).unwrap();
     let db = dir.join("t.db");
-    let opts = kt2sql::load::ImportOptions {
-        dialect: Some("freebsd-v1:le:64".parse().unwrap()),
+    let opts = kt2sql::import::ImportOptions {
+        abi: Some("freebsd-v1:le:64".parse().unwrap()),
         start_cwd: Some(b"/".to_vec()),
         ..Default::default()
     };
-    kt2sql::load::import(&[trace], &db, &opts, &kt2sql::load::NoProgress).unwrap();
+    kt2sql::import::import(&[trace], &db, &opts, &kt2sql::import::NoProgress).unwrap();
     db
 }
 

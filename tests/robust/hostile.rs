@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use kt2sql::decode::{Abi, Family};
-use kt2sql::load::{import, ImportOptions, NoProgress};
-use kt2sql::model::{Body, Record};
+use kt2sql::import::{import, ImportOptions, NoProgress};
+use kt2sql::record::{Body, Record};
 
 use super::{kt2sql, one, write};
 use crate::util::records::{call, realistic, rec, ret, T0};
@@ -39,7 +39,7 @@ fn with_hostile(
 
 fn given(abi: &Abi) -> ImportOptions {
     ImportOptions {
-        dialect: Some(*abi),
+        abi: Some(*abi),
         ..ImportOptions::default()
     }
 }

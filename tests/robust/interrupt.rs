@@ -210,7 +210,7 @@ struct CancelAt {
     asked: std::cell::Cell<usize>,
 }
 
-impl kt2sql::load::Progress for CancelAt {
+impl kt2sql::import::Progress for CancelAt {
     fn cancelled(&self) -> bool {
         self.asked.set(self.asked.get() + 1);
         self.asked.get() >= self.at
@@ -219,7 +219,7 @@ impl kt2sql::load::Progress for CancelAt {
 
 #[test]
 fn a_cancelled_import_writes_nothing_at_every_check() {
-    use kt2sql::load::{import, ImportMode, ImportOptions};
+    use kt2sql::import::{import, ImportMode, ImportOptions};
     let _shared = require_shared!(python);
     let a = compose("openbsd-amd64", 2, &["--processes", "3"]);
     let b = compose("freebsd-v0-i386", 2, &["--processes", "3"]);

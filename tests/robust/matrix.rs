@@ -2,7 +2,7 @@
 //! ktcompose dialect, damaged in five ways (truncated, a byte flipped, a
 //! span inserted, deleted or zeroed) at sampled offsets (record boundaries,
 //! inside headers, inside payloads and random ones), each imported through
-//! `kt2sql::load::import` and compared with the clean import by record
+//! `kt2sql::import` and compared with the clean import by record
 //! offset:
 //!
 //! * no panic; an import error only when the damage hits the first records
@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use kt2sql::load::{import, ImportOptions, NoProgress};
+use kt2sql::import::{import, ImportOptions, NoProgress};
 use kt2sql::Error;
 
 use super::{facts, one, scratch, Fact};
@@ -284,7 +284,7 @@ fn check(
     // Records before `first_hit` are untouched.
     let first_hit = input.bounds[input.record_at(a)];
     let opts = ImportOptions {
-        dialect: (!mode.detect).then(|| input.dialect.parse().unwrap()),
+        abi: (!mode.detect).then(|| input.dialect.parse().unwrap()),
         ..ImportOptions::default()
     };
     let s = match import(&[trace], &db, &opts, &NoProgress) {
@@ -428,7 +428,7 @@ fn check_cut(
     cut: u64,
     bytes: &[u8],
     db: &Path,
-    t: &kt2sql::load::TraceSummary,
+    t: &kt2sql::import::TraceSummary,
     got: &BTreeMap<u64, Fact>,
     first_hit: u64,
 ) -> Result<(), String> {

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use kt2sql::model::{Body, Csw, Gio, IoDir, Psig, Record, Ret, Struct, User, MAX_ARGS};
+use kt2sql::record::{Body, Csw, Gio, IoDir, Psig, Record, Ret, Struct, User, MAX_ARGS};
 use proptest::prelude::*;
 
 use super::records::call;

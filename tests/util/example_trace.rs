@@ -11,7 +11,7 @@
 
 use std::borrow::Cow;
 
-use kt2sql::model::{Body, Call, Psig, Record, Ret, Struct, MAX_ARGS};
+use kt2sql::record::{Body, Call, Psig, Record, Ret, Struct, MAX_ARGS};
 
 const AT_FDCWD: u64 = 0xffff_ff9c;
 const O_CREAT_WRONLY: u64 = 0x601;

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use kt2sql::decode::{Abi, DecodeError, Decoder};
-use kt2sql::model::Record;
+use kt2sql::record::Record;
 
 /// The crate's root directory.
 pub fn manifest_dir() -> PathBuf {

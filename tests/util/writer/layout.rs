@@ -2,7 +2,7 @@
 //! per family, written out again independently of the decoder's tables.
 
 use kt2sql::decode::{Abi, Family, Variant, Width};
-use kt2sql::model::Body;
+use kt2sql::record::Body;
 
 /// An integer header field: (offset, size).
 pub type F = (usize, usize);

@@ -17,7 +17,7 @@ mod payload;
 mod representable;
 
 use kt2sql::decode::{Abi, Endianness, Family};
-use kt2sql::model::{Body, Record};
+use kt2sql::record::{Body, Record};
 
 #[allow(unused_imports)]
 pub use layout::{defines, shape, Shape, F};

@@ -1,7 +1,7 @@
 //! Payload bytes of each body kind per family (formats doc section 3).
 
 use kt2sql::decode::{Abi, Endianness, Family};
-use kt2sql::model::{Body, IoDir, MAX_ARGS};
+use kt2sql::record::{Body, IoDir, MAX_ARGS};
 
 use super::layout::type_code;
 use super::put;

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 
 use kt2sql::decode::{Abi, Endianness, Family, Width};
-use kt2sql::model::{Body, Call, Csw, Gio, IoDir, Psig, Record, Ret, Struct, User, MAX_ARGS};
+use kt2sql::record::{Body, Call, Csw, Gio, IoDir, Psig, Record, Ret, Struct, User, MAX_ARGS};
 
 use super::layout::{header_version, shape, type_code, F};
 

@@ -1,6 +1,7 @@
 //! The database schema: the embedded `schema/*.sql` files, the schema
 //! version, the connection PRAGMAs, and how an existing file is recognised
-//! as a kt2sql database. Owns no row data; `insert.rs` writes the rows.
+//! as a kt2sql database, for the loader, the importer and the reports alike.
+//! Owns no row data; [`crate::load`] writes the rows.
 
 use std::path::Path;
 
@@ -17,21 +18,15 @@ pub const SCHEMA_VERSION: i64 = 3;
 /// scanning the directory) so Cargo tracks each one; a test checks that
 /// every file in `schema/` is listed.
 pub const SCHEMA: &[(&str, &str)] = &[
-    (
-        "0001_tables.sql",
-        include_str!("../../schema/0001_tables.sql"),
-    ),
+    ("0001_tables.sql", include_str!("../schema/0001_tables.sql")),
     (
         "0002_indexes.sql",
-        include_str!("../../schema/0002_indexes.sql"),
+        include_str!("../schema/0002_indexes.sql"),
     ),
-    (
-        "0003_views.sql",
-        include_str!("../../schema/0003_views.sql"),
-    ),
+    ("0003_views.sql", include_str!("../schema/0003_views.sql")),
     (
         "0004_reports.sql",
-        include_str!("../../schema/0004_reports.sql"),
+        include_str!("../schema/0004_reports.sql"),
     ),
 ];
 

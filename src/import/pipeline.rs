@@ -14,14 +14,14 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
 use rusqlite::Connection;
 
-use super::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
-use super::import::{Damage, Progress};
-use super::schema::sql_err;
-use super::writer::Writer;
+use super::{Damage, Progress};
 use crate::decode::{sanity, Decoder};
-use crate::model::{Body, Record};
+use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
+use crate::load::writer::Writer;
 use crate::process::rows::Totals;
 use crate::process::Model;
+use crate::record::{Body, Record};
+use crate::schema::sql_err;
 use crate::Error;
 
 /// Consecutive believable records that must follow a damaged stretch

@@ -1,4 +1,4 @@
-//! The dialect-neutral record model: what one ktrace record means, whatever
+//! The dialect-neutral records: what one ktrace record means, whatever
 //! system wrote it. Decode produces these; import and dump consume them.
 //! Integers are widened (`i64` pids, tids and return values, `u64` argument
 //! words); timestamps are integer nanoseconds since the Unix epoch.
@@ -406,10 +406,3 @@ impl Body<'_> {
         }
     }
 }
-
-/// Every label [`Body::label`] can return, in a stable order.
-pub const LABELS: &[&str] = &[
-    "STRT", "CALL", "RET", "NAMI", "EMUL", "GIO", "PSIG", "CSW", "USER", "STRU", "SCTL",
-    "PROCCTOR", "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV", "FD", "MIB", "PLDG", "PINS",
-    "UNKNOWN",
-];

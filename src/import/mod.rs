@@ -1,7 +1,9 @@
 //! The import driver: trace files → one database, atomically. Checks the
-//! inputs and the target, writes into a temporary file ([`super::atomic`]),
-//! runs decoder → process model → [`Loader`] for each trace in its own
-//! transaction, adds indexes and views, and renames the file over the
+//! inputs and the target, writes into a temporary file ([`atomic`]),
+//! runs decoder → process model → encoder → writer on two threads
+//! ([`pipeline`]) for each trace in its own transaction (an empty file,
+//! which has no records, gets its trace row through a one-thread
+//! [`Loader`]), adds indexes and views, and renames the file over the
 //! target. Knows nothing of the command line or of progress bars: it
 //! reports through [`Progress`].
 
@@ -11,14 +13,17 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::atomic::TempTarget;
-use super::pipeline::{self, Decoded, Job};
-use super::schema::{self, sql_err, Existing, SCHEMA_VERSION};
-use super::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
+mod atomic;
+mod pipeline;
+
 use crate::decode::{Abi, DecodeErrorKind, Decoder};
+use crate::load::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
 use crate::process::rows::Totals;
-use crate::process::{Model, Options};
+use crate::process::{Model, ModelOptions};
+use crate::schema::{self, sql_err, Existing, SCHEMA_VERSION};
 use crate::Error;
+use atomic::TempTarget;
+use pipeline::{Decoded, Job};
 
 /// What to do with an existing target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -39,7 +44,7 @@ pub struct ImportOptions {
     /// Existing target handling.
     pub mode: ImportMode,
     /// Decode as this ABI instead of detecting it.
-    pub dialect: Option<Abi>,
+    pub abi: Option<Abi>,
     /// Working directory of processes whose cwd is unknown (`--start-dir`).
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes.
@@ -73,11 +78,12 @@ pub trait Progress {
     /// A trace of `total_bytes` starts.
     fn start(&self, _path: &Path, _total_bytes: u64) {}
     /// `bytes_done` bytes and `records_done` records of the current trace
-    /// are decoded (called every [`ADVANCE_EVERY`] records, not per record).
+    /// are decoded (called once per batch written, every
+    /// [`BATCH_ROWS`](crate::load::encode::BATCH_ROWS) rows, not per record).
     fn advance(&self, _bytes_done: u64, _records_done: u64) {}
     /// The current trace is done (or failed).
     fn finish(&self) {}
-    /// Whether to stop (Ctrl-C): asked every [`ADVANCE_EVERY`] records and
+    /// Whether to stop (Ctrl-C): asked after every batch written and
     /// between the stages of an import, which then fails with
     /// [`Error::Interrupted`] and writes nothing.
     fn cancelled(&self) -> bool {
@@ -89,9 +95,6 @@ pub trait Progress {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct NoProgress;
 impl Progress for NoProgress {}
-
-/// Records between two [`Progress::advance`] calls.
-pub const ADVANCE_EVERY: u64 = 1 << 16;
 
 /// One imported trace.
 #[derive(Debug, Clone)]
@@ -149,7 +152,7 @@ pub fn import(
         }),
         false => Ok(()),
     };
-    check_traces(traces, db, opts.dialect)?;
+    check_traces(traces, db, opts.abi)?;
     let append = check_target(db, opts.mode)?;
     let tmp = TempTarget::create(db)?;
     if append {
@@ -201,7 +204,7 @@ pub fn import(
 
 /// Every trace must open (detection included) before anything is written,
 /// and none may be the target itself.
-fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(), Error> {
+fn check_traces(traces: &[PathBuf], db: &Path, abi: Option<Abi>) -> Result<(), Error> {
     if traces.is_empty() {
         return Err(refused(db, "no trace files given"));
     }
@@ -214,7 +217,7 @@ fn check_traces(traces: &[PathBuf], db: &Path, dialect: Option<Abi>) -> Result<(
         if fs::metadata(t).is_ok_and(|m| !m.is_file() && !m.is_dir()) {
             continue;
         }
-        match Decoder::open(t, dialect) {
+        match Decoder::open(t, abi) {
             Ok(_) => {}
             // An empty regular file imports as a trace row with no records
             // (a device or pipe with no data is not a trace).
@@ -293,7 +296,7 @@ fn import_one(
     if is_empty_file(trace) {
         return import_empty(conn, paths, trace, opts);
     }
-    let dec = Decoder::open(trace, opts.dialect)?;
+    let dec = Decoder::open(trace, opts.abi)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
     let tx = conn
@@ -311,7 +314,7 @@ fn import_one(
     let ctx = begin_trace(&tx, &start)?;
     let model = Model::new(
         abi,
-        Options {
+        ModelOptions {
             start_cwd: opts.start_cwd.clone(),
             keep_io_data: opts.keep_io_data,
             ids,
@@ -410,7 +413,7 @@ fn import_empty(
     let start = TraceStart {
         path: abs.as_os_str().as_encoded_bytes(),
         size: 0,
-        abi: opts.dialect,
+        abi: opts.abi,
         start_cwd: opts.start_cwd.as_deref(),
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
@@ -437,7 +440,7 @@ fn import_empty(
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id,
-        dialect: opts.dialect.map_or("unknown".into(), |a| a.to_string()),
+        dialect: opts.abi.map_or("unknown".into(), |a| a.to_string()),
         size: 0,
         decoded_bytes: 0,
         totals,
