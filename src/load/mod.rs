@@ -12,6 +12,7 @@
 
 mod atomic;
 pub mod encode;
+pub mod fingerprint;
 pub mod import;
 mod pipeline;
 mod reorder;
@@ -30,6 +31,7 @@ pub use encode::PathCache;
 use encode::{Encoder, TraceContext};
 pub use import::{
     import, ImportMode, ImportOptions, ImportSummary, NoProgress, Progress, TraceSummary,
+    DEFAULT_BUSY_TIMEOUT,
 };
 use schema::sql_err;
 use value::Bytes;
@@ -81,6 +83,8 @@ pub struct TraceStart<'a> {
     pub path: &'a [u8],
     /// File size.
     pub size: u64,
+    /// [`fingerprint::of_file`]; `None` for a pipe.
+    pub fingerprint: Option<&'a str>,
     /// Its ABI; `None` for an empty file, which has none.
     pub abi: Option<Abi>,
     /// `--start-dir`.
@@ -140,8 +144,8 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
     };
     conn.execute(
         "INSERT INTO trace (path, size, dialect, system, header_version, word_bits, \
-         byte_order, start_cwd, keep_io_data, imported_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         byte_order, start_cwd, keep_io_data, imported_at, fingerprint) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         rusqlite::params![
             Bytes(t.path),
             t.size as i64,
@@ -153,6 +157,7 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
             t.start_cwd.map(Bytes),
             t.keep_io_data,
             t.imported_at,
+            t.fingerprint,
         ],
     )
     .map_err(sql_err("writing the trace row".into()))?;
@@ -161,6 +166,20 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
         word_bits: t.abi.map_or(64, |a| a.width.bits()),
         names: t.abi.map_or(NameTable::FreeBsd, |a| a.name_table()),
     })
+}
+
+/// The first trace already in the database with this size and
+/// fingerprint: the same file imported before.
+pub fn same_file(conn: &Connection, size: u64, fingerprint: &str) -> Result<Option<i64>, Error> {
+    use rusqlite::OptionalExtension;
+    conn.query_row(
+        "SELECT trace_id FROM trace WHERE size = ?1 AND fingerprint = ?2 \
+         ORDER BY trace_id LIMIT 1",
+        rusqlite::params![size as i64, fingerprint],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(sql_err("looking for the same file in table trace".into()))
 }
 
 /// Complete the `trace` row with the counts.

@@ -11,7 +11,7 @@ use crate::Error;
 /// Version of the table layout, stored as `PRAGMA user_version` and as
 /// `meta.schema_version`. Bump it when a table or column changes; `--append`
 /// refuses a database of another version.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
@@ -91,6 +91,39 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
         .pragma_update_and_check(None, "locking_mode", "EXCLUSIVE", |r| r.get(0))
         .map_err(ctx("locking_mode"))?;
     Ok(())
+}
+
+/// Settings for appending in place to a database other processes may use,
+/// set outside any transaction. The database's journal mode is kept (a
+/// kt2sql database uses SQLite's default rollback journal; one switched to
+/// WAL stays WAL), and so is `synchronous` (FULL): the commit is durable.
+///
+/// * `busy_timeout`: wait this long for another writer (or, at commit,
+///   readers) instead of failing at once.
+/// * `foreign_keys = OFF`: as in [`bulk_pragmas`], rows may name rows
+///   written later in the same transaction.
+/// * `cache_size`: 64 MiB instead of 2 MiB. Inserting into the existing
+///   indexes touches pages all over them; with the small cache each spill
+///   forced another journal sync (bench/NOTES.md). Bounded, so memory does
+///   not grow with the trace.
+pub fn append_pragmas(conn: &Connection, busy_timeout: std::time::Duration) -> Result<(), Error> {
+    let ctx = |what: &str| sql_err(format!("setting PRAGMA {what}"));
+    conn.busy_timeout(busy_timeout)
+        .map_err(ctx("busy_timeout"))?;
+    conn.pragma_update(None, "foreign_keys", "OFF")
+        .map_err(ctx("foreign_keys"))?;
+    conn.pragma_update(None, "cache_size", APPEND_CACHE_KIB)
+        .map_err(ctx("cache_size"))?;
+    Ok(())
+}
+
+/// [`append_pragmas`]' page cache, in KiB (a negative `cache_size`).
+const APPEND_CACHE_KIB: i64 = -64 * 1024;
+
+/// The schema version of an open kt2sql database (`PRAGMA user_version`).
+pub fn version(conn: &Connection) -> Result<i64, Error> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(sql_err("reading PRAGMA user_version".into()))
 }
 
 /// Create the tables of a fresh database and record the versions.
