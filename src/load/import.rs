@@ -248,7 +248,7 @@ fn append_in_place(
     let conn = Connection::open_with_flags(db, flags)
         .map_err(sql_err("opening".into()))
         .map_err(ctx)?;
-    schema::append_pragmas(&conn, opts.busy_timeout).map_err(ctx)?;
+    schema::append_pragmas(&conn).map_err(ctx)?;
     let tx = write_lock(&conn, db, opts.busy_timeout, progress)?;
     // Another process may have replaced or upgraded it before the lock.
     match schema::version(&tx).map_err(ctx)? {
@@ -264,8 +264,9 @@ fn append_in_place(
 }
 
 /// `BEGIN IMMEDIATE`: wait up to `timeout` for SQLite's write lock, in
-/// short steps so that Ctrl-C is noticed while waiting. (Later waits, for
-/// readers at commit, use the connection's own busy timeout.)
+/// short steps so that Ctrl-C is noticed while waiting, then set `timeout`
+/// as the connection's busy timeout for the waits that may follow (for
+/// readers to finish, when the cache spills and at commit).
 fn write_lock<'c>(
     conn: &'c Connection,
     db: &Path,

@@ -97,28 +97,17 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
 /// set outside any transaction. The database's journal mode is kept (a
 /// kt2sql database uses SQLite's default rollback journal; one switched to
 /// WAL stays WAL), and so is `synchronous` (FULL): the commit is durable.
+/// The busy timeout is the importer's (it waits for the write lock itself).
 ///
-/// * `busy_timeout`: wait this long for another writer (or, at commit,
-///   readers) instead of failing at once.
 /// * `foreign_keys = OFF`: as in [`bulk_pragmas`], rows may name rows
 ///   written later in the same transaction.
-/// * `cache_size`: 64 MiB instead of 2 MiB. Inserting into the existing
-///   indexes touches pages all over them; with the small cache each spill
-///   forced another journal sync (bench/NOTES.md). Bounded, so memory does
-///   not grow with the trace.
-pub fn append_pragmas(conn: &Connection, busy_timeout: std::time::Duration) -> Result<(), Error> {
-    let ctx = |what: &str| sql_err(format!("setting PRAGMA {what}"));
-    conn.busy_timeout(busy_timeout)
-        .map_err(ctx("busy_timeout"))?;
+///
+/// The page cache stays at 2 MiB: 64 MiB made appending a 1 GiB trace to a
+/// 1.1 GB database no faster (bench/NOTES.md) and memory 3 times larger.
+pub fn append_pragmas(conn: &Connection) -> Result<(), Error> {
     conn.pragma_update(None, "foreign_keys", "OFF")
-        .map_err(ctx("foreign_keys"))?;
-    conn.pragma_update(None, "cache_size", APPEND_CACHE_KIB)
-        .map_err(ctx("cache_size"))?;
-    Ok(())
+        .map_err(sql_err("setting PRAGMA foreign_keys".into()))
 }
-
-/// [`append_pragmas`]' page cache, in KiB (a negative `cache_size`).
-const APPEND_CACHE_KIB: i64 = -64 * 1024;
 
 /// The schema version of an open kt2sql database (`PRAGMA user_version`).
 pub fn version(conn: &Connection) -> Result<i64, Error> {

@@ -106,6 +106,9 @@ pub fn opt_int(v: Option<i64>) -> Cell {
     v.map_or(Cell::Null, Cell::Int)
 }
 
+/// How long a report waits for a writer of the database to commit.
+pub const READ_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// A kt2sql database opened for reading: the connection (which it derefs
 /// to), the path it was opened by, and what its guard refused last.
 #[derive(Debug)]
@@ -146,6 +149,13 @@ pub fn open(db: &Path) -> Result<Database, Error> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(db, flags)
         .map_err(sql_err(format!("{}: opening", db.display())))?;
+    // An `--append` writing this database (rollback journal) keeps readers
+    // out from its first spilled page to its commit: wait for it a while.
+    conn.busy_timeout(READ_BUSY_TIMEOUT)
+        .map_err(sql_err(format!(
+            "{}: setting the busy timeout",
+            db.display()
+        )))?;
     let views: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'process_tree'",

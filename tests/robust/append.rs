@@ -3,7 +3,8 @@
 //! in either order, a writer that keeps the lock makes the append give up
 //! after `--busy-timeout` with a clear message, a failed append leaves the
 //! database byte-identical, a symlinked path updates the file it points
-//! to, and appending a file already imported warns.
+//! to, appending a file already imported warns, and a database switched
+//! to WAL is appended to while a reader keeps its snapshot.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -281,4 +282,29 @@ fn appending_a_file_already_imported_warns() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+#[test]
+fn a_wal_database_is_appended_to_and_stays_wal() {
+    let _shared = require_shared!(python);
+    let t = compose("freebsd-v0-amd64", 11, &["--processes", "3"]);
+    let dir = tempfile::tempdir().unwrap();
+    let db = small_db(dir.path(), "t.db");
+    let mode: String = one(&db, "PRAGMA journal_mode = WAL");
+    assert_eq!(mode, "wal");
+    // A reader holding a snapshot does not stop the append.
+    let reader = Connection::open(&db).unwrap();
+    reader.execute_batch("BEGIN").unwrap();
+    let seen: i64 = reader
+        .query_row("SELECT count(*) FROM trace", [], |r| r.get(0))
+        .unwrap();
+    let (code, err) = finish(append(&t.trace, &db, &[]));
+    assert_eq!(code, Some(0), "{err}");
+    let still: i64 = reader
+        .query_row("SELECT count(*) FROM trace", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!((seen, still), (1, 1), "the reader's snapshot changed");
+    drop(reader);
+    assert_eq!(one::<i64>(&db, "SELECT count(*) FROM trace"), 2);
+    assert_eq!(one::<String>(&db, "PRAGMA journal_mode"), "wal");
 }
