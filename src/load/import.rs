@@ -177,7 +177,7 @@ pub fn import(
     let (done, paths_added) = if check_target(db, opts.mode)? {
         append_in_place(traces, db, opts, progress)?
     } else {
-        create(traces, db, opts, progress)?
+        create(traces, db, opts, progress).map_err(|e| appeared(e, db, opts.mode))?
     };
     Ok(ImportSummary {
         db: db.to_owned(),
@@ -225,7 +225,7 @@ fn create(
             source,
         })
     })?;
-    tmp.commit()?;
+    tmp.commit(opts.mode == ImportMode::Replace)?;
     Ok((done, paths.added()))
 }
 
@@ -583,6 +583,27 @@ fn refused(path: &Path, reason: &str) -> Error {
     Error::Refused {
         path: path.to_owned(),
         reason: reason.to_owned(),
+    }
+}
+
+/// A target created by another process while this import wrote its own:
+/// theirs is kept, and this import says so.
+fn appeared(e: Error, db: &Path, mode: ImportMode) -> Error {
+    match &e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            let again = match mode {
+                ImportMode::Append => "run the import again to append to it",
+                _ => "use --append to add to it or --force to replace it",
+            };
+            refused(
+                db,
+                &format!(
+                    "was created by another process during this import; it was left \
+                          alone and nothing was written ({again})"
+                ),
+            )
+        }
+        _ => e,
     }
 }
 

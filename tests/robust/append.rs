@@ -3,8 +3,9 @@
 //! in either order, a writer that keeps the lock makes the append give up
 //! after `--busy-timeout` with a clear message, a failed append leaves the
 //! database byte-identical, a symlinked path updates the file it points
-//! to, appending a file already imported warns, and a database switched
-//! to WAL is appended to while a reader keeps its snapshot.
+//! to, appending a file already imported warns, a database switched to
+//! WAL is appended to while a reader keeps its snapshot, and two imports
+//! creating the same database never replace each other's.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -71,23 +72,20 @@ fn records(db: &Path) -> i64 {
     one(db, "SELECT sum(records) FROM trace")
 }
 
-/// Whether `pid` has `file` open (procfs), so the import is under way.
-fn wait_until_reading(child: &mut Child, file: &Path) {
+/// Wait until the append writes: SQLite's journal beside `db` exists only
+/// while a write transaction has changed a page.
+fn wait_until_writing(child: &mut Child, db: &Path) {
+    let mut journal = db.as_os_str().to_owned();
+    journal.push("-journal");
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(60) {
         assert!(child.try_wait().unwrap().is_none(), "ended too soon");
-        let open = fs::read_dir(format!("/proc/{}/fd", child.id()))
-            .map(|fds| {
-                fds.flatten()
-                    .any(|e| fs::read_link(e.path()).is_ok_and(|l| l == file))
-            })
-            .unwrap_or(true);
-        if open {
+        if Path::new(&journal).exists() {
             return;
         }
-        std::thread::sleep(Duration::from_millis(2));
+        std::thread::sleep(Duration::from_millis(1));
     }
-    panic!("the import never opened {}", file.display());
+    panic!("the append never wrote {}", db.display());
 }
 
 #[test]
@@ -183,7 +181,7 @@ fn other_writers_commits_survive_an_append_either_way() {
     // and its commit comes after the append's.
     let db = small_db(dir.path(), "second.db");
     let mut child = append(&trace, &db, &[]);
-    wait_until_reading(&mut child, &trace);
+    wait_until_writing(&mut child, &db);
     let conn = Connection::open(&db).unwrap();
     conn.busy_timeout(Duration::from_secs(120)).unwrap();
     conn.execute_batch(
@@ -307,4 +305,39 @@ fn a_wal_database_is_appended_to_and_stays_wal() {
     drop(reader);
     assert_eq!(one::<i64>(&db, "SELECT count(*) FROM trace"), 2);
     assert_eq!(one::<String>(&db, "PRAGMA journal_mode"), "wal");
+}
+
+#[test]
+fn two_imports_creating_one_database_never_replace_each_other() {
+    let _shared = require_shared!(python);
+    let a = compose("freebsd-v1-amd64", 12, &["--target-bytes", "8M", "-q"]);
+    let b = compose("netbsd-v2-amd64", 13, &["--target-bytes", "8M", "-q"]);
+    let dir = tempfile::tempdir().unwrap();
+    for flags in [&[][..], &["--append"][..]] {
+        let db = dir.path().join(format!("t{}.db", flags.len()));
+        let start = |t: &Path| {
+            Command::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+                .arg(t)
+                .arg(&db)
+                .arg("-q")
+                .args(flags)
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap()
+        };
+        let (first, second) = (start(&a.trace), start(&b.trace));
+        let mut results = [finish(first), finish(second)];
+        results.sort();
+        let [(won, _), (lost, err)] = results;
+        assert_eq!((won, lost), (Some(0), Some(2)), "{flags:?}: {err}");
+        assert!(
+            err.contains("was created by another process during this import; it was left alone"),
+            "{flags:?}: {err}"
+        );
+        // One trace, whole; the other import said why it wrote nothing.
+        assert_eq!(one::<i64>(&db, "SELECT count(*) FROM trace"), 1);
+        let ok: String = one(&db, "PRAGMA integrity_check");
+        assert_eq!(ok, "ok");
+    }
 }
