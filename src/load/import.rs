@@ -187,8 +187,8 @@ pub fn import(
     })
 }
 
-/// A new database: written in a temporary file beside `db`, renamed over
-/// it once complete.
+/// A new database: written in a temporary file beside `db`, put in its
+/// place once complete ([`TempTarget::commit`]).
 fn create(
     traces: &[PathBuf],
     db: &Path,
@@ -256,7 +256,9 @@ fn append_in_place(
         v => return Err(other_version(db, v)),
     }
     let mut paths = PathCache::load(&tx).map_err(ctx)?;
-    let done = load_all(&tx, &mut paths, traces, db, opts, progress).map_err(ctx)?;
+    // load_all names the database itself.
+    let done = load_all(&tx, &mut paths, traces, db, opts, progress)
+        .map_err(|e| busy(e, db, opts.busy_timeout))?;
     tx.commit()
         .map_err(sql_err("committing".into()))
         .map_err(ctx)?;
@@ -418,11 +420,10 @@ fn import_one(
     let dec = Decoder::open(trace, opts.dialect)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
-    let tx = conn;
-    let ids = next_ids(tx)?;
+    let ids = next_ids(conn)?;
     let fingerprint = fingerprint::of_file(trace, size)?;
     let same_as = match &fingerprint {
-        Some(f) => same_file(tx, size, f)?,
+        Some(f) => same_file(conn, size, f)?,
         None => None,
     };
     let start = TraceStart {
@@ -434,7 +435,7 @@ fn import_one(
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
     };
-    let ctx = begin_trace(tx, &start)?;
+    let ctx = begin_trace(conn, &start)?;
     let model = Model::new(
         abi,
         Options {
@@ -452,7 +453,7 @@ fn import_one(
         ctx,
     };
     progress.start(trace, size);
-    let loaded = pipeline::load(tx, job, progress);
+    let loaded = pipeline::load(conn, job, progress);
     progress.finish();
     let Decoded {
         totals,
@@ -508,7 +509,7 @@ fn import_one(
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
     };
-    end_trace(tx, ctx.trace_id, issues, &end)?;
+    end_trace(conn, ctx.trace_id, issues, &end)?;
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id: ctx.trace_id,
@@ -524,7 +525,7 @@ fn import_one(
 
 /// An empty file: its trace row, no records, and a warning issue.
 fn import_empty(
-    tx: &Connection,
+    conn: &Connection,
     paths: &mut PathCache,
     trace: &Path,
     opts: &ImportOptions,
@@ -540,7 +541,7 @@ fn import_empty(
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
     };
-    let mut loader = Loader::begin(tx, paths, &start)?;
+    let mut loader = Loader::begin(conn, paths, &start)?;
     use crate::process::{IssueRow, Severity, Sink};
     loader.issue(&IssueRow {
         offset: None,
@@ -617,9 +618,9 @@ fn busy(e: Error, db: &Path, waited: Duration) -> Error {
         } if matches!(f.code, DatabaseBusy | DatabaseLocked) => refused(
             db,
             &format!(
-                "another process kept the database locked for {} s (another import, or \
-                 an open write transaction); nothing was appended (--busy-timeout SECONDS \
-                 waits longer)",
+                "another process kept the database locked for {} s (another import, or a \
+                 long transaction of another program); nothing was appended \
+                 (--busy-timeout SECONDS waits longer)",
                 waited.as_secs()
             ),
         ),

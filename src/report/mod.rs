@@ -1,6 +1,7 @@
 //! report: SQL → rows → text. Owns the canned queries (`queries/*.sql`,
 //! embedded with an explicit `include_str!` list), their header metadata,
-//! running them read-only with bound named parameters, and the reports
+//! running them (and `kt2sql sql`'s SQL) for reading only ([`guard`]) with
+//! bound named parameters, rows streamed to a writer ([`rows`]), and the reports
 //! built from their rows: [`tree`], [`files`] and [`stats`], each with its
 //! text, JSON and CSV (and DOT) renderers. It never decodes a trace and
 //! never writes a database; every filter is a bound parameter.
