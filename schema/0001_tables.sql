@@ -85,7 +85,11 @@ CREATE TABLE trace (
   issues INTEGER NOT NULL DEFAULT 0,
   -- Distinct absolute paths that successful calls looked up (the rows of
   -- the `files` view for this trace).
-  files INTEGER NOT NULL DEFAULT 0
+  files INTEGER NOT NULL DEFAULT 0,
+  -- 64-bit FNV-1a hash of the file's first and last MiB (all of it when
+  -- under 2 MiB), 16 hex digits; NULL for a pipe. With `size`, it tells a
+  -- file imported before: `--append` warns when both match a trace here.
+  fingerprint TEXT
 );
 
 -- One process lifetime: a pid reused later in the trace is another row.

@@ -88,6 +88,28 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
     Ok(())
 }
 
+/// Settings for appending in place to a database other processes may use,
+/// set outside any transaction. The database's journal mode is kept (a
+/// kt2sql database uses SQLite's default rollback journal; one switched to
+/// WAL stays WAL), and so is `synchronous` (FULL): the commit is durable.
+/// The busy timeout is the importer's (it waits for the write lock itself).
+///
+/// * `foreign_keys = OFF`: as in [`bulk_pragmas`], rows may name rows
+///   written later in the same transaction.
+///
+/// The page cache stays at 2 MiB: 64 MiB made appending a 1 GiB trace to a
+/// 1.1 GB database no faster (bench/NOTES.md) and memory 3 times larger.
+pub fn append_pragmas(conn: &Connection) -> Result<(), Error> {
+    conn.pragma_update(None, "foreign_keys", "OFF")
+        .map_err(sql_err("setting PRAGMA foreign_keys".into()))
+}
+
+/// The schema version of an open kt2sql database (`PRAGMA user_version`).
+pub fn version(conn: &Connection) -> Result<i64, Error> {
+    conn.pragma_query_value(None, "user_version", |r| r.get(0))
+        .map_err(sql_err("reading PRAGMA user_version".into()))
+}
+
 /// Create the tables of a fresh database and record the versions.
 pub fn create_tables(conn: &Connection) -> Result<(), Error> {
     for (name, sql) in SCHEMA.iter().filter(|(n, _)| BEFORE_DATA.contains(n)) {

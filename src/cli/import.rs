@@ -4,8 +4,9 @@
 //!
 //! Ctrl-C (SIGINT; SIGTERM and SIGHUP too) during an import makes it stop at
 //! its next check (after every batch of rows written, and between stages),
-//! remove its temporary file and exit with code 130; the target, or the
-//! database given with `--append`, is left exactly as it was. A second
+//! remove its temporary file (or roll back its `--append` transaction) and
+//! exit with code 130; the target, or the database given with `--append`,
+//! is left exactly as it was. A second
 //! Ctrl-C exits at once (the next import into the same target removes the
 //! temporary file left behind).
 
@@ -27,17 +28,22 @@ pub struct ImportArgs {
     /// ktrace.out files to import; each becomes one row of table `trace`.
     #[arg(required = true, value_name = "TRACE")]
     pub traces: Vec<PathBuf>,
-    /// SQLite database to write. It is written to a temporary file beside
-    /// it and renamed into place only when the import succeeds.
+    /// SQLite database to write. A new one is written to a temporary file
+    /// beside it and renamed into place only when the import succeeds.
     #[arg(value_name = "DB")]
     pub db: PathBuf,
     /// Replace DB if it exists, whatever it is.
     #[arg(long, short = 'f', conflicts_with = "append")]
     pub force: bool,
-    /// Add the traces to DB, an existing kt2sql database (ids continue).
-    /// The old file stays untouched if the import fails.
+    /// Add the traces to DB, an existing kt2sql database (ids continue),
+    /// in place and in one transaction: other appends wait, and if the
+    /// import fails DB is left as it was.
     #[arg(long, short = 'a')]
     pub append: bool,
+    /// With --append: how long to wait for another process writing DB
+    /// before giving up.
+    #[arg(long, value_name = "SECONDS", default_value_t = import::DEFAULT_BUSY_TIMEOUT.as_secs())]
+    pub busy_timeout: u64,
     /// No progress bar and no summary line (warnings and errors still go to
     /// stderr).
     #[arg(long, short = 'q')]
@@ -92,6 +98,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             .map(|d| d.as_os_str().as_encoded_bytes().to_vec()),
         keep_io_data: args.keep_io_data,
         strict: args.strict,
+        busy_timeout: std::time::Duration::from_secs(args.busy_timeout),
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
     let summary = match import::import(&args.traces, &args.db, &opts, &bar) {
@@ -102,6 +109,15 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         other => other?,
     };
     for t in &summary.traces {
+        if let Some(id) = t.same_as {
+            eprintln!(
+                "kt2sql: warning: {}: the same file (size and fingerprint) is already in {} \
+                 as trace {id}; imported again as trace {}",
+                kt2sql::text::path(&t.path),
+                kt2sql::text::path(&summary.db),
+                t.trace_id
+            );
+        }
         if t.size == 0 {
             eprintln!(
                 "kt2sql: warning: {}: empty trace: no records",

@@ -40,8 +40,7 @@ pub enum Command {
     /// Summarise a database: traces, counts, import issues, the busiest
     /// processes and a syscall histogram.
     Stats(report::StatsArgs),
-    /// Run one SQL statement on a database (read-only), for people without
-    /// sqlite3.
+    /// Run SQL on a database, reading only, for people without sqlite3.
     Sql(sql::SqlArgs),
     /// Run a canned query from queries/*.sql (--list shows them).
     Query(sql::QueryArgs),

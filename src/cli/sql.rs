@@ -2,13 +2,13 @@
 //! `queries/`) and `kt2sql schema` (the documented DDL): the clap
 //! arguments and the glue to `kt2sql::report`.
 
-use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::io::{self, BufWriter, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::ValueEnum;
 
-use kt2sql::report::{self, Cell, ResultSet};
+use kt2sql::report::{self, Cell, Format, Render};
 
 use super::anyhow_lite::Result;
 use super::report::emit;
@@ -23,16 +23,30 @@ pub enum TableFormat {
     Csv,
     /// An array of objects, one per row.
     Json,
+    /// JSON Lines: one object per row and line.
+    Jsonl,
+}
+
+impl From<TableFormat> for Format {
+    fn from(f: TableFormat) -> Format {
+        match f {
+            TableFormat::Table => Format::Table,
+            TableFormat::Csv => Format::Csv,
+            TableFormat::Json => Format::Json,
+            TableFormat::Jsonl => Format::Jsonl,
+        }
+    }
 }
 
 /// `kt2sql sql`.
 #[derive(Debug, clap::Args)]
 pub struct SqlArgs {
-    /// The kt2sql database (opened read-only).
+    /// The kt2sql database (opened read-only; only reading is allowed).
     #[arg(value_name = "DB")]
     pub db: PathBuf,
-    /// One SQL statement, or `-` to read it from stdin. Use named
-    /// parameters (`:pid`) and bind them with --param.
+    /// SQL statements (separated by `;`, each result printed in turn), or
+    /// `-` to read them from stdin. Use named parameters (`:pid`) and bind
+    /// them with --param.
     #[arg(value_name = "SQL")]
     pub sql: String,
     /// Bind a named parameter: NAME=VALUE (repeatable). VALUE is an
@@ -60,8 +74,9 @@ pub struct QueryArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = TableFormat::Table)]
     pub format: TableFormat,
-    /// List the queries with their parameters and columns instead.
-    #[arg(long, conflicts_with_all = ["db", "name"])]
+    /// List the queries with their parameters and columns instead (DB,
+    /// if given, is not read).
+    #[arg(long, conflicts_with = "name")]
     pub list: bool,
 }
 
@@ -91,12 +106,23 @@ fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
         .collect()
 }
 
-fn show(t: &ResultSet, format: TableFormat) -> Result<ExitCode> {
-    emit(|out| match format {
-        TableFormat::Table => t.write_table(out),
-        TableFormat::Csv => t.write_csv(out),
-        TableFormat::Json => t.write_json(out),
-    })
+/// Run `sql` on `db` and print each result as it comes, through a buffer
+/// to stdout; a closed pipe surfaces as an `io::Error` that `main` turns
+/// into a quiet exit.
+fn print(
+    db: &Path,
+    sql: &str,
+    params: &[(String, Cell)],
+    context: &str,
+    format: TableFormat,
+) -> Result<ExitCode> {
+    let db = report::open(db)?;
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    let mut render = Render::new(&mut out, format.into());
+    report::stream(&db, sql, &bound(params), context, &mut render)?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Run `kt2sql sql`.
@@ -108,9 +134,7 @@ pub fn run_sql(args: SqlArgs) -> Result<ExitCode> {
     } else {
         args.sql
     };
-    let conn = report::open(&args.db)?;
-    let t = report::run_sql(&conn, &sql, &bound(&args.params), "running the statement")?;
-    show(&t, args.format)
+    print(&args.db, &sql, &args.params, "running the SQL", args.format)
 }
 
 /// Run `kt2sql query`.
@@ -121,16 +145,15 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
     let (Some(db), Some(name)) = (args.db, args.name) else {
         return Err("give DB and NAME, or --list".into());
     };
-    if report::query(&name).is_none() {
+    let Some(q) = report::query(&name) else {
         let names: Vec<String> = report::queries()
             .iter()
             .map(|q| q.name.replace('_', "-"))
             .collect();
         return Err(format!("no query called {name:?}; there are {}", names.join(", ")).into());
-    }
-    let conn = report::open(&db)?;
-    let t = report::run(&conn, &name, &bound(&args.params))?;
-    show(&t, args.format)
+    };
+    let context = format!("running queries/{}", q.file);
+    print(&db, q.sql, &args.params, &context, args.format)
 }
 
 /// `query --list`: name, description, parameters and columns of each.

@@ -1,6 +1,7 @@
-//! Atomic replacement of the target database: everything is written to a
-//! temporary file in the target's directory, which is fsynced and renamed
-//! over the target only when the import succeeded. Any failure drops the
+//! Atomic creation or replacement of the target database: everything is
+//! written to a temporary file in the target's directory, which is fsynced
+//! and renamed over the target (or, when it must not replace one, linked to
+//! its name) only when the import succeeded. Any failure drops the
 //! [`TempTarget`], which removes the temporary file; the target is never
 //! opened for writing.
 //!
@@ -65,7 +66,11 @@ impl TempTarget {
     }
 
     /// Flush the finished file to disk and rename it over the target.
-    pub fn commit(mut self) -> Result<(), Error> {
+    /// Unless `replace`, a target that appeared meanwhile (another import
+    /// creating it at the same time) is left alone and this fails with
+    /// `AlreadyExists`: the temporary file is linked to the target's name,
+    /// which cannot replace a file, instead of renamed.
+    pub fn commit(mut self, replace: bool) -> Result<(), Error> {
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| Error::Io { path, source }
@@ -73,7 +78,23 @@ impl TempTarget {
         File::open(&self.path)
             .and_then(|f| f.sync_all())
             .map_err(io(&self.path))?;
-        fs::rename(&self.path, &self.target).map_err(io(&self.target))?;
+        if replace {
+            fs::rename(&self.path, &self.target).map_err(io(&self.target))?;
+        } else {
+            match fs::hard_link(&self.path, &self.target) {
+                Ok(()) => {
+                    let _ = fs::remove_file(&self.path);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    return Err(io(&self.target)(e));
+                }
+                // No hard links here (some filesystems): look, then rename.
+                Err(_) if fs::symlink_metadata(&self.target).is_ok() => {
+                    return Err(io(&self.target)(std::io::ErrorKind::AlreadyExists.into()));
+                }
+                Err(_) => fs::rename(&self.path, &self.target).map_err(io(&self.target))?,
+            }
+        }
         self.committed = true;
         // Make the rename itself durable. Not every platform can open a
         // directory for this; the data is safe either way.
@@ -216,8 +237,31 @@ mod tests {
         let tmp = TempTarget::create(&target).unwrap();
         fs::write(tmp.path(), b"new").unwrap();
         let path = tmp.path().to_owned();
-        tmp.commit().unwrap();
+        tmp.commit(true).unwrap();
         assert_eq!(fs::read(&target).unwrap(), b"new");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn commit_without_replace_leaves_a_target_that_appeared() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = dir.path().join("t.db");
+        let tmp = TempTarget::create(&target).unwrap();
+        fs::write(tmp.path(), b"mine").unwrap();
+        fs::write(&target, b"theirs").unwrap();
+        let path = tmp.path().to_owned();
+        let err = tmp.commit(false).unwrap_err();
+        assert!(
+            matches!(&err, Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists),
+            "{err}"
+        );
+        assert_eq!(fs::read(&target).unwrap(), b"theirs");
+        assert!(!path.exists(), "the temporary file stayed");
+        let tmp = TempTarget::create(&dir.path().join("new.db")).unwrap();
+        fs::write(tmp.path(), b"mine").unwrap();
+        let path = tmp.path().to_owned();
+        tmp.commit(false).unwrap();
+        assert_eq!(fs::read(dir.path().join("new.db")).unwrap(), b"mine");
         assert!(!path.exists());
     }
 }

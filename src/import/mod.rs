@@ -1,23 +1,25 @@
 //! The import driver: trace files → one database, atomically. Checks the
-//! inputs and the target, writes into a temporary file ([`atomic`]),
-//! runs decoder → process model → encoder → writer on two threads
-//! ([`pipeline`]) for each trace in its own transaction (an empty file,
-//! which has no records, gets its trace row through a one-thread
-//! [`Loader`]), adds indexes and views, and renames the file over the
-//! target. Knows nothing of the command line or of progress bars: it
+//! inputs and the target; writes a new database into a temporary file
+//! ([`atomic`]) renamed over the target at the end, or appends to an
+//! existing one in place under SQLite's write lock; runs decoder → process
+//! model → [`Loader`] for each trace and adds indexes and views, all in one
+//! transaction. Knows nothing of the command line or of progress bars: it
 //! reports through [`Progress`].
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
 mod atomic;
 mod pipeline;
 
 use crate::decode::{Abi, DecodeErrorKind, Decoder};
-use crate::load::{begin_trace, end_trace, next_ids, Loader, PathCache, TraceEnd, TraceStart};
+use crate::load::{
+    begin_trace, end_trace, fingerprint, next_ids, same_file, Loader, PathCache, TraceEnd,
+    TraceStart,
+};
 use crate::process::rows::Totals;
 use crate::process::{Model, ModelOptions};
 use crate::schema::{self, sql_err, Existing, SCHEMA_VERSION};
@@ -38,8 +40,11 @@ pub enum ImportMode {
     Append,
 }
 
+/// How long `--append` waits by default for another writer of the database.
+pub const DEFAULT_BUSY_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// How to import.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Existing target handling.
     pub mode: ImportMode,
@@ -51,6 +56,21 @@ pub struct ImportOptions {
     pub keep_io_data: bool,
     /// Stop at the first damage instead of skipping it (`--strict`).
     pub strict: bool,
+    /// How long `--append` waits for another writer to finish.
+    pub busy_timeout: Duration,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions {
+            mode: ImportMode::default(),
+            abi: None,
+            start_cwd: None,
+            keep_io_data: false,
+            strict: false,
+            busy_timeout: DEFAULT_BUSY_TIMEOUT,
+        }
+    }
 }
 
 /// One stretch of a trace that could not be imported.
@@ -115,6 +135,9 @@ pub struct TraceSummary {
     pub issues: i64,
     /// Stretches that could not be imported (the records around them are in).
     pub damage: Vec<Damage>,
+    /// The `trace_id` of a trace already in the database with the same
+    /// size and fingerprint: most likely this file, imported again.
+    pub same_as: Option<i64>,
 }
 
 /// What an import did.
@@ -138,7 +161,12 @@ impl ImportSummary {
 }
 
 /// Import `traces` into the database `db`. On error nothing changes: an
-/// existing `db` is untouched and no temporary file stays behind.
+/// existing `db` is as it was and no temporary file stays behind.
+///
+/// A new database (or `--force`) is written to a temporary file renamed
+/// over `db` at the end; `--append` to an existing one writes in place,
+/// inside one SQLite transaction that holds the database's write lock from
+/// start to commit (see [`append_in_place`]).
 pub fn import(
     traces: &[PathBuf],
     db: &Path,
@@ -146,22 +174,30 @@ pub fn import(
     progress: &dyn Progress,
 ) -> Result<ImportSummary, Error> {
     let started = Instant::now();
-    let interrupted = || match progress.cancelled() {
-        true => Err(Error::Interrupted {
-            path: db.to_owned(),
-        }),
-        false => Ok(()),
-    };
     check_traces(traces, db, opts.abi)?;
-    let append = check_target(db, opts.mode)?;
+    let (done, paths_added) = if check_target(db, opts.mode)? {
+        append_in_place(traces, db, opts, progress)?
+    } else {
+        create(traces, db, opts, progress).map_err(|e| appeared(e, db, opts.mode))?
+    };
+    Ok(ImportSummary {
+        db: db.to_owned(),
+        traces: done,
+        paths_added,
+        elapsed: started.elapsed(),
+    })
+}
+
+/// A new database: written in a temporary file beside `db`, put in its
+/// place once complete ([`TempTarget::commit`]).
+fn create(
+    traces: &[PathBuf],
+    db: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<(Vec<TraceSummary>, i64), Error> {
     let tmp = TempTarget::create(db)?;
-    if append {
-        fs::copy(db, tmp.path()).map_err(|source| Error::Io {
-            path: db.to_owned(),
-            source,
-        })?;
-    }
-    interrupted()?;
+    interrupted(db, progress)?;
     // Only this thread uses the connection (the decoding thread only sends
     // it values), so SQLite's per-call mutex is pure cost: multi-thread mode.
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
@@ -174,32 +210,124 @@ pub fn import(
     )))?;
     let ctx = |e: Error| in_db(e, db);
     schema::bulk_pragmas(&conn).map_err(ctx)?;
-    let mut paths = if append {
-        PathCache::load(&conn).map_err(ctx)?
-    } else {
-        schema::create_tables(&conn).map_err(ctx)?;
-        PathCache::default()
-    };
-    let mut done = Vec::with_capacity(traces.len());
-    for trace in traces {
-        done.push(import_one(&mut conn, &mut paths, trace, opts, progress).map_err(ctx)?);
-        interrupted()?;
-    }
-    schema::create_indexes_and_views(&conn).map_err(ctx)?;
-    interrupted()?;
+    let tx = conn
+        .transaction()
+        .map_err(sql_err("starting a transaction".into()))
+        .map_err(ctx)?;
+    schema::create_tables(&tx).map_err(ctx)?;
+    let mut paths = PathCache::default();
+    let done = load_all(&tx, &mut paths, traces, db, opts, progress)?;
+    tx.commit()
+        .map_err(sql_err("committing".into()))
+        .map_err(ctx)?;
     conn.close().map_err(|(_, source)| {
         ctx(Error::Sqlite {
             context: "closing".into(),
             source,
         })
     })?;
-    tmp.commit()?;
-    Ok(ImportSummary {
-        db: db.to_owned(),
-        traces: done,
-        paths_added: paths.added(),
-        elapsed: started.elapsed(),
-    })
+    tmp.commit(opts.mode == ImportMode::Replace)?;
+    Ok((done, paths.added()))
+}
+
+/// `--append` to an existing database, in place: `BEGIN IMMEDIATE` takes
+/// SQLite's write lock before anything is read (so ids and interned paths
+/// continue from what is committed, and a concurrent append waits for this
+/// one, up to `opts.busy_timeout`), every trace, the indexes and the views
+/// go into that one transaction, and the commit makes it all visible at
+/// once. A failure or Ctrl-C rolls it back; a process killed outright
+/// leaves SQLite's journal, which the next connection rolls back. The
+/// database keeps its own journal mode; a symlink is written through.
+fn append_in_place(
+    traces: &[PathBuf],
+    db: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<(Vec<TraceSummary>, i64), Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let ctx = |e: Error| busy(in_db(e, db), db, opts.busy_timeout);
+    let conn = Connection::open_with_flags(db, flags)
+        .map_err(sql_err("opening".into()))
+        .map_err(ctx)?;
+    schema::append_pragmas(&conn).map_err(ctx)?;
+    let tx = write_lock(&conn, db, opts.busy_timeout, progress)?;
+    // Another process may have replaced or upgraded it before the lock.
+    match schema::version(&tx).map_err(ctx)? {
+        SCHEMA_VERSION => {}
+        v => return Err(other_version(db, v)),
+    }
+    let mut paths = PathCache::load(&tx).map_err(ctx)?;
+    // load_all names the database itself.
+    let done = load_all(&tx, &mut paths, traces, db, opts, progress)
+        .map_err(|e| busy(e, db, opts.busy_timeout))?;
+    tx.commit()
+        .map_err(sql_err("committing".into()))
+        .map_err(ctx)?;
+    Ok((done, paths.added()))
+}
+
+/// `BEGIN IMMEDIATE`: wait up to `timeout` for SQLite's write lock, in
+/// short steps so that Ctrl-C is noticed while waiting, then set `timeout`
+/// as the connection's busy timeout for the waits that may follow (for
+/// readers to finish, when the cache spills and at commit).
+fn write_lock<'c>(
+    conn: &'c Connection,
+    db: &Path,
+    timeout: Duration,
+    progress: &dyn Progress,
+) -> Result<rusqlite::Transaction<'c>, Error> {
+    const STEP: Duration = Duration::from_millis(100);
+    let ctx = |e: rusqlite::Error| {
+        let e = sql_err("taking the write lock (BEGIN IMMEDIATE)".into())(e);
+        busy(in_db(e, db), db, timeout)
+    };
+    let t0 = Instant::now();
+    conn.busy_timeout(STEP.min(timeout)).map_err(ctx)?;
+    let tx = loop {
+        match Transaction::new_unchecked(conn, TransactionBehavior::Immediate) {
+            Ok(tx) => break tx,
+            Err(rusqlite::Error::SqliteFailure(f, _))
+                if f.code == rusqlite::ErrorCode::DatabaseBusy && t0.elapsed() < timeout =>
+            {
+                interrupted(db, progress)?;
+            }
+            Err(e) => return Err(ctx(e)),
+        }
+    };
+    conn.busy_timeout(timeout).map_err(ctx)?;
+    interrupted(db, progress)?;
+    Ok(tx)
+}
+
+/// Every trace, then the indexes and views, into `conn` (inside the
+/// caller's transaction), asking between the stages whether to stop.
+fn load_all(
+    conn: &Connection,
+    paths: &mut PathCache,
+    traces: &[PathBuf],
+    db: &Path,
+    opts: &ImportOptions,
+    progress: &dyn Progress,
+) -> Result<Vec<TraceSummary>, Error> {
+    let ctx = |e: Error| in_db(e, db);
+    let mut done = Vec::with_capacity(traces.len());
+    for trace in traces {
+        done.push(import_one(conn, paths, trace, opts, progress).map_err(ctx)?);
+        interrupted(db, progress)?;
+    }
+    schema::create_indexes_and_views(conn).map_err(ctx)?;
+    interrupted(db, progress)?;
+    Ok(done)
+}
+
+/// [`Error::Interrupted`] once the user asked to stop.
+fn interrupted(db: &Path, progress: &dyn Progress) -> Result<(), Error> {
+    match progress.cancelled() {
+        true => Err(Error::Interrupted {
+            path: db.to_owned(),
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Every trace must open (detection included) before anything is written,
@@ -251,24 +379,8 @@ fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
             "already exists; use --force to replace it or --append to add to it",
         )),
         ImportMode::Append => match schema::inspect(db)? {
-            Existing::Current => {
-                let wal = sidecar(db, "-wal");
-                if fs::metadata(&wal).is_ok_and(|m| m.len() > 0) {
-                    return Err(refused(
-                        db,
-                        "has a non-empty -wal file: it is open elsewhere or was not \
-                         checkpointed; close it and try again",
-                    ));
-                }
-                Ok(true)
-            }
-            Existing::OtherVersion(v) => Err(refused(
-                db,
-                &format!(
-                    "has kt2sql schema version {v}, this kt2sql writes version \
-                     {SCHEMA_VERSION}; cannot append (use --force to replace it)"
-                ),
-            )),
+            Existing::Current => Ok(true),
+            Existing::OtherVersion(v) => Err(other_version(db, v)),
             Existing::Foreign(why) => Err(refused(
                 db,
                 &format!("not a kt2sql database ({why}); will not append to it"),
@@ -277,10 +389,20 @@ fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
     }
 }
 
-/// Decode one trace through the process model into the database, in one
-/// transaction.
+fn other_version(db: &Path, v: i64) -> Error {
+    refused(
+        db,
+        &format!(
+            "has kt2sql schema version {v}, this kt2sql writes version \
+             {SCHEMA_VERSION}; cannot append (use --force to replace it)"
+        ),
+    )
+}
+
+/// Decode one trace through the process model into the database (inside
+/// the caller's transaction).
 fn import_one(
-    conn: &mut Connection,
+    conn: &Connection,
     paths: &mut PathCache,
     trace: &Path,
     opts: &ImportOptions,
@@ -299,19 +421,22 @@ fn import_one(
     let dec = Decoder::open(trace, opts.abi)?;
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
     let abi = dec.abi();
-    let tx = conn
-        .transaction()
-        .map_err(sql_err("starting a transaction".into()))?;
-    let ids = next_ids(&tx)?;
+    let ids = next_ids(conn)?;
+    let fingerprint = fingerprint::of_file(trace, size)?;
+    let same_as = match &fingerprint {
+        Some(f) => same_file(conn, size, f)?,
+        None => None,
+    };
     let start = TraceStart {
         path: abs.as_os_str().as_encoded_bytes(),
         size,
+        fingerprint: fingerprint.as_deref(),
         abi: Some(abi),
         start_cwd: opts.start_cwd.as_deref(),
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
     };
-    let ctx = begin_trace(&tx, &start)?;
+    let ctx = begin_trace(conn, &start)?;
     let model = Model::new(
         abi,
         ModelOptions {
@@ -329,7 +454,7 @@ fn import_one(
         ctx,
     };
     progress.start(trace, size);
-    let loaded = pipeline::load(&tx, job, progress);
+    let loaded = pipeline::load(conn, job, progress);
     progress.finish();
     let Decoded {
         totals,
@@ -385,8 +510,7 @@ fn import_one(
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
     };
-    end_trace(&tx, ctx.trace_id, issues, &end)?;
-    tx.commit().map_err(sql_err("committing".into()))?;
+    end_trace(conn, ctx.trace_id, issues, &end)?;
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id: ctx.trace_id,
@@ -396,29 +520,29 @@ fn import_one(
         totals,
         issues,
         damage,
+        same_as,
     })
 }
 
 /// An empty file: its trace row, no records, and a warning issue.
 fn import_empty(
-    conn: &mut Connection,
+    conn: &Connection,
     paths: &mut PathCache,
     trace: &Path,
     opts: &ImportOptions,
 ) -> Result<TraceSummary, Error> {
     let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
-    let tx = conn
-        .transaction()
-        .map_err(sql_err("starting a transaction".into()))?;
     let start = TraceStart {
         path: abs.as_os_str().as_encoded_bytes(),
         size: 0,
+        // Every empty file is the same: nothing worth a warning.
+        fingerprint: None,
         abi: opts.abi,
         start_cwd: opts.start_cwd.as_deref(),
         keep_io_data: opts.keep_io_data,
         imported_at: now(),
     };
-    let mut loader = Loader::begin(&tx, paths, &start)?;
+    let mut loader = Loader::begin(conn, paths, &start)?;
     use crate::process::{IssueRow, Severity, Sink};
     loader.issue(&IssueRow {
         offset: None,
@@ -436,7 +560,6 @@ fn import_empty(
         damage: None,
         seconds: 0.0,
     })?;
-    tx.commit().map_err(sql_err("committing".into()))?;
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id,
@@ -446,6 +569,7 @@ fn import_empty(
         totals,
         issues,
         damage: Vec::new(),
+        same_as: None,
     })
 }
 
@@ -464,10 +588,45 @@ fn refused(path: &Path, reason: &str) -> Error {
     }
 }
 
-fn sidecar(db: &Path, suffix: &str) -> PathBuf {
-    let mut s = db.as_os_str().to_owned();
-    s.push(suffix);
-    PathBuf::from(s)
+/// A target created by another process while this import wrote its own:
+/// theirs is kept, and this import says so.
+fn appeared(e: Error, db: &Path, mode: ImportMode) -> Error {
+    match &e {
+        Error::Io { source, .. } if source.kind() == std::io::ErrorKind::AlreadyExists => {
+            let again = match mode {
+                ImportMode::Append => "run the import again to append to it",
+                _ => "use --append to add to it or --force to replace it",
+            };
+            refused(
+                db,
+                &format!(
+                    "was created by another process during this import; it was left \
+                          alone and nothing was written ({again})"
+                ),
+            )
+        }
+        _ => e,
+    }
+}
+
+/// SQLite gave up waiting for a lock: say so, and what would help.
+fn busy(e: Error, db: &Path, waited: Duration) -> Error {
+    use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
+    match &e {
+        Error::Sqlite {
+            source: rusqlite::Error::SqliteFailure(f, _),
+            ..
+        } if matches!(f.code, DatabaseBusy | DatabaseLocked) => refused(
+            db,
+            &format!(
+                "another process kept the database locked for {} s (another import, or a \
+                 long transaction of another program); nothing was appended \
+                 (--busy-timeout SECONDS waits longer)",
+                waited.as_secs()
+            ),
+        ),
+        _ => e,
+    }
 }
 
 /// Name the target database in SQL errors (the temporary file's name means

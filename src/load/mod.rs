@@ -11,6 +11,7 @@
 //! from [`PathCache::load`]. `trace_id` and `import_issue_id` are SQLite's.
 
 pub mod encode;
+pub mod fingerprint;
 mod reorder;
 pub mod table;
 pub mod value;
@@ -74,6 +75,8 @@ pub struct TraceStart<'a> {
     pub path: &'a [u8],
     /// File size.
     pub size: u64,
+    /// [`fingerprint::of_file`]; `None` for a pipe.
+    pub fingerprint: Option<&'a str>,
     /// Its ABI; `None` for an empty file, which has none.
     pub abi: Option<Abi>,
     /// `--start-dir`.
@@ -133,8 +136,8 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
     };
     conn.execute(
         "INSERT INTO trace (path, size, dialect, system, header_version, word_bits, \
-         byte_order, start_cwd, keep_io_data, imported_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+         byte_order, start_cwd, keep_io_data, imported_at, fingerprint) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         rusqlite::params![
             encode::bytes(t.path),
             t.size as i64,
@@ -146,6 +149,7 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
             t.start_cwd.map(encode::bytes),
             t.keep_io_data,
             t.imported_at,
+            t.fingerprint,
         ],
     )
     .map_err(sql_err("writing the trace row".into()))?;
@@ -154,6 +158,20 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
         word_bits: t.abi.map_or(64, |a| a.width.bits()),
         names: t.abi.map_or(NameTable::FreeBsd, |a| a.name_table()),
     })
+}
+
+/// The first trace already in the database with this size and
+/// fingerprint: the same file imported before.
+pub fn same_file(conn: &Connection, size: u64, fingerprint: &str) -> Result<Option<i64>, Error> {
+    use rusqlite::OptionalExtension;
+    conn.query_row(
+        "SELECT trace_id FROM trace WHERE size = ?1 AND fingerprint = ?2 \
+         ORDER BY trace_id LIMIT 1",
+        rusqlite::params![size as i64, fingerprint],
+        |r| r.get(0),
+    )
+    .optional()
+    .map_err(sql_err("looking for the same file in table trace".into()))
 }
 
 /// Complete the `trace` row with the counts.

@@ -28,6 +28,7 @@ fn start(path: &[u8]) -> TraceStart<'_> {
         start_cwd: Some(b"/usr/src"),
         keep_io_data: false,
         imported_at: "2024-01-01T00:00:00Z".into(),
+        fingerprint: None,
     }
 }
 

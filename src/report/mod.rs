@@ -1,6 +1,7 @@
 //! report: SQL → rows → text. Owns the canned queries (`queries/*.sql`,
 //! embedded with an explicit `include_str!` list), their header metadata,
-//! running them read-only with bound named parameters, and the reports
+//! running them (and `kt2sql sql`'s SQL) for reading only ([`guard`]) with
+//! bound named parameters, rows streamed to a writer ([`rows`]), and the reports
 //! built from their rows: [`tree`], [`files`] and [`stats`], each with its
 //! text, JSON and CSV (and DOT) renderers. It never decodes a trace and
 //! never writes a database; every filter is a bound parameter.
@@ -10,19 +11,23 @@
 //! `kt2sql files DB -p 1383 --format csv`.
 
 pub mod files;
+mod guard;
 mod json;
 pub mod meta;
+pub mod rows;
 pub mod stats;
 pub mod table;
 pub mod tree;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Batch, Connection, OpenFlags, Statement};
 
 use crate::schema::{self, sql_err, Existing};
 use crate::Error;
 pub use meta::Query;
+pub use rows::{Format, Render, RowSink};
 pub use table::{Cell, ResultSet};
 
 /// Every query file, by file name. Listed by hand (not by scanning the
@@ -102,10 +107,32 @@ pub fn opt_int(v: Option<i64>) -> Cell {
     v.map_or(Cell::Null, Cell::Int)
 }
 
-/// Open a kt2sql database read-only. Refuses files that are not kt2sql
-/// databases of this schema version, and databases without the report
-/// views (imported before they existed: re-import to get them).
-pub fn open(db: &Path) -> Result<Connection, Error> {
+/// How long a report waits for a writer of the database to commit.
+pub const READ_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A kt2sql database opened for reading: the connection (which it derefs
+/// to), the path it was opened by, and what its guard refused last.
+#[derive(Debug)]
+pub struct Database {
+    conn: Connection,
+    /// The path as the user gave it, for messages.
+    pub path: PathBuf,
+    refused: Arc<Mutex<Option<String>>>,
+}
+
+impl std::ops::Deref for Database {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// Open a kt2sql database read-only, for reading only: SQLite's authorizer
+/// refuses anything else while a statement is prepared ([`guard`]).
+/// Refuses files that are not kt2sql databases of this schema version, and
+/// databases without the report views (imported before they existed:
+/// re-import to get them).
+pub fn open(db: &Path) -> Result<Database, Error> {
     let refuse = |reason: String| Error::Refused {
         path: db.to_owned(),
         reason,
@@ -123,6 +150,13 @@ pub fn open(db: &Path) -> Result<Connection, Error> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(db, flags)
         .map_err(sql_err(format!("{}: opening", db.display())))?;
+    // An `--append` writing this database (rollback journal) keeps readers
+    // out from its first spilled page to its commit: wait for it a while.
+    conn.busy_timeout(READ_BUSY_TIMEOUT)
+        .map_err(sql_err(format!(
+            "{}: setting the busy timeout",
+            db.display()
+        )))?;
     let views: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'process_tree'",
@@ -135,7 +169,12 @@ pub fn open(db: &Path) -> Result<Connection, Error> {
             "has no report views (imported by an older kt2sql); import the trace again".into(),
         ));
     }
-    Ok(conn)
+    let refused = guard::install(&conn);
+    Ok(Database {
+        conn,
+        path: db.to_owned(),
+        refused,
+    })
 }
 
 /// Run the registered query `name` with named parameters (names without the
@@ -159,6 +198,108 @@ pub fn run_sql(
 ) -> Result<ResultSet, Error> {
     let ctx = || sql_err(context.to_string());
     let mut stmt = conn.prepare(sql).map_err(ctx())?;
+    let taken = bind(&mut stmt, params, context)?;
+    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
+        return Err(unknown_param(context, k, &taken));
+    }
+    let mut table = ResultSet {
+        columns: stmt.column_names().iter().map(|c| c.to_string()).collect(),
+        rows: Vec::new(),
+    };
+    each_row(&mut stmt, context, |row| {
+        table.rows.push(row.to_vec());
+        Ok(())
+    })?;
+    Ok(table)
+}
+
+/// Run every statement of `sql` on `db` and hand each result to `sink` row
+/// by row, as SQLite produces them. All statements are prepared (and so
+/// checked by the guard) before the first one runs: they all run, or none
+/// does. Each parameter given must be taken by some statement. `context`
+/// names the SQL in errors (after the database's path). A write, `ATTACH`,
+/// `VACUUM` or a PRAGMA that changes a setting is refused with
+/// [`Error::Refused`] naming it.
+pub fn stream(
+    db: &Database,
+    sql: &str,
+    params: &[(&str, Cell)],
+    context: &str,
+    sink: &mut dyn RowSink,
+) -> Result<(), Error> {
+    let context = format!("{}: {context}", db.path.display());
+    let mut stmts = prepare_all(db, sql, &context)?;
+    let mut taken = Vec::new();
+    for stmt in &mut stmts {
+        taken.extend(bind(stmt, params, &context)?);
+    }
+    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
+        return Err(unknown_param(&context, k, &taken));
+    }
+    let out = |source| Error::Io {
+        path: "standard output".into(),
+        source,
+    };
+    for stmt in &mut stmts {
+        let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        sink.start(&columns).map_err(out)?;
+        each_row(stmt, &context, |row| sink.row(row).map_err(out))?;
+        sink.end().map_err(out)?;
+    }
+    Ok(())
+}
+
+/// Prepare every statement of `sql`; a statement the guard refuses, or one
+/// that would write, fails them all.
+fn prepare_all<'c>(
+    db: &'c Database,
+    sql: &str,
+    context: &str,
+) -> Result<Vec<Statement<'c>>, Error> {
+    let refused = |what: String| Error::Refused {
+        path: db.path.clone(),
+        reason: format!("only reading is allowed here; refused {what} (nothing was run)"),
+    };
+    let mut batch = Batch::new(&db.conn, sql);
+    let mut stmts = Vec::new();
+    loop {
+        match batch.next() {
+            Ok(Some(stmt)) if stmt.readonly() => stmts.push(stmt),
+            // What the authorizer cannot see (VACUUM, some PRAGMAs):
+            // SQLite's own flag for a statement that may write.
+            Ok(Some(stmt)) => {
+                let text = stmt.expanded_sql().unwrap_or_default();
+                let words: Vec<&str> = text.split_whitespace().take(4).collect();
+                return Err(refused(format!("`{}` (it may write)", words.join(" "))));
+            }
+            Ok(None) => break,
+            Err(e) => {
+                return Err(match guard::refused(&db.refused) {
+                    Some(what) => refused(what),
+                    None => Error::Sqlite {
+                        context: context.to_string(),
+                        source: e,
+                    },
+                })
+            }
+        }
+    }
+    if stmts.is_empty() {
+        return Err(Error::Refused {
+            path: db.path.clone(),
+            reason: "no SQL statement given".into(),
+        });
+    }
+    Ok(stmts)
+}
+
+/// Bind the named parameters `stmt` takes (NULL for those not given); the
+/// names it took.
+fn bind(
+    stmt: &mut Statement<'_>,
+    params: &[(&str, Cell)],
+    context: &str,
+) -> Result<Vec<String>, Error> {
     let mut taken = Vec::new();
     for i in 1..=stmt.parameter_count() {
         let Some(name) = stmt.parameter_name(i).map(|n| n[1..].to_string()) else {
@@ -171,34 +312,46 @@ pub fn run_sql(
             .iter()
             .find(|(k, _)| *k == name)
             .map_or(Cell::Null, |(_, v)| v.clone());
-        stmt.raw_bind_parameter(i, value).map_err(ctx())?;
+        stmt.raw_bind_parameter(i, value)
+            .map_err(sql_err(context.to_string()))?;
         taken.push(name);
     }
-    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
-        let list: Vec<String> = taken.iter().map(|t| format!(":{t}")).collect();
-        return Err(Error::Sqlite {
-            context: format!(
-                "{context} (it takes {})",
-                if list.is_empty() {
-                    "none".to_string()
-                } else {
-                    list.join(", ")
-                }
-            ),
-            source: rusqlite::Error::InvalidParameterName(format!(":{k}")),
-        });
-    }
-    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    Ok(taken)
+}
+
+/// Hand every row of a bound statement to `f`.
+fn each_row(
+    stmt: &mut Statement<'_>,
+    context: &str,
+    mut f: impl FnMut(&[Cell]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let ctx = || sql_err(context.to_string());
+    let n = stmt.column_count();
     let mut rows = stmt.raw_query();
-    let mut out = Vec::new();
+    let mut cells = Vec::with_capacity(n);
     while let Some(row) = rows.next().map_err(ctx())? {
-        let mut cells = Vec::with_capacity(columns.len());
-        for i in 0..columns.len() {
+        cells.clear();
+        for i in 0..n {
             cells.push(Cell::from(row.get_ref(i).map_err(ctx())?));
         }
-        out.push(cells);
+        f(&cells)?;
     }
-    Ok(ResultSet { columns, rows: out })
+    Ok(())
+}
+
+fn unknown_param(context: &str, name: &str, taken: &[String]) -> Error {
+    let list: Vec<String> = taken.iter().map(|t| format!(":{t}")).collect();
+    Error::Sqlite {
+        context: format!(
+            "{context} (it takes {})",
+            if list.is_empty() {
+                "none".to_string()
+            } else {
+                list.join(", ")
+            }
+        ),
+        source: rusqlite::Error::InvalidParameterName(format!(":{name}")),
+    }
 }
 
 /// Every lifetime of `pid` within `trace` (all traces when `None`), first

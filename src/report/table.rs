@@ -1,5 +1,5 @@
-//! Query results as owned cells, and the three generic renderings every
-//! report's rows share: CSV, JSON and an aligned text table. Byte strings
+//! Query results as owned cells, and the generic renderings every report's
+//! rows share (CSV, JSON, an aligned text table; written by [`super::rows`]). Byte strings
 //! (TEXT or BLOB) are never printed raw: text and CSV escape them with
 //! vis(3) rules ([`crate::text::vis`]), JSON gives a valid UTF-8 string
 //! plus an exact `<column>_hex` field when the bytes are a BLOB or not UTF-8.
@@ -10,7 +10,7 @@ use std::io::{self, Write};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
-use super::json::Obj;
+use super::rows::{Format, Render, RowSink};
 use crate::text::vis;
 
 /// One SQL value, owned. TEXT keeps its bytes as stored (SQLite does not
@@ -104,7 +104,7 @@ impl Cell {
         }
     }
 
-    fn is_number(&self) -> bool {
+    pub(super) fn is_number(&self) -> bool {
         matches!(self, Cell::Int(_) | Cell::Real(_))
     }
 }
@@ -166,92 +166,28 @@ impl ResultSet {
     /// CSV: a header line, then one line per row (RFC 4180 quoting, `\n`
     /// line ends, NULL as an empty field, byte strings escaped).
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        let header: Vec<Cow<'_, str>> = self.columns.iter().map(|c| csv_field(c)).collect();
-        writeln!(out, "{}", header.join(","))?;
-        for row in &self.rows {
-            let fields: Vec<String> = row
-                .iter()
-                .map(|c| csv_field(&c.display()).into_owned())
-                .collect();
-            writeln!(out, "{}", fields.join(","))?;
-        }
-        Ok(())
+        self.write(out, Format::Csv)
     }
 
     /// JSON: an array with one object per row, keys in column order, one
     /// row per line.
     pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        let mut s = String::new();
-        writeln!(out, "[")?;
-        for (i, row) in self.rows.iter().enumerate() {
-            s.clear();
-            let mut o = Obj::new(&mut s);
-            for (k, v) in self.columns.iter().zip(row) {
-                o.cell(k, v);
-            }
-            o.end();
-            let sep = if i + 1 < self.rows.len() { "," } else { "" };
-            writeln!(out, "{s}{sep}")?;
-        }
-        writeln!(out, "]")
+        self.write(out, Format::Json)
     }
 
     /// An aligned text table: header, dashes, rows; numbers right-aligned.
     pub fn write_table(&self, out: &mut dyn Write) -> io::Result<()> {
-        let cells: Vec<Vec<Cow<'_, str>>> = self
-            .rows
-            .iter()
-            .map(|r| r.iter().map(Cell::display).collect())
-            .collect();
-        let width = |i: usize| {
-            cells
-                .iter()
-                .map(|r| r[i].chars().count())
-                .chain([self.columns[i].chars().count()])
-                .max()
-                .unwrap_or(0)
-        };
-        let widths: Vec<usize> = (0..self.columns.len()).map(width).collect();
-        let line = |parts: Vec<String>| parts.join("  ").trim_end().to_string();
-        let head = self
-            .columns
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{:<w$}", vis(c.as_bytes())))
-            .collect();
-        writeln!(out, "{}", line(head))?;
-        writeln!(
-            out,
-            "{}",
-            line(widths.iter().map(|w| "-".repeat(*w)).collect())
-        )?;
-        for (row, shown) in self.rows.iter().zip(&cells) {
-            let parts = row
-                .iter()
-                .zip(shown)
-                .zip(&widths)
-                .map(|((c, s), w)| {
-                    if c.is_number() {
-                        format!("{s:>w$}")
-                    } else {
-                        format!("{s:<w$}")
-                    }
-                })
-                .collect();
-            writeln!(out, "{}", line(parts))?;
-        }
-        Ok(())
+        self.write(out, Format::Table)
     }
-}
 
-/// Quote a CSV field when it holds a comma, a quote, a line end or
-/// surrounding spaces.
-fn csv_field(s: &str) -> Cow<'_, str> {
-    let needs = s.contains([',', '"', '\n', '\r']) || s.starts_with(' ') || s.ends_with(' ');
-    if needs {
-        Cow::Owned(format!("\"{}\"", s.replace('"', "\"\"")))
-    } else {
-        Cow::Borrowed(s)
+    /// The rows in `format`, through the same writer as a streamed result.
+    pub fn write(&self, out: &mut dyn Write, format: Format) -> io::Result<()> {
+        let mut r = Render::new(out, format);
+        r.start(&self.columns)?;
+        for row in &self.rows {
+            r.row(row)?;
+        }
+        r.end()
     }
 }
 

@@ -1,11 +1,13 @@
 //! Reports (issue #4): `tree`, `files` (`-a`, `-v`, `-p`) against
 //! ktcompose's truth JSON in every dialect, through the library and the
 //! binary; golden output on the example trace and the corpus; every
-//! `queries/*.sql` under the real sqlite3 shell; safe output.
+//! `queries/*.sql` under the real sqlite3 shell; safe output; `sql` and
+//! `query` themselves.
 
 mod golden;
 mod safety;
 mod shell;
+mod sql;
 pub mod summaries;
 
 use std::collections::BTreeSet;

@@ -148,7 +148,10 @@ fn bad_arguments_fail_with_exit_code_2() {
         &["query", "files", "-P", "pdi=1"],
         "(it takes :pid, :trace, :all)",
     );
-    fails(&["sql", "DELETE FROM process"], "readonly");
+    fails(
+        &["sql", "DELETE FROM process"],
+        "only reading is allowed here; refused DELETE from process",
+    );
     let other = dir.path().join("t.out");
     let o = kt2sql().args(["stats"]).arg(&other).output().unwrap();
     assert_eq!(o.status.code(), Some(2));

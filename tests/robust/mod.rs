@@ -2,9 +2,10 @@
 //! inserted, deleted and zeroed spans over every corpus file and composed
 //! traces, imported in-process and compared record by record with a clean
 //! import), exit codes and messages of the binary for damaged, empty and
-//! foreign input, hostile header values, dropped-events flags, and imports
-//! interrupted by SIGINT and SIGKILL.
+//! foreign input, hostile header values, dropped-events flags, imports
+//! interrupted by SIGINT and SIGKILL, and appends racing other writers.
 
+mod append;
 mod cli;
 mod hostile;
 mod interrupt;

@@ -1,0 +1,135 @@
+//! `kt2sql sql` and `kt2sql query` (issues #13 and #14): only reading is
+//! allowed (VACUUM INTO, ATTACH, writes, temporary objects and PRAGMAs that
+//! change a setting are refused before anything runs), several statements
+//! all run with each result printed, errors name the database, JSON Lines,
+//! and `query --list DB`.
+
+use std::path::{Path, PathBuf};
+
+use super::{import_into, kt2sql};
+use crate::util::manifest_dir;
+
+fn example_db(dir: &Path) -> PathBuf {
+    let trace = manifest_dir().join("example/build.ktrace");
+    import_into(dir, "t.db", &[trace], Some("/usr/src/proj"))
+}
+
+fn run(db: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = kt2sql()
+        .arg(args[0])
+        .arg(db)
+        .args(&args[1..])
+        .output()
+        .unwrap();
+    (
+        o.status.code(),
+        String::from_utf8(o.stdout).unwrap(),
+        String::from_utf8(o.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn anything_but_reading_is_refused_and_nothing_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let before = std::fs::read(&db).unwrap();
+    let copy = dir.path().join("copy.db");
+    let other = dir.path().join("other.db");
+    for (sql, says) in [
+        (
+            format!("VACUUM INTO '{}'", copy.display()),
+            "refused `VACUUM INTO",
+        ),
+        (
+            format!("ATTACH '{}' AS o", other.display()),
+            "refused ATTACH",
+        ),
+        ("SELECT 1; DROP TABLE call".into(), "a schema change"),
+        ("DELETE FROM call".into(), "DELETE from call"),
+        ("CREATE TEMP TABLE x (a)".into(), "a schema change"),
+        ("PRAGMA query_only = 0".into(), "PRAGMA query_only = 0"),
+        (
+            "PRAGMA journal_mode = WAL".into(),
+            "PRAGMA journal_mode = WAL",
+        ),
+        ("SELECT 1; BEGIN".into(), "a transaction statement"),
+    ] {
+        let (code, out, err) = run(&db, &["sql", &sql]);
+        assert_eq!(code, Some(2), "{sql}: {err}");
+        assert!(out.is_empty(), "{sql}: ran something: {out}");
+        let db_name = db.display().to_string();
+        assert!(
+            err.contains(&format!("{db_name}: only reading is allowed here; refused"))
+                && err.contains(says)
+                && err.contains("nothing was run"),
+            "{sql}: {err}"
+        );
+    }
+    assert!(!copy.exists() && !other.exists(), "a file was written");
+    assert_eq!(std::fs::read(&db).unwrap(), before, "the database changed");
+    let (code, out, err) = run(&db, &["sql", "PRAGMA table_info(trace)"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(out.contains("decoded_bytes"), "{out}");
+}
+
+#[test]
+fn several_statements_all_run_and_print_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let sql = "SELECT count(*) AS traces FROM trace; SELECT :n AS n, 'x' AS s;";
+    let (code, out, err) = run(&db, &["sql", sql, "-P", "n=7", "--format", "csv"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out, "traces\n1\n\nn,s\n7,x\n");
+    let (_, out, _) = run(&db, &["sql", sql, "-P", "n=7", "--format", "jsonl"]);
+    assert_eq!(out, "{\"traces\":1}\n{\"n\":7,\"s\":\"x\"}\n");
+    let (_, out, _) = run(&db, &["sql", sql, "-P", "n=7", "--format", "json"]);
+    assert_eq!(out, "[\n{\"traces\":1}\n]\n[\n{\"n\":7,\"s\":\"x\"}\n]\n");
+    // A parameter no statement takes is an error, before anything runs.
+    let (code, out, err) = run(&db, &["sql", sql, "-P", "m=1"]);
+    assert_eq!(code, Some(2));
+    assert!(out.is_empty());
+    assert!(err.contains("(it takes :n)") && err.contains(":m"), "{err}");
+}
+
+#[test]
+fn sql_and_query_errors_name_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let name = db.display().to_string();
+    let (code, _, err) = run(&db, &["sql", "SELECT nosuch FROM call"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(&format!("{name}: running the SQL: no such column: nosuch")),
+        "{err}"
+    );
+    let (code, _, err) = run(&db, &["query", "files", "-P", "pdi=1"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains(&format!("{name}: running queries/files.sql (it takes")),
+        "{err}"
+    );
+}
+
+#[test]
+fn query_lists_with_or_without_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let alone = kt2sql().args(["query", "--list"]).output().unwrap();
+    assert!(alone.status.success());
+    let with_db = kt2sql()
+        .args(["query", "--list"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        with_db.status.success(),
+        "{}",
+        String::from_utf8_lossy(&with_db.stderr)
+    );
+    assert_eq!(alone.stdout, with_db.stdout);
+    assert!(String::from_utf8_lossy(&alone.stdout).contains("slow-calls  (queries/slow_calls.sql)"));
+    let (code, out, err) = run(&db, &["query", "traces", "--format", "jsonl"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("{\"trace_id\":1,"), "{out}");
+}
