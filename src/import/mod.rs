@@ -1,7 +1,7 @@
 //! The import driver: trace files → one database, atomically. Checks the
-//! inputs and the target, writes into a temporary file ([`atomic`]),
+//! inputs and the target, writes into a temporary file (`atomic.rs`),
 //! runs decoder → process model → encoder → writer on two threads
-//! ([`pipeline`]) for each trace in its own transaction (an empty file,
+//! (`pipeline.rs`) for each trace in its own transaction (an empty file,
 //! which has no records, gets its trace row through a one-thread
 //! [`Loader`]), adds indexes and views, and renames the file over the
 //! target. Knows nothing of the command line or of progress bars: it
