@@ -1,8 +1,10 @@
 //! The import driver: trace files → one database, atomically. Checks the
 //! inputs and the target; writes a new database into a temporary file
-//! ([`atomic`]) renamed over the target at the end, or appends to an
+//! (`atomic.rs`) renamed over the target at the end, or appends to an
 //! existing one in place under SQLite's write lock; runs decoder → process
-//! model → [`Loader`] for each trace and adds indexes and views, all in one
+//! model → encoder → writer on two threads (`pipeline.rs`) for each trace
+//! (an empty file, which has no records, gets its trace row through a
+//! one-thread [`Loader`]) and adds indexes and views, all in one
 //! transaction. Knows nothing of the command line or of progress bars: it
 //! reports through [`Progress`].
 

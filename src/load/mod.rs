@@ -102,7 +102,7 @@ pub struct TraceEnd<'a> {
     pub seconds: f64,
 }
 
-/// Encoder and writer on one thread: the process model's [`Sink`] that
+/// Encoder and writer on one thread: the process model's [`Sink`](crate::process::Sink) that
 /// writes one trace's rows into a database (inside the caller's transaction).
 pub type Loader<'c> = Encoder<'c, Writer<'c>>;
 

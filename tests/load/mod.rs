@@ -458,47 +458,24 @@ fn a_killed_import_leaves_no_target_and_the_next_import_cleans_up() {
 #[test]
 fn fault_addresses_and_violation_errors_have_their_own_columns() {
     let dir = tempfile::tempdir().unwrap();
-    let t = crate::util::records::T0;
-    let traces = [
-        (
-            "freebsd-v1:le:64",
-            vec![Body::Fault {
-                vaddr: 0x8_0000_1000,
-                fault_type: 2,
-            }],
-            Some(100_001),
-        ),
-        (
-            "openbsd:le:64",
-            vec![
-                Body::Pledge {
-                    error: 1,
-                    syscall: 5,
-                    code: 1 << 40,
-                },
-                Body::PinSyscall {
-                    error: 78,
-                    syscall: 59,
-                    addr: 0x7f7f_fffe_1000,
-                },
-            ],
-            Some(549_797),
-        ),
-    ];
-    let mut rows = Vec::new();
-    for (i, (abi, bodies, tid)) in traces.into_iter().enumerate() {
+    let mut got = Vec::new();
+    for (abi, kinds, tid) in [
+        ("freebsd-v1:le:64", ["PFLT"].as_slice(), 100_001),
+        ("openbsd:le:64", ["PLDG", "PINS"].as_slice(), 549_797),
+    ] {
         let abi: kt2sql::decode::Abi = abi.parse().unwrap();
-        let mut rs: Vec<_> = bodies
+        let rs: Vec<_> = crate::util::records::every_kind()
             .into_iter()
-            .enumerate()
-            .map(|(k, b)| rec(100, tid, "x", t + k as i64 * 1000, b))
+            .filter(|r| kinds.contains(&r.body.label()))
+            .map(|r| {
+                let mut r = rec(100, Some(tid), "x", crate::util::records::T0, r.body);
+                r.version = u8::from(abi.family == kt2sql::decode::Family::FreeBsd);
+                r
+            })
             .collect();
-        for r in &mut rs {
-            r.version = u8::from(abi.family == kt2sql::decode::Family::FreeBsd);
-        }
-        let trace = dir.path().join(format!("{i}.ktrace"));
+        let trace = dir.path().join(format!("{abi}.ktrace"));
         fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
-        let db = dir.path().join(format!("{i}.db"));
+        let db = dir.path().join(format!("{abi}.db"));
         let opts = ImportOptions {
             abi: Some(abi),
             ..ImportOptions::default()
@@ -506,41 +483,31 @@ fn fault_addresses_and_violation_errors_have_their_own_columns() {
         import(&[trace], &db, &opts, &NoProgress).unwrap();
         let conn = Connection::open(&db).unwrap();
         let mut stmt = conn
-            .prepare("SELECT kind, len, addr, signo, error, code FROM event ORDER BY event_id")
+            .prepare(
+                "SELECT printf('%s len=%s addr=%s signo=%s error=%s code=%s', kind, \
+                 quote(len), quote(addr), quote(signo), quote(error), quote(code)) \
+                 FROM event ORDER BY event_id",
+            )
             .unwrap();
-        type Row = (
-            String,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-            Option<i64>,
-        );
-        let got: Vec<Row> = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            })
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        rows.extend(got);
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0)).unwrap();
+        got.extend(rows.map(Result::unwrap));
     }
-    let row = |kind: &str, addr: Option<i64>, error: Option<i64>, code: Option<i64>| {
-        (kind.to_string(), None, addr, None, error, code)
-    };
+    // The values of util::records::every_kind.
     assert_eq!(
-        rows,
+        got,
         [
-            row("PFLT", Some(0x8_0000_1000), None, Some(2)),
-            row("PLDG", None, Some(1), Some(1 << 40)),
-            row("PINS", Some(0x7f7f_fffe_1000), Some(78), None),
+            format!(
+                "PFLT len=NULL addr={} signo=NULL error=NULL code=2",
+                0x8_0000_1000_i64
+            ),
+            format!(
+                "PLDG len=NULL addr=NULL signo=NULL error=1 code={}",
+                1_i64 << 40
+            ),
+            format!(
+                "PINS len=NULL addr={} signo=NULL error=78 code=NULL",
+                0x7f7f_fffe_1000_i64
+            ),
         ]
     );
 }
