@@ -3,7 +3,7 @@
 --
 -- @param  trace    Only this trace_id (default: every trace).
 -- @column trace_id Trace it concerns.
--- @column severity `error`, `data_loss`, `warning` or `info`.
+-- @column severity `data_loss`, `warning` or `info`.
 -- @column kind     Machine-readable kind (`truncated`, `skipped`, …: listed in the schema).
 -- @column issues   How many.
 -- @column example  The message of the first of them.
@@ -15,6 +15,5 @@ FROM import_issue AS i
 WHERE :trace IS NULL OR trace_id = :trace
 GROUP BY trace_id, severity, kind
 ORDER BY trace_id,
-         CASE severity WHEN 'error' THEN 0 WHEN 'data_loss' THEN 1 WHEN 'warning' THEN 2
-                       ELSE 3 END,
+         CASE severity WHEN 'data_loss' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
          issues DESC, kind;

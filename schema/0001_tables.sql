@@ -387,7 +387,7 @@ CREATE TABLE import_issue (
   trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
   -- File offset it concerns, when there is one.
   offset INTEGER,
-  -- `info`, `warning`, `data_loss` or `error`.
+  -- `info`, `warning` or `data_loss`.
   severity TEXT NOT NULL,
   -- What it is about: `empty` (no records), `skipped` (damaged bytes
   -- skipped), `truncated` (decoding stopped early), `dropped-events` (the

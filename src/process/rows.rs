@@ -12,8 +12,6 @@ pub enum Severity {
     Warning,
     /// Records or bytes could not be used.
     DataLoss,
-    /// Import stopped.
-    Error,
 }
 
 impl Severity {
@@ -23,7 +21,6 @@ impl Severity {
             Severity::Info => "info",
             Severity::Warning => "warning",
             Severity::DataLoss => "data_loss",
-            Severity::Error => "error",
         }
     }
 }

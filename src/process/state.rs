@@ -1,5 +1,6 @@
-//! The model's per-trace state: live processes, their threads and pending
-//! calls, and the context shared by every handler (ids, totals, issues).
+//! The model's state: the trace-wide [`TraceState`] every handler shares
+//! (name table, ids, totals, issues, outstanding forks), and the live
+//! processes with their threads and pending calls.
 
 use std::collections::BTreeMap;
 
@@ -16,8 +17,9 @@ use crate::tables::NameTable;
 /// Import issues of one kind written as rows before the rest are only counted.
 const ISSUES_PER_KIND: u32 = 100;
 
-/// Everything handlers share besides the process they work on.
-pub struct Ctx {
+/// The state of one trace that every record handler shares besides the
+/// process it works on; the handlers are its methods (in `handle/`).
+pub struct TraceState {
     /// Name table of the dialect.
     pub names: NameTable,
     /// System family (for fcntl command numbers).
@@ -42,10 +44,10 @@ pub struct Ctx {
     issue_counts: HashMap<IssueKind, u32>,
 }
 
-impl Ctx {
+impl TraceState {
     /// A fresh context.
     pub fn new(names: NameTable, family: Family, keep_io_data: bool, ids: IdBase) -> Self {
-        Ctx {
+        TraceState {
             names,
             family,
             keep_io_data,
@@ -320,7 +322,7 @@ impl Proc {
     }
 }
 
-impl Ctx {
+impl TraceState {
     /// Count one call row of `p`: `dur` when both halves are known,
     /// `succeeded` when it returned (`None` without a return); `lookups` are
     /// the absolute paths it looked up.

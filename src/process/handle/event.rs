@@ -3,12 +3,12 @@
 //! len, addr, signo, error, code, name, data), attached to the call pending on its
 //! thread. GIO data bytes are kept only when asked for.
 
-use super::rows::{EventRow, Sink};
-use super::state::{Ctx, Proc};
+use crate::process::rows::{EventRow, Sink};
+use crate::process::state::{Proc, TraceState};
 use crate::record::{Body, IoDir, Record};
 use crate::tables;
 
-impl Ctx {
+impl TraceState {
     /// Any record that is not CALL, RET or NAMI, as an event row.
     pub fn event<S: Sink>(
         &mut self,
@@ -33,7 +33,7 @@ impl Ctx {
         sink: &mut S,
     ) -> Result<(), S::Error> {
         let mut e = EventRow {
-            id: Ctx::next(&mut self.ids.event),
+            id: TraceState::next(&mut self.ids.event),
             process_id,
             thread_id,
             call_id,

@@ -1,178 +1,16 @@
-//! Handling one record of a live process: pairing CALL with RET per thread,
-//! resolving NAMI paths against the cwd or an `*at` call's directory fd,
-//! applying a call's effect (cwd, fd table, exec, exit) when it returns, and
-//! noticing what ends a lifetime; every other record goes to `event.rs`.
-//! What needs more than the one process (a fork's child, a reaped child) is
-//! handed back to the model as an [`Action`].
+//! CALL and RET: pairing them per thread (or per process where the header
+//! has no thread id), writing the call row, and what a returned call does
+//! to its process (cwd, fd table, exec) or asks of the model ([`Action`]).
 
-use super::path::resolve;
-use super::rows::{
-    CallRow, End, ExecRow, IssueKind, NameiRow, Resolution, Severity, Sink, Unpaired,
-};
-use super::state::{AwaitingExec, Ctx, ForkCall, Pending, Proc, Thread};
-use super::syscall::{dirfd_arg, effect, fatal_by_default, fcntl_dups, outcome, Effect, AT_FDCWD};
-use crate::record::{Body, Call, Record, Ret};
+use super::{th_id, Action, Return};
+use crate::process::rows::{CallRow, End, IssueKind, Severity, Sink, Unpaired};
+use crate::process::state::{ForkCall, Pending, Proc, TraceState};
+use crate::process::syscall::{effect, fcntl_dups, outcome, Effect};
+use crate::record::{Call, Record, Ret};
 use crate::tables;
 
-/// What the caller must do after a record, outside the process's borrow.
-#[derive(Debug)]
-pub enum Action {
-    /// Nothing.
-    None,
-    /// A fork returned a child pid to its parent.
-    Forked {
-        /// Child pid.
-        child: i64,
-        /// The parent's call (its CALL, or a RET without one).
-        call: ForkCall,
-        /// Time of the parent's RET.
-        ts: i64,
-        /// File offset of the parent's RET.
-        offset: u64,
-    },
-    /// A posix_spawn succeeded: its child pid is not in the record.
-    Spawned {
-        /// The parent's call.
-        call: ForkCall,
-        /// The program it started (as passed, resolved), when looked up.
-        image: Option<(Vec<u8>, Vec<u8>)>,
-        /// Time of the parent's RET.
-        ts: i64,
-        /// File offset of the parent's RET.
-        offset: u64,
-    },
-    /// A wait RET returned a child's pid: that lifetime is over.
-    Reaped {
-        /// The child's pid.
-        child: i64,
-        /// Time of the RET.
-        ts: i64,
-        /// File offset of the RET.
-        offset: u64,
-    },
-    /// Mac OS X vfork: the parent's `RET execve <child>` is its vfork
-    /// returning, and the child's pending execve succeeding.
-    VforkExec {
-        /// The child's pid.
-        child: i64,
-        /// The parent's vfork call.
-        call: ForkCall,
-        /// The RET.
-        ret: Return,
-    },
-}
-
-/// The return half of a call.
-#[derive(Debug, Clone, Copy)]
-pub struct Return {
-    /// RET time.
-    pub ts: i64,
-    /// RET file offset.
-    pub offset: u64,
-    /// Return value.
-    pub retval: i64,
-    /// Error field.
-    pub error: i32,
-}
-
-impl Return {
-    fn of(rec: &Record<'_>, r: &Ret) -> Return {
-        Return {
-            ts: rec.ts,
-            offset: rec.offset,
-            retval: r.retval,
-            error: r.error,
-        }
-    }
-}
-
-impl Ctx {
-    /// Apply one record to its (live) process.
-    pub fn apply<S: Sink>(
-        &mut self,
-        p: &mut Proc,
-        rec: &Record<'_>,
-        sink: &mut S,
-    ) -> Result<Action, S::Error> {
-        if !p.seen {
-            p.seen = true;
-            p.row.first_ts = rec.ts;
-            p.row.first_comm = rec.comm.to_vec();
-        }
-        p.row.records += 1;
-        p.row.last_ts = rec.ts;
-        if p.awaiting_comm.is_some() {
-            self.write_awaiting(p, &rec.comm, sink)?;
-        }
-        let key = rec.tid.unwrap_or(0);
-        // An exec past its point of no return shows itself before its RET:
-        // FreeBSD writes PROCCTOR, NetBSD EMUL, and the comm changes.
-        let image_starts = matches!(rec.body, Body::ProcCtor { .. } | Body::Emul(_));
-        if image_starts || *rec.comm != *p.comm {
-            if let Some(c) = p.threads.get_mut(&key).and_then(|t| t.pending.last_mut()) {
-                c.exec_evidence |= c.effect == Effect::Exec;
-            }
-        }
-        if *rec.comm != *p.comm {
-            p.comm = rec.comm.to_vec();
-        }
-        if rec.dropped {
-            p.row.dropped_events += 1;
-            self.totals.dropped += 1;
-            let (pid, id) = (p.row.pid, p.row.id);
-            self.issue(
-                sink,
-                Severity::DataLoss,
-                IssueKind::DroppedEvents,
-                Some(rec.offset),
-                Some(id),
-                || format!("events of pid {pid} were dropped by the kernel before this record"),
-            )?;
-        }
-        let has_tid = rec.tid.is_some();
-        let th = p.threads.entry(key).or_insert_with(|| Thread {
-            id: has_tid.then(|| Ctx::next(&mut self.ids.thread)),
-            tid: key,
-            first_ts: rec.ts,
-            last_ts: rec.ts,
-            records: 0,
-            pending: Vec::new(),
-        });
-        th.records += 1;
-        th.last_ts = rec.ts;
-        match &rec.body {
-            Body::Call(c) => self.on_call(p, key, rec, c, sink).map(|_| Action::None),
-            Body::Ret(r) => self.on_ret(p, key, rec, r, sink),
-            Body::Namei(path) => self.on_namei(p, key, rec, path, sink).map(|_| Action::None),
-            Body::ExecArgs(a) | Body::ExecEnv(a) => {
-                let is_args = matches!(rec.body, Body::ExecArgs(_));
-                let th = p.threads.get_mut(&key).expect("thread exists");
-                match th.pending.last_mut().filter(|c| c.effect == Effect::Exec) {
-                    Some(c) => {
-                        let slot = if is_args { &mut c.argv } else { &mut c.envp };
-                        slot.get_or_insert_with(Vec::new).extend_from_slice(a);
-                        Ok(Action::None)
-                    }
-                    None => self.event(p, key, rec, sink).map(|_| Action::None),
-                }
-            }
-            Body::Psig(s) => {
-                if s.action == 0 && fatal_by_default(s.signo) && !p.exiting {
-                    p.row.exit_signal = Some(s.signo.into());
-                    p.end(End::Signal, rec.ts);
-                }
-                self.event(p, key, rec, sink).map(|_| Action::None)
-            }
-            Body::ProcDtor => {
-                p.end(End::Procdtor, rec.ts);
-                p.dead = true;
-                self.event(p, key, rec, sink).map(|_| Action::None)
-            }
-            _ => self.event(p, key, rec, sink).map(|_| Action::None),
-        }
-    }
-
-    fn on_call<S: Sink>(
+impl TraceState {
+    pub(super) fn on_call<S: Sink>(
         &mut self,
         p: &mut Proc,
         key: i64,
@@ -223,7 +61,7 @@ impl Ctx {
                 })?;
             }
         }
-        let call_id = Ctx::next(&mut self.ids.call);
+        let call_id = TraceState::next(&mut self.ids.call);
         let mut pending = Pending {
             call_id,
             code: c.code,
@@ -310,7 +148,7 @@ impl Ctx {
         Ok(())
     }
 
-    fn on_ret<S: Sink>(
+    pub(super) fn on_ret<S: Sink>(
         &mut self,
         p: &mut Proc,
         key: i64,
@@ -441,7 +279,7 @@ impl Ctx {
         self.totals.calls += 1;
         let (ok, errno) = outcome(name, r.error, r.retval);
         self.tally_call(p, r.code, name, None, Some(ok), Vec::new());
-        let id = Ctx::next(&mut self.ids.call);
+        let id = TraceState::next(&mut self.ids.call);
         sink.call(&CallRow {
             id,
             process_id: p.row.id,
@@ -640,201 +478,6 @@ impl Ctx {
         }
         Ok(())
     }
-
-    /// The exec row of call `c` of `p`, which took effect at `ts`; a
-    /// successful one starts a new image named `comm` (None: the name is
-    /// not known yet, and the row waits for the next record of `p`).
-    pub fn exec_row<S: Sink>(
-        &mut self,
-        p: &mut Proc,
-        c: &Pending,
-        ts: i64,
-        comm: Option<&[u8]>,
-        ok: bool,
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        p.exec_seq += 1;
-        self.totals.execs += 1;
-        let id = Ctx::next(&mut self.ids.exec);
-        if ok {
-            p.image += 1;
-            p.image_id = id;
-        }
-        let Some(comm) = comm else {
-            p.awaiting_comm = Some(AwaitingExec {
-                id,
-                seq: p.exec_seq,
-                image: p.image,
-                ts,
-                call_id: c.call_id,
-                path: c.first_path.as_ref().map(|f| (f.0.clone(), f.1.clone())),
-                argv: c.argv.clone(),
-                envp: c.envp.clone(),
-                cwd: p.cwd.clone(),
-            });
-            return Ok(());
-        };
-        let (path, resolved) = match &c.first_path {
-            Some((raw, res, _)) => (Some(raw.as_slice()), Some(res.as_slice())),
-            None => (None, None),
-        };
-        sink.exec(&ExecRow {
-            id,
-            process_id: p.row.id,
-            seq: p.exec_seq,
-            image: ok.then_some(p.image),
-            ts,
-            call_id: Some(c.call_id),
-            path,
-            resolved,
-            comm,
-            argv: c.argv.as_deref(),
-            envp: c.envp.as_deref(),
-            success: ok,
-            cwd: p.cwd.as_deref(),
-        })
-    }
-
-    /// Write the exec row that waited for its command name.
-    pub fn write_awaiting<S: Sink>(
-        &mut self,
-        p: &mut Proc,
-        comm: &[u8],
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        let Some(a) = p.awaiting_comm.take() else {
-            return Ok(());
-        };
-        sink.exec(&ExecRow {
-            id: a.id,
-            process_id: p.row.id,
-            seq: a.seq,
-            image: Some(a.image),
-            ts: a.ts,
-            call_id: Some(a.call_id),
-            path: a.path.as_ref().map(|f| f.0.as_slice()),
-            resolved: a.path.as_ref().map(|f| f.1.as_slice()),
-            comm,
-            argv: a.argv.as_deref(),
-            envp: a.envp.as_deref(),
-            success: true,
-            cwd: a.cwd.as_deref(),
-        })
-    }
-
-    /// The inherited image of a new process (exec row 0): a copy of its
-    /// parent's, or for a posix_spawn child the program spawned (`image`).
-    pub fn inherited_image<S: Sink>(
-        &mut self,
-        p: &mut Proc,
-        ts: i64,
-        image: Option<&(Vec<u8>, Vec<u8>)>,
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        self.totals.execs += 1;
-        p.image_id = Ctx::next(&mut self.ids.exec);
-        sink.exec(&ExecRow {
-            id: p.image_id,
-            process_id: p.row.id,
-            seq: 0,
-            image: Some(0),
-            ts,
-            call_id: None,
-            path: image.map(|i| i.0.as_slice()),
-            resolved: image.map(|i| i.1.as_slice()),
-            comm: &p.comm,
-            argv: None,
-            envp: None,
-            success: true,
-            cwd: p.cwd.as_deref(),
-        })
-    }
-
-    fn on_namei<S: Sink>(
-        &mut self,
-        p: &mut Proc,
-        key: i64,
-        rec: &Record<'_>,
-        raw: &[u8],
-        sink: &mut S,
-    ) -> Result<(), S::Error> {
-        let th = p.threads.get_mut(&key).expect("thread exists");
-        let call = th.pending.last_mut();
-        // A NAMI no call of its thread made is the core file a dying
-        // process looks up (coredump(): OpenBSD 5.9 writes `PSIG SIGABRT`,
-        // then `NAMI "pg.core"`, same pid). It belongs to this lifetime.
-        let coredump = call.is_none();
-        let seq = call.as_ref().map_or(0, |c| c.namei);
-        let dirfd = call.as_ref().and_then(|c| {
-            c.name
-                .and_then(|n| dirfd_arg(n, seq))
-                .and_then(|i| c.int_arg(i))
-        });
-        let (base, how): (Option<&[u8]>, Resolution) = if raw.first() == Some(&b'/') {
-            (None, Resolution::Absolute)
-        } else {
-            match dirfd {
-                Some(d) if d != AT_FDCWD => match i32::try_from(d).ok().and_then(|f| p.fds.get(&f))
-                {
-                    Some(dir) => (Some(dir), Resolution::Dirfd),
-                    None => (None, Resolution::Unknown),
-                },
-                _ => match &p.cwd {
-                    Some(cwd) => (Some(cwd), Resolution::Cwd),
-                    None => (None, Resolution::Unknown),
-                },
-            }
-        };
-        let resolved = resolve(base, raw);
-        let call_id = call.as_ref().map(|c| c.call_id);
-        let exec_id = call.as_ref().map_or(p.image_id, |c| c.image_id);
-        let absolute = how != Resolution::Unknown;
-        p.row.lookups += 1;
-        if !absolute {
-            p.row.unresolved_lookups += 1;
-        }
-        self.totals.namei += 1;
-        let row = NameiRow {
-            id: Ctx::next(&mut self.ids.namei),
-            call_id,
-            process_id: p.row.id,
-            seq: seq as i64,
-            ts: rec.ts,
-            offset: rec.offset,
-            comm: &rec.comm,
-            exec_id,
-            coredump,
-            path: raw,
-            resolved: &resolved,
-            resolution: how,
-        };
-        sink.namei(&row)?;
-        if let Some(c) = call {
-            c.namei += 1;
-            if seq == 0
-                && matches!(
-                    c.effect,
-                    Effect::Exec | Effect::Spawn | Effect::Chdir | Effect::Open
-                )
-            {
-                c.first_path = Some((raw.to_vec(), resolved.clone(), absolute));
-            }
-            if absolute {
-                c.lookups.push(resolved);
-            }
-        } else {
-            p.end(End::Core, rec.ts);
-            if absolute {
-                p.files.insert(resolved);
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The thread row id of thread `key` in `p`.
-pub fn th_id(p: &Proc, key: i64) -> Option<i64> {
-    p.threads.get(&key).and_then(|t| t.id)
 }
 
 fn copy_fd(p: &mut Proc, from: Option<i32>, to: Option<i32>) {
