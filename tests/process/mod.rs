@@ -3,6 +3,7 @@
 //! (`-n`, `-n -a`, `-v`, `-p`, unresolved paths), in every dialect
 //! ktcompose writes, with several seeds and shapes.
 
+mod ends;
 mod reuse;
 mod sink;
 
