@@ -14,7 +14,7 @@ pub const SELECT_BYTES: usize = 8;
 /// Largest payload accepted. No kernel writes records anywhere near this
 /// (GIO is cut to a page, USER to 2 KiB); a larger length is corruption,
 /// and refusing it bounds memory.
-pub const MAX_PAYLOAD: u64 = 64 << 20;
+pub const MAX_PAYLOAD: u64 = 64 << 20; // "the 64 MiB limit" in `read`
 
 /// OpenBSD's START type, stored big-endian on every architecture.
 pub const OPENBSD_START: [u8; 4] = *b"KTR\0";
@@ -67,7 +67,7 @@ impl Layouts {
 
     /// The layout of header version `version`, if the ABI has one.
     #[inline]
-    fn get(&self, version: u16) -> Option<&'static HeaderLayout> {
+    pub(crate) fn get(&self, version: u16) -> Option<&'static HeaderLayout> {
         self.0.get(usize::from(version)).copied().flatten()
     }
 }
@@ -163,7 +163,7 @@ fn read_in<B: ByteOrder>(
         if l < 0 {
             return Err(DecodeErrorKind::BadLength {
                 len: l.into(),
-                why: "negative".into(),
+                why: "negative",
             });
         }
         l as u64
@@ -171,7 +171,7 @@ fn read_in<B: ByteOrder>(
     if len > MAX_PAYLOAD {
         return Err(DecodeErrorKind::BadLength {
             len: len.into(),
-            why: format!("larger than the {} MiB limit", MAX_PAYLOAD >> 20),
+            why: "larger than the 64 MiB limit",
         });
     }
     let (typ, start, dropped) = read_type(abi, layout, &b).ok_or_else(short)?;

@@ -2,7 +2,7 @@
 //! random bytes are refused as not a trace; lengths of 2^31, i32::MAX and
 //! negative ones in every dialect are refused at the right offset before
 //! anything is allocated for them; bad header versions, cut headers,
-//! command names without NUL, short payloads and a reader that hands out
+//! command names without NUL, payloads that break their type's rules and a reader that hands out
 //! a few bytes at a time.
 
 use std::io::Read;
@@ -120,10 +120,24 @@ fn absurd_lengths_are_refused_at_their_record() {
     }
 }
 
+/// Two good records, then the first record of `abi`'s realistic trace
+/// that `pick` chooses, with its stored length set to `len`.
+fn kind_with_len(abi: &Abi, len: u64, pick: fn(&Body) -> bool) -> (Vec<u8>, u64) {
+    let recs = realistic(abi);
+    let mut w = TraceWriter::new(*abi);
+    w.records(&recs[..2]);
+    let at = w.len() as u64;
+    let r = recs.iter().find(|r| pick(&r.body)).expect("a record");
+    let (mut f, payload) = fields_for(abi, r).unwrap();
+    f.len = len;
+    w.raw(&f, &payload);
+    (w.bytes(), at)
+}
+
 #[test]
 fn lengths_past_the_end_are_truncation() {
     for abi in Abi::all() {
-        let (bytes, at) = with_len(&abi, 1 << 20);
+        let (bytes, at) = kind_with_len(&abi, 1 << 20, |b| matches!(b, Body::Gio(_)));
         let d = decode(&bytes, Some(abi)).unwrap();
         let e = d.error.expect("truncated");
         assert_eq!(
@@ -133,6 +147,25 @@ fn lengths_past_the_end_are_truncation() {
         );
         assert!(
             matches!(e.kind, DecodeErrorKind::Truncated { .. }),
+            "{abi}: {e}"
+        );
+    }
+}
+
+#[test]
+fn lengths_past_their_types_limit_are_bad_records() {
+    for abi in Abi::all() {
+        // A MiB is more than a RET allows, whatever the file holds.
+        let (bytes, at) = kind_with_len(&abi, 1 << 20, |b| matches!(b, Body::Ret(_)));
+        let d = decode(&bytes, Some(abi)).unwrap();
+        let e = d.error.expect("bad record");
+        assert_eq!(
+            (d.records.len(), e.offset, e.record),
+            (2, at, 2),
+            "{abi}: {e}"
+        );
+        assert!(
+            matches!(&e.kind, DecodeErrorKind::BadRecord(why) if why.to_string().contains("at most")),
             "{abi}: {e}"
         );
     }
@@ -221,18 +254,18 @@ fn command_names_without_nul_stop_at_maxcomlen() {
 }
 
 #[test]
-fn short_payloads_decode_as_unknown() {
+fn payloads_that_break_their_rule_are_bad_records() {
     for abi in Abi::all() {
         let r = rec(5, None, "x", T0, ret(3, 0, 1));
         let (mut f, _) = fields_for(&abi, &r).unwrap();
         f.len = 3;
         let bytes = TraceWriter::new(abi).raw(&f, &[1, 2, 3]).bytes();
         let d = decode(&bytes, Some(abi)).unwrap();
-        assert_eq!(d.error, None, "{abi}: framing comes from the header");
+        let e = d.error.expect("a 3-byte RET is damage");
+        assert_eq!((d.records.len(), e.offset), (0, 0), "{abi}: {e}");
         assert!(
-            matches!(&d.records[0].body, Body::Unknown { typ: 2, data } if data.len() == 3),
-            "{abi}: {:?}",
-            d.records[0].body
+            matches!(&e.kind, DecodeErrorKind::BadRecord(why) if why.to_string().starts_with("RET payload of 3 bytes")),
+            "{abi}: {e}"
         );
     }
 }
