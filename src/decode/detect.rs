@@ -15,7 +15,7 @@ use super::header::{self, Layouts, RawHeader};
 use super::rules;
 
 /// Bytes of the file detection looks at.
-pub const SAMPLE_BYTES: usize = 256 << 10;
+pub(crate) const SAMPLE_BYTES: usize = 256 << 10;
 /// Records detection walks at most.
 const SAMPLE_RECORDS: usize = 512;
 /// Records without a violation after which a broken chain is damage, not

@@ -376,6 +376,10 @@ fn frame_at<'a>(
     w: &'a [u8],
     offset: u64,
 ) -> Option<(Record<'a>, usize)> {
+    let (typ, start) = header::peek_type(abi, layouts, w)?;
+    if !start && !rules::defined(abi, typ) {
+        return None;
+    }
     let (layout, version) = header::select_with(abi, layouts, w).ok()?;
     let h = header::read(abi, layout, version, w).ok()?;
     if rules::header(abi, &h).is_some() {

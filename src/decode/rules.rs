@@ -142,6 +142,20 @@ pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
     }
 }
 
+/// Whether `abi`'s family defines record type `typ`: [`rule`] as a bit
+/// mask, for a resynchronisation's first test at every byte.
+#[inline(always)]
+pub(crate) fn defined(abi: &Abi, typ: u32) -> bool {
+    let mask: u32 = match abi.family {
+        Family::FreeBsd => 0x3_fffe,                      // 1..=17
+        Family::NetBsd => 0xfffe,                         // 1..=15
+        Family::OpenBsd => 0x3ffe,                        // 1..=13
+        Family::OpenBsdMid | Family::OpenBsdOld => 0x3fe, // 1..=9
+        Family::Darwin => 0xfe,                           // 1..=7
+    };
+    typ < 32 && mask & (1 << typ) != 0
+}
+
 /// Whether record type `typ` is opaque: its rule allows a range of
 /// lengths the payload itself does not pin (GIO data, USER, a struct), so
 /// a wrong length can only be seen from the records it swallows.
@@ -328,4 +342,18 @@ fn payload_in<B: ByteOrder>(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
         }
     };
     want.map(|w| Breach::Length(rule.label, n, w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mask_and_the_table_agree() {
+        for abi in Abi::all() {
+            for typ in 0..64 {
+                assert_eq!(defined(&abi, typ), rule(&abi, typ).is_some(), "{abi} {typ}");
+            }
+        }
+    }
 }
