@@ -2,7 +2,9 @@
 //! random bytes are refused as not a trace; lengths of 2^31, i32::MAX and
 //! negative ones in every dialect are refused at the right offset before
 //! anything is allocated for them; bad header versions, cut headers,
-//! command names without NUL, payloads that break their type's rules and a reader that hands out
+//! command names without NUL, payloads that break their type's rules, a
+//! refused detection naming its candidates, small damage near the start
+//! that does not decide the dialect, and a reader that hands out
 //! a few bytes at a time.
 
 use std::io::Read;
@@ -10,6 +12,7 @@ use std::io::Read;
 use kt2sql::decode::{Abi, DecodeErrorKind, Decoder};
 use kt2sql::model::Body;
 
+use crate::require_shared;
 use crate::util::records::{realistic, rec, ret, T0};
 use crate::util::writer::{fields_for, shape, TraceWriter};
 use crate::util::{corpus, decode, escape, shared_dir, CORPUS};
@@ -349,4 +352,45 @@ fn error_messages_are_pinned() {
         msg(&bytes[..bytes.len() - 3], None),
     );
     crate::util::assert_golden("decode-errors.txt", &out);
+}
+
+#[test]
+fn a_failed_detection_names_the_candidates_and_how_far_they_chained() {
+    // Two good records, then noise: too little to tell a dialect by.
+    let abi: Abi = "freebsd-v0:le:32".parse().unwrap();
+    let recs = realistic(&abi);
+    let mut bytes = TraceWriter::new(abi).records(&recs[..2]).bytes();
+    bytes.extend(noise(4096, 11));
+    let DecodeErrorKind::Unrecognized(why) = detect_err(&bytes) else {
+        panic!("not refused as unrecognised");
+    };
+    assert!(why.contains("chained"), "{why}");
+    assert!(
+        why.contains("freebsd-v0:le:32 chained 2 record(s)"),
+        "{why}"
+    );
+}
+
+#[test]
+fn small_damage_near_the_start_does_not_decide_the_dialect() {
+    let shared = require_shared!();
+    for &(name, dialect, _) in CORPUS {
+        let clean = std::fs::read(corpus(&shared, name)).unwrap();
+        let first = decode(&clean, None).unwrap().records[1].offset as usize;
+        let mut zero_block = clean.clone();
+        zero_block[..4096].fill(0);
+        let mut bad_length = clean.clone();
+        bad_length[first] ^= 0x40; // the second record's length (LE) or its top byte (BE)
+        let mut zero_tail = clean.clone();
+        zero_tail.extend([0; 512]);
+        for (what, bytes) in [
+            ("a zeroed first page", zero_block),
+            ("a bad second length", bad_length),
+            ("a zero-filled tail", zero_tail),
+        ] {
+            let d = Decoder::new(&bytes[..], None, Some(bytes.len() as u64))
+                .unwrap_or_else(|e| panic!("{name}, {what}: {e}"));
+            assert_eq!(d.abi().to_string(), dialect, "{name}, {what}");
+        }
+    }
 }
