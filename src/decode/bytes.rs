@@ -22,9 +22,9 @@ macro_rules! dispatch {
 pub(crate) use dispatch;
 
 /// Integer reader over one record's bytes, in byte order `B`.
-pub struct Reader<'a, B> {
+pub(crate) struct Reader<'a, B> {
     /// The bytes.
-    pub b: &'a [u8],
+    pub(crate) b: &'a [u8],
     order: PhantomData<B>,
 }
 
@@ -39,7 +39,7 @@ impl<B> Copy for Reader<'_, B> {}
 impl<'a, B: ByteOrder> Reader<'a, B> {
     /// Reader over `b`.
     #[inline]
-    pub fn new(b: &'a [u8]) -> Self {
+    pub(crate) fn new(b: &'a [u8]) -> Self {
         Reader {
             b,
             order: PhantomData,
@@ -53,40 +53,40 @@ impl<'a, B: ByteOrder> Reader<'a, B> {
 
     /// Unsigned 16-bit.
     #[inline]
-    pub fn u16(&self, off: usize) -> Option<u16> {
+    pub(crate) fn u16(&self, off: usize) -> Option<u16> {
         let s = self.get(off, 2)?;
         Some(B::read_u16(s))
     }
 
     /// Signed 16-bit.
     #[inline]
-    pub fn i16(&self, off: usize) -> Option<i16> {
+    pub(crate) fn i16(&self, off: usize) -> Option<i16> {
         self.u16(off).map(|v| v as i16)
     }
 
     /// Unsigned 32-bit.
     #[inline]
-    pub fn u32(&self, off: usize) -> Option<u32> {
+    pub(crate) fn u32(&self, off: usize) -> Option<u32> {
         let s = self.get(off, 4)?;
         Some(B::read_u32(s))
     }
 
     /// Signed 32-bit.
     #[inline]
-    pub fn i32(&self, off: usize) -> Option<i32> {
+    pub(crate) fn i32(&self, off: usize) -> Option<i32> {
         self.u32(off).map(|v| v as i32)
     }
 
     /// Unsigned 64-bit.
     #[inline]
-    pub fn u64(&self, off: usize) -> Option<u64> {
+    pub(crate) fn u64(&self, off: usize) -> Option<u64> {
         let s = self.get(off, 8)?;
         Some(B::read_u64(s))
     }
 
     /// A register-sized word, zero-extended.
     #[inline]
-    pub fn word(&self, off: usize, w: Width) -> Option<u64> {
+    pub(crate) fn word(&self, off: usize, w: Width) -> Option<u64> {
         match w {
             Width::W32 => self.u32(off).map(u64::from),
             Width::W64 => self.u64(off),
@@ -95,7 +95,7 @@ impl<'a, B: ByteOrder> Reader<'a, B> {
 
     /// A register-sized word, sign-extended (`register_t`, `long`).
     #[inline]
-    pub fn sword(&self, off: usize, w: Width) -> Option<i64> {
+    pub(crate) fn sword(&self, off: usize, w: Width) -> Option<i64> {
         match w {
             Width::W32 => self.i32(off).map(i64::from),
             Width::W64 => self.u64(off).map(|v| v as i64),
@@ -104,7 +104,7 @@ impl<'a, B: ByteOrder> Reader<'a, B> {
 
     /// A header field of 2, 4 or 8 bytes, sign-extended.
     #[inline(always)]
-    pub fn signed(&self, fld: Field) -> Option<i64> {
+    pub(crate) fn signed(&self, fld: Field) -> Option<i64> {
         match fld.size {
             2 => self.i16(fld.off).map(i64::from),
             4 => self.i32(fld.off).map(i64::from),
@@ -114,7 +114,7 @@ impl<'a, B: ByteOrder> Reader<'a, B> {
 
     /// A header field of 2, 4 or 8 bytes, zero-extended.
     #[inline]
-    pub fn unsigned(&self, fld: Field) -> Option<u64> {
+    pub(crate) fn unsigned(&self, fld: Field) -> Option<u64> {
         match fld.size {
             2 => self.u16(fld.off).map(u64::from),
             4 => self.u32(fld.off).map(u64::from),
@@ -124,14 +124,14 @@ impl<'a, B: ByteOrder> Reader<'a, B> {
 
     /// Bytes from `off` to the end (empty when `off` is past it).
     #[inline]
-    pub fn rest(&self, off: usize) -> &'a [u8] {
+    pub(crate) fn rest(&self, off: usize) -> &'a [u8] {
         self.b.get(off..).unwrap_or(&[])
     }
 }
 
 /// `s` up to its first NUL.
 #[inline]
-pub fn cut_nul(s: &[u8]) -> &[u8] {
+pub(crate) fn cut_nul(s: &[u8]) -> &[u8] {
     match s.iter().position(|&c| c == 0) {
         Some(i) => &s[..i],
         None => s,
@@ -140,7 +140,7 @@ pub fn cut_nul(s: &[u8]) -> &[u8] {
 
 /// `s` without trailing NULs.
 #[inline]
-pub fn trim_nuls(s: &[u8]) -> &[u8] {
+pub(crate) fn trim_nuls(s: &[u8]) -> &[u8] {
     let mut end = s.len();
     while end > 0 && s[end - 1] == 0 {
         end -= 1;

@@ -1,24 +1,27 @@
 //! Dialect detection (formats doc section 5): walk the first records of the
-//! file under every ABI kt2sql knows, count how many payloads break their
-//! type's rules, and take the ABI that fits best. A walk whose lengths stop
-//! chaining before the sample ends costs more than any rule. No fit, or a
-//! tie for the best, is an error naming the candidates.
+//! file under every ABI kt2sql knows, chaining records by their lengths.
+//! A record that breaks its type's rules ([`super::rules`]) breaks the
+//! chain, and the walk resumes at the next chain further on, so the fit is
+//! made of chains starting at several offsets (the start, after a damaged
+//! record, later in the file): one bad record, a zeroed block or a
+//! zero-filled tail does not decide the dialect. Soft signs of a wrong
+//! reading (control bytes in a command name, …) add to a fit's cost. The
+//! ABI that fits best wins; no fit, or a tie for the best, is an error
+//! naming the candidates and how far each chained.
 
-use super::abi::{Abi, Family, Width};
-use byteorder::ByteOrder;
-
-use super::bytes::{dispatch, Reader};
+use super::abi::{Abi, Family};
 use super::error::DecodeErrorKind;
-use super::header::{self, RawHeader, SELECT_BYTES};
+use super::header::{self, Layouts, RawHeader};
+use super::rules;
 
 /// Bytes of the file detection looks at.
-pub const SAMPLE_BYTES: usize = 256 << 10;
+pub(crate) const SAMPLE_BYTES: usize = 256 << 10;
 /// Records detection walks at most.
 const SAMPLE_RECORDS: usize = 512;
 /// Records without a violation after which a broken chain is damage, not
 /// a sign of the wrong dialect.
 const TRUSTED_RUN: usize = 16;
-/// Cost of a walk that stops chaining before the end of the sample.
+/// Cost of a record that breaks the chain.
 const BROKEN: u32 = 8;
 
 /// How well one ABI fits the sample.
@@ -26,14 +29,16 @@ const BROKEN: u32 = 8;
 pub struct Fit {
     /// The ABI, with the header version of the first record.
     pub abi: Abi,
-    /// Records walked.
+    /// Records that kept their rules.
     pub records: usize,
-    /// Rule violations (plus the cost of a broken chain).
+    /// Soft violations, plus [`BROKEN`] for each record that broke the chain.
     pub cost: u32,
-    /// Why the walk stopped early, if it did.
+    /// Why the first chain broke, if it did.
     pub broken: Option<String>,
     /// Bit v set: a record with header version v was read.
     versions: u8,
+    /// Records of each chain walked, in file order.
+    pub chains: Vec<usize>,
 }
 
 impl Fit {
@@ -78,31 +83,60 @@ pub fn detect(sample: &[u8], at_eof: bool) -> Result<Fit, DecodeErrorKind> {
         )));
     }
     if best.cost >= BROKEN && best.records < 3 {
+        let tried: Vec<String> = fits.iter().take(3).map(Fit::describe).collect();
         return Err(DecodeErrorKind::Unrecognized(format!(
-            "the best candidate, {}, reads only {} record(s): {}",
-            best.abi,
-            best.records,
-            best.broken.as_deref().unwrap_or("too many rule violations")
+            "the best candidates chain only a few records: {}",
+            tried.join("; ")
         )));
     }
     Ok(best)
 }
 
+impl Fit {
+    /// Many records, few violations: this reading explains the sample.
+    fn trusted(&self) -> bool {
+        self.records >= TRUSTED_RUN && self.cost as usize * 8 <= self.records
+    }
+
+    /// `freebsd-v0:le:32 chained 2 record(s) (longest chain 1): why`.
+    fn describe(&self) -> String {
+        format!(
+            "{} chained {} record(s) (longest chain {}){}",
+            self.abi,
+            self.records,
+            self.chains.iter().max().unwrap_or(&0),
+            self.broken
+                .as_deref()
+                .map(|b| format!(", first broken by: {b}"))
+                .unwrap_or_default()
+        )
+    }
+}
+
 /// Every ABI that reads at least one record of the sample, best first
 /// (fewest violations, then most records; a stable sort keeps the standard
-/// variant ahead of an identical reading).
+/// variant ahead of an identical reading). Walks first from the start
+/// only; when no reading is trusted from there (damage near the start),
+/// walks again past every broken record.
 pub fn rank(sample: &[u8], at_eof: bool) -> Vec<Fit> {
+    let fits = rank_walks(sample, at_eof, 0);
+    if fits.first().is_some_and(Fit::trusted) {
+        return fits;
+    }
+    rank_walks(sample, at_eof, MAX_BREAKS)
+}
+
+fn rank_walks(sample: &[u8], at_eof: bool, breaks: u32) -> Vec<Fit> {
     let mut fits: Vec<Fit> = candidates()
         .into_iter()
-        .filter_map(|abi| walk(abi, sample, at_eof))
+        .filter_map(|abi| walk(abi, sample, at_eof, breaks))
         .collect();
     // A reading that explains many records with few violations beats one
     // that reads a record or two, whatever damage ends the longer walk;
     // trusted readings rank by their rate of violations, then length.
     fits.sort_by_key(|f| {
-        let trusted = f.records >= TRUSTED_RUN && f.cost as usize * 8 <= f.records;
         let rate = f.cost as usize * 1024 / f.records.max(1);
-        if trusted {
+        if f.trusted() {
             (0, rate, std::cmp::Reverse(f.records))
         } else {
             (1, f.cost as usize, std::cmp::Reverse(f.records))
@@ -116,142 +150,154 @@ fn candidates() -> Vec<Abi> {
     Abi::all().into_iter().filter(|a| a.version == 0).collect()
 }
 
-fn walk(mut abi: Abi, sample: &[u8], at_eof: bool) -> Option<Fit> {
+/// Bytes after a broken record searched for the next chain of records.
+const SCAN_BYTES: usize = 8 << 10;
+/// Broken records a walk looks past before it gives up.
+const MAX_BREAKS: u32 = 4;
+/// Records that must chain after a broken one for the walk to resume there.
+const RESUME_RUN: usize = 4;
+
+/// One record of the walk.
+enum Step {
+    /// A record that keeps every rule: its size, version and soft violations.
+    Good(usize, u8, u32),
+    /// The record runs past the end of the sample.
+    Short,
+    /// A record that breaks its rules (or no record at all), and why.
+    Bad(DecodeErrorKind),
+}
+
+/// The record at `w[0]` under `abi`; `first` says it opens the file.
+fn step(abi: &Abi, layouts: &Layouts, w: &[u8], first: bool) -> Step {
+    let (layout, version) = match header::select_with(abi, layouts, w) {
+        Ok(x) => x,
+        Err(DecodeErrorKind::Truncated { .. }) => return Step::Short,
+        Err(e) => return Step::Bad(e),
+    };
+    let h = match header::read(abi, layout, version, w) {
+        Ok(h) => h,
+        Err(DecodeErrorKind::Truncated { .. }) => return Step::Short,
+        Err(e) => return Step::Bad(e),
+    };
+    if let Some(why) = rules::header(abi, &h) {
+        return Step::Bad(DecodeErrorKind::BadRecord(why));
+    }
+    let end = layout.size + h.len as usize;
+    let Some(p) = w.get(layout.size..end) else {
+        return Step::Short;
+    };
+    if !h.start {
+        if let Some(why) = rules::payload(abi, h.typ, p) {
+            return Step::Bad(DecodeErrorKind::BadRecord(why));
+        }
+    }
+    Step::Good(end, version, violations(abi, &h, w, first))
+}
+
+/// Walk the sample under `abi`: every record that keeps its type's rules
+/// counts; past a broken one (damage, or the wrong dialect) the walk
+/// resumes at the next chain of [`RESUME_RUN`] good records, up to
+/// `max_breaks` times, so one bad record or a zeroed block near the start
+/// does not decide the dialect.
+fn walk(mut abi: Abi, sample: &[u8], at_eof: bool, max_breaks: u32) -> Option<Fit> {
+    let layouts = Layouts::new(&abi);
     let mut pos = 0usize;
-    let mut records = 0usize;
-    let mut cost = 0u32;
-    let mut broken = None;
-    let mut versions = 0u8;
-    while pos < sample.len() && records < SAMPLE_RECORDS {
-        let w = &sample[pos..];
-        let step = header::select(&abi, w).and_then(|(layout, version)| {
-            if records == 0 {
-                abi.version = version;
+    let mut fit = Fit {
+        abi,
+        records: 0,
+        cost: 0,
+        broken: None,
+        versions: 0,
+        chains: Vec::new(),
+    };
+    let mut chain = 0usize;
+    let mut breaks = 0u32;
+    while pos < sample.len() && fit.records < SAMPLE_RECORDS {
+        match step(&abi, &layouts, &sample[pos..], pos == 0) {
+            Step::Good(end, version, soft) => {
+                if fit.records == 0 {
+                    abi.version = version;
+                }
+                fit.cost += soft;
+                fit.versions |= 1 << version.min(7);
+                fit.records += 1;
+                chain += 1;
+                pos += end;
             }
-            let h = header::read(&abi, layout, version, w)?;
-            let end = layout.size as u64 + h.len;
-            Ok((h, end))
-        });
-        match step {
-            Ok((h, end)) if end as usize <= w.len() => {
-                cost += violations(&abi, &h, w, records == 0);
-                versions |= 1 << h.version.min(7);
-                records += 1;
-                pos += end as usize;
-            }
-            Ok(_) | Err(DecodeErrorKind::Truncated { .. }) if !at_eof => break,
-            Ok(_) | Err(DecodeErrorKind::Truncated { .. }) => {
-                cost += 1;
-                broken = Some("the file ends inside a record".into());
+            Step::Short if !at_eof => break,
+            Step::Short => {
+                fit.cost += 1;
+                fit.broken
+                    .get_or_insert_with(|| "the file ends inside a record".into());
                 break;
             }
-            // Damage after a believable start is the importer's business.
-            Err(_) if records >= TRUSTED_RUN => break,
-            Err(e) => {
-                cost += BROKEN;
-                broken = Some(e.to_string());
-                break;
+            Step::Bad(why) => {
+                fit.cost += BROKEN;
+                fit.broken.get_or_insert_with(|| why.to_string());
+                breaks += 1;
+                fit.chains.push(chain);
+                chain = 0;
+                if breaks > max_breaks {
+                    break;
+                }
+                match resume(&abi, &layouts, sample, pos + 1, at_eof) {
+                    Some(p) => pos = p,
+                    None => break,
+                }
             }
         }
     }
-    if w_too_short(sample, pos) && records == 0 {
+    fit.chains.push(chain);
+    if fit.records == 0 {
         return None;
     }
-    (records > 0).then_some(Fit {
-        abi,
-        records,
-        cost,
-        broken,
-        versions,
+    fit.abi = abi;
+    Some(fit)
+}
+
+/// The first offset from `from` (within [`SCAN_BYTES`]) where
+/// [`RESUME_RUN`] good records chain (or good records reach the end).
+fn resume(abi: &Abi, layouts: &Layouts, sample: &[u8], from: usize, at_eof: bool) -> Option<usize> {
+    let last = sample.len().min(from + SCAN_BYTES);
+    (from..last).find(|&start| {
+        let mut pos = start;
+        for _ in 0..RESUME_RUN {
+            if pos == sample.len() && pos > start {
+                return at_eof;
+            }
+            match step(abi, layouts, &sample[pos..], false) {
+                Step::Good(end, _, _) => pos += end,
+                Step::Short => return !at_eof && pos > start,
+                Step::Bad(_) => return false,
+            }
+        }
+        true
     })
 }
 
-fn w_too_short(sample: &[u8], pos: usize) -> bool {
-    sample.len() - pos < SELECT_BYTES
-}
-
-/// Rule violations of one record under `abi`.
+/// Soft rule violations of one record under `abi` (its hard rules hold):
+/// signs of a wrong reading that a real record may still show.
 fn violations(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
-    dispatch!(abi.endianness, violations_in(abi, h, w, first))
-}
-
-fn violations_in<B: ByteOrder>(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
-    let p = &w[h.layout.size..h.layout.size + h.len as usize];
-    let mut v = 0;
     if h.start {
-        return u32::from(h.pid != -1 || h.len != 0);
+        return 0;
     }
+    let mut v = 0;
     if abi.family == Family::OpenBsd && first {
         v += 2; // kdump refuses an OpenBSD file that does not begin with START
-    }
-    if h.pid <= 0 || h.pid > i64::from(i32::MAX) {
-        v += 1;
     }
     // Control bytes mean a wrong reading; high bytes may be a Latin-1 or
     // UTF-8 name, so they are not held against it.
     if w[h.comm.clone()].iter().any(|&c| c < 0x20 || c == 0x7f) {
         v += 1;
     }
-    if !plausible_time(h) {
-        v += 1;
-    }
-    let b = Reader::<B>::new(p);
-    let ws = abi.width.bytes();
-    let len = p.len();
-    let argsize_ok = || {
-        b.i32(4)
-            .is_some_and(|a| a >= 0 && a as usize % ws == 0 && len == 8 + a as usize)
-    };
-    let ok = match (abi.family, h.typ) {
-        (Family::FreeBsd, 1) => {
-            let argoff = if abi.width == Width::W64 { 8 } else { 4 };
-            b.i16(2)
-                .is_some_and(|n| n >= 0 && len == argoff + n as usize * ws)
-        }
-        (Family::FreeBsd, 2) => len == 8 + ws,
-        (Family::FreeBsd, 9) => p.last() == Some(&0),
-        (Family::FreeBsd, 10) => len == 4,
-        (Family::FreeBsd, 11) => len == 0,
-        (Family::FreeBsd, 3..=8 | 12..=17) => true,
-        (Family::NetBsd, 1) => argsize_ok(),
-        (Family::NetBsd, 2) => len == 8 + 2 * ws,
-        (Family::NetBsd, 7) => len > 0 && len <= 32,
-        (Family::NetBsd, 3..=6 | 8..=15) => true,
-        (Family::OpenBsd, 1) => b
-            .i32(4)
-            .is_some_and(|a| a >= 0 && a as usize % ws == 0 && len >= 8 + a as usize),
-        (Family::OpenBsd, 2) => len == 8 || len == 8 + ws || len == 16,
-        (Family::OpenBsd, 3..=13) => true,
-        (Family::OpenBsdMid | Family::OpenBsdOld, 1) => argsize_ok(),
-        (Family::OpenBsdMid | Family::OpenBsdOld, 2) => len == 12,
-        (Family::OpenBsdMid | Family::OpenBsdOld, 3..=9) => true,
-        (Family::Darwin, 1) => b
-            .i16(2)
-            .is_some_and(|n| n >= 0 && len == 4 + 8 * n as usize),
-        (Family::Darwin, 2) => len == 12,
-        (Family::Darwin, 5) => len == 16,
-        (Family::Darwin, 6) => len == 8,
-        (Family::Darwin, 3 | 4 | 7) => true,
-        _ => {
-            v += 2; // a type this family does not define
-            true
-        }
-    };
-    if !ok {
+    if !h.frac_ok {
         v += 1;
     }
     if abi.family == Family::FreeBsd && h.tid.is_some_and(|t| t < 100_000) {
         v += 1;
     }
-    if h.typ == 3 && p.is_empty() {
+    if h.typ == 3 && h.len == 0 {
         v += 1;
     }
     v
-}
-
-/// Seconds between 1980 and 2100, sub-second part below one second.
-fn plausible_time(h: &RawHeader) -> bool {
-    const LO: i64 = 315_532_800_000_000_000; // 1980-01-01
-    const HI: i64 = 4_102_444_800_000_000_000; // 2100-01-01
-    (LO..HI).contains(&h.ts) && h.frac_ok
 }

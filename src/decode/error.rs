@@ -51,8 +51,11 @@ pub enum DecodeErrorKind {
         /// The length as read (a signed int32 or an unsigned size_t).
         len: i128,
         /// Why it was refused.
-        why: String,
+        why: &'static str,
     },
+    /// A record that breaks its type's rules ([`super::rules`]): damage.
+    #[error("bad record: {0}")]
+    BadRecord(super::rules::Breach),
     /// A header version this dialect does not define.
     #[error("unsupported {family} header version {version}")]
     BadVersion {

@@ -9,15 +9,15 @@ use super::bytes::{cut_nul, dispatch, Reader};
 use super::error::DecodeErrorKind;
 
 /// Bytes needed before the layout of a record can be chosen.
-pub const SELECT_BYTES: usize = 8;
+pub(crate) const SELECT_BYTES: usize = 8;
 
 /// Largest payload accepted. No kernel writes records anywhere near this
 /// (GIO is cut to a page, USER to 2 KiB); a larger length is corruption,
 /// and refusing it bounds memory.
-pub const MAX_PAYLOAD: u64 = 64 << 20;
+pub(crate) const MAX_PAYLOAD: u64 = 64 << 20; // "the 64 MiB limit" in `read`
 
 /// OpenBSD's START type, stored big-endian on every architecture.
-pub const OPENBSD_START: [u8; 4] = *b"KTR\0";
+pub(crate) const OPENBSD_START: [u8; 4] = *b"KTR\0";
 
 /// FreeBSD `KTR_DROP`: events were dropped before this record.
 const FBSD_DROP: u16 = 0x8000;
@@ -26,60 +26,60 @@ const FBSD_VERSIONED: u16 = 0x4000;
 
 /// One record header, decoded.
 #[derive(Debug, Clone)]
-pub struct RawHeader {
+pub(crate) struct RawHeader {
     /// Layout it was read with.
-    pub layout: &'static HeaderLayout,
+    pub(crate) layout: &'static HeaderLayout,
     /// Header version of this record.
-    pub version: u8,
+    pub(crate) version: u8,
     /// Payload length.
-    pub len: u64,
+    pub(crate) len: u64,
     /// Record type, flag bits removed.
-    pub typ: u32,
+    pub(crate) typ: u32,
     /// OpenBSD START record.
-    pub start: bool,
+    pub(crate) start: bool,
     /// FreeBSD KTR_DROP.
-    pub dropped: bool,
+    pub(crate) dropped: bool,
     /// Process id.
-    pub pid: i64,
+    pub(crate) pid: i64,
     /// Thread id (`None` when the header has none or holds a kernel pointer).
-    pub tid: Option<i64>,
+    pub(crate) tid: Option<i64>,
     /// Where the command name lies in the header, cut at NUL and at the
     /// system's MAXCOMLEN.
-    pub comm: std::ops::Range<usize>,
+    pub(crate) comm: std::ops::Range<usize>,
     /// ns since the epoch.
-    pub ts: i64,
+    pub(crate) ts: i64,
     /// FreeBSD v1 CPU.
-    pub cpu: Option<i32>,
+    pub(crate) cpu: Option<i32>,
     /// The sub-second field is below one second (a detection hint).
-    pub frac_ok: bool,
+    pub(crate) frac_ok: bool,
 }
 
 /// The header layouts of one ABI by version (0, 1, 2), looked up once per
 /// file instead of once per record.
 #[derive(Debug, Clone, Copy)]
-pub struct Layouts([Option<&'static HeaderLayout>; 3]);
+pub(crate) struct Layouts([Option<&'static HeaderLayout>; 3]);
 
 impl Layouts {
     /// The layouts `abi` has.
-    pub fn new(abi: &Abi) -> Self {
+    pub(crate) fn new(abi: &Abi) -> Self {
         Layouts([0, 1, 2].map(|v| abi.layout(v)))
     }
 
     /// The layout of header version `version`, if the ABI has one.
     #[inline]
-    fn get(&self, version: u16) -> Option<&'static HeaderLayout> {
+    pub(crate) fn get(&self, version: u16) -> Option<&'static HeaderLayout> {
         self.0.get(usize::from(version)).copied().flatten()
     }
 }
 
 /// Choose the layout for the record starting at `w[0]` (needs SELECT_BYTES).
-pub fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
+pub(crate) fn select(abi: &Abi, w: &[u8]) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
     select_with(abi, &Layouts::new(abi), w)
 }
 
 /// [`select`] with the ABI's layouts looked up already.
 #[inline]
-pub fn select_with(
+pub(crate) fn select_with(
     abi: &Abi,
     layouts: &Layouts,
     w: &[u8],
@@ -131,7 +131,7 @@ fn select_in<B: ByteOrder>(
 
 /// Read the header at `w[0]` (needs `layout.size` bytes).
 #[inline]
-pub fn read(
+pub(crate) fn read(
     abi: &Abi,
     layout: &'static HeaderLayout,
     version: u8,
@@ -163,7 +163,7 @@ fn read_in<B: ByteOrder>(
         if l < 0 {
             return Err(DecodeErrorKind::BadLength {
                 len: l.into(),
-                why: "negative".into(),
+                why: "negative",
             });
         }
         l as u64
@@ -171,7 +171,7 @@ fn read_in<B: ByteOrder>(
     if len > MAX_PAYLOAD {
         return Err(DecodeErrorKind::BadLength {
             len: len.into(),
-            why: format!("larger than the {} MiB limit", MAX_PAYLOAD >> 20),
+            why: "larger than the 64 MiB limit",
         });
     }
     let (typ, start, dropped) = read_type(abi, layout, &b).ok_or_else(short)?;
@@ -206,6 +206,21 @@ fn read_in<B: ByteOrder>(
         cpu,
         frac_ok: (0..limit).contains(&frac),
     })
+}
+
+/// The type of the record at `w[0]` (flags removed) and whether it is a
+/// START record, read with the ABI's first layout: a cheap first test
+/// for a resynchronisation, which asks at every byte of a damaged stretch.
+#[inline]
+pub(crate) fn peek_type(abi: &Abi, layouts: &Layouts, w: &[u8]) -> Option<(u32, bool)> {
+    let layout = layouts.get(0)?;
+    let (typ, start, _) = dispatch!(abi.endianness, peek_in(abi, layout, w))?;
+    Some((typ, start))
+}
+
+#[inline]
+fn peek_in<B: ByteOrder>(abi: &Abi, layout: &HeaderLayout, w: &[u8]) -> Option<(u32, bool, bool)> {
+    read_type(abi, layout, &Reader::<B>::new(w))
 }
 
 /// (type without flags, is START, KTR_DROP).

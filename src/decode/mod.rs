@@ -3,19 +3,22 @@
 //! memory does not grow with the file. Never touches SQLite.
 //!
 //! The pipeline: [`detect`] picks an [`Abi`] from the first records; for
-//! each record, [`header`] chooses the layout (per record: FreeBSD mixes
-//! v0/v1 headers, NetBSD versions are per process) and reads it;
-//! [`payload`] turns the body into a [`Body`](crate::record::Body).
-//! Any failure is a [`DecodeError`] with the byte offset and record index,
-//! returned after every complete record before it.
+//! each record, `header` chooses the layout (per record: FreeBSD mixes
+//! v0/v1 headers, NetBSD versions are per process) and reads it; `rules`
+//! checks it against its type's rules; `payload` turns the body into a
+//! [`Body`](crate::record::Body). Any failure, a record that breaks its
+//! rules included, is a [`DecodeError`] with the byte offset and record
+//! index, returned after every complete record before it and before the
+//! bad record is consumed; [`Decoder::resync`] then finds where records
+//! start again.
 
 pub mod abi;
 mod bytes;
 pub mod detect;
 pub mod error;
-pub mod header;
-pub mod payload;
-pub mod sanity;
+mod header;
+mod payload;
+pub mod rules;
 mod source;
 
 use std::borrow::Cow;
@@ -27,6 +30,7 @@ pub use abi::{Abi, Endianness, Family, Variant, Width};
 pub use error::{DecodeError, DecodeErrorKind};
 
 use crate::record::{Body, Record};
+use abi::HeaderLayout;
 use header::SELECT_BYTES;
 use source::Source;
 
@@ -145,6 +149,11 @@ impl<R: Read> Decoder<R> {
             Ok(h) => h,
             Err(kind) => return self.error(offset, kind),
         };
+        // Judged before the payload is read: a damaged length is not
+        // buffered (memory stays flat) and the record is not consumed.
+        if let Some(why) = rules::header(&abi, &h) {
+            return self.error(offset, DecodeErrorKind::BadRecord(why));
+        }
         let total = h.layout.size as u64 + h.len;
         let remaining = self.len.map(|l| l.saturating_sub(offset));
         if remaining.is_some_and(|r| total > r) {
@@ -158,31 +167,52 @@ impl<R: Read> Decoder<R> {
         if have < total {
             return self.error(offset, truncated(total, have));
         }
+        if !h.start {
+            let p = &self.src.window()[h.layout.size..total as usize];
+            if let Some(why) = rules::payload(&abi, h.typ, p) {
+                return self.error(offset, DecodeErrorKind::BadRecord(why));
+            }
+        }
+        let opaque = !h.start && rules::opaque(&abi, h.typ);
+        let misframed = self.overlap(total as usize).or_else(|| {
+            opaque
+                .then(|| self.swallowed(h.layout.size, total as usize))
+                .flatten()
+        });
+        if let Some(at) = misframed {
+            let label = rules::rule(&abi, h.typ).map_or("START", |r| r.label);
+            let why = rules::Breach::Overlaps(label, offset + at as u64);
+            return self.error(offset, DecodeErrorKind::BadRecord(why));
+        }
         let index = self.index;
         self.index += 1;
         let bytes = self.src.take(total as usize);
         Ok(Some(build(&abi, &h, bytes, offset, index)))
     }
 
-    /// After an error (or a record the caller found implausible), find where
-    /// records start again: the first offset past the current one where
-    /// `run` consecutive records (or all records up to the end of the input)
-    /// frame exactly and pass `accept`. Positions the decoder there and
-    /// returns the new offset; `None` when nothing follows (a truncated tail).
-    /// `from` is the offset of the damaged record.
+    /// After an error at `from` (the offset of the record that failed,
+    /// which [`Decoder::next_record`] left unconsumed, or of a record the
+    /// caller refused), find where records start again: the first offset
+    /// after `from` where `run` consecutive records (or all records up to
+    /// the end of the input) keep their rules and pass `accept`. Positions
+    /// the decoder there and returns the new offset; `None` when nothing
+    /// follows (a truncated tail). Scans each byte once, in a window of
+    /// bounded size, whatever the size of the damaged stretch.
     pub fn resync(
         &mut self,
         from: u64,
         run: usize,
         accept: &dyn Fn(&Record<'_>) -> bool,
     ) -> Option<u64> {
-        // An implausible record was consumed already: go back to it.
         if from < self.src.offset() {
-            self.src.unread(self.src.offset() - from);
-        }
-        let skip = from.saturating_sub(self.src.offset()) + 1;
-        if self.skip(skip).is_err() {
-            return None;
+            // A refused record was consumed already: go back to it (it is
+            // still buffered right after `next_record` returned it;
+            // otherwise the scan starts where the source is).
+            if self.src.unread(self.src.offset() - from) {
+                self.skip(1).ok()?;
+            }
+        } else {
+            self.skip(from - self.src.offset() + 1).ok()?;
         }
         loop {
             let have = self.src.fill(RESYNC_WINDOW).ok()?;
@@ -190,12 +220,87 @@ impl<R: Read> Decoder<R> {
                 self.done = true;
                 return None;
             }
-            if self.run_fits(run, accept) {
+            let at_end = self.at_end();
+            // Keep a look-ahead for the run of records after each start,
+            // except where the input ends.
+            let scan = if at_end {
+                have
+            } else {
+                have.saturating_sub(RESYNC_LOOKAHEAD).max(1)
+            };
+            if let Some(i) = (0..scan).find(|&i| self.run_fits(i, at_end, run, accept)) {
+                self.src.take(i);
                 self.done = false;
                 return Some(self.src.offset());
             }
-            self.src.take(1);
+            self.src.take(scan);
         }
+    }
+
+    /// Whether the record of `total` bytes at the start of the window is
+    /// misframed: its length is wrong yet the payload keeps its rule (a
+    /// length grown past the next header, bytes deleted inside it). Then
+    /// no record starts where it ends, while a run of records starts
+    /// inside it: returns that run's position in the window.
+    fn overlap(&mut self, total: usize) -> Option<usize> {
+        self.src.fill(total + NEXT_HEADER).ok()?;
+        let w = self.src.window();
+        let next = w.get(total..).filter(|n| !n.is_empty())?;
+        let fits = match header::select_with(&self.abi, &self.layouts, next)
+            .and_then(|(layout, version)| header::read(&self.abi, layout, version, next))
+        {
+            Ok(h) => rules::header(&self.abi, &h).is_none(),
+            // The input ends inside the next header: a truncated tail.
+            Err(DecodeErrorKind::Truncated { .. }) => true,
+            Err(_) => false,
+        };
+        if fits {
+            return None;
+        }
+        let at_end = self.at_end();
+        (1..total).find(|&i| self.run_fits(i, at_end, OVERLAP_RUN, &|_| true))
+    }
+
+    /// Whether the record of `total` bytes at the start of the window, an
+    /// opaque one (GIO, USER, …: its rule cannot pin its length), ends
+    /// with a whole record inside its payload (from `from`): a length
+    /// grown to land on a later header swallows the records in between.
+    /// Returns that record's position in the window. A cheap test first:
+    /// the candidate's length field must say it ends where this record ends.
+    fn swallowed(&self, from: usize, total: usize) -> Option<usize> {
+        let w = &self.src.window()[..total];
+        let at_end = self.at_end();
+        let mut sizes: Vec<&HeaderLayout> = Vec::with_capacity(3);
+        for l in (0..3).filter_map(|v| self.layouts.get(v)) {
+            if !sizes.iter().any(|s| s.size == l.size && s.len == l.len) {
+                sizes.push(l);
+            }
+        }
+        for l in sizes {
+            let (off, size) = (l.len.off, l.len.size);
+            let last = total.checked_sub(l.size)?;
+            for j in from..=last {
+                let f = &w[j + off..j + off + size];
+                let len = match (self.abi.endianness, size) {
+                    (Endianness::Little, 8) => u64::from_le_bytes(f.try_into().ok()?),
+                    (Endianness::Big, 8) => u64::from_be_bytes(f.try_into().ok()?),
+                    (Endianness::Little, _) => u64::from(u32::from_le_bytes(f.try_into().ok()?)),
+                    (Endianness::Big, _) => u64::from(u32::from_be_bytes(f.try_into().ok()?)),
+                };
+                if len == (last - j) as u64 && self.run_fits(j, at_end, 1, &|_| true) {
+                    return Some(j);
+                }
+            }
+        }
+        None
+    }
+
+    /// Whether the buffered window reaches the end of the input.
+    fn at_end(&self) -> bool {
+        self.src.at_eof()
+            || self
+                .len
+                .is_some_and(|l| self.src.offset() + self.src.window().len() as u64 >= l)
     }
 
     /// Consume `n` bytes (past a damaged stretch).
@@ -212,27 +317,30 @@ impl<R: Read> Decoder<R> {
         Ok(())
     }
 
-    /// Do `run` records (or every record to the end) start at the current
-    /// offset, framed exactly and accepted?
-    fn run_fits(&self, run: usize, accept: &dyn Fn(&Record<'_>) -> bool) -> bool {
+    /// Do `run` records (or every record to the end) start at `start` in
+    /// the window, keeping their rules, and accepted?
+    #[inline]
+    fn run_fits(
+        &self,
+        start: usize,
+        at_end: bool,
+        run: usize,
+        accept: &dyn Fn(&Record<'_>) -> bool,
+    ) -> bool {
         let w = self.src.window();
-        let at_end = self.src.at_eof()
-            || self
-                .len
-                .is_some_and(|l| self.src.offset() + w.len() as u64 >= l);
-        let mut pos = 0usize;
+        let mut pos = start;
         for n in 0..run {
             if pos == w.len() && at_end && n > 0 {
                 return true;
             }
             let at = self.src.offset() + pos as u64;
-            let Some(rec) = frame_at(&self.abi, &self.layouts, &w[pos..], at) else {
+            let Some((rec, size)) = frame_at(&self.abi, &self.layouts, &w[pos..], at) else {
                 return false;
             };
-            if !accept(&rec.0) {
+            if !accept(&rec) {
                 return false;
             }
-            pos += rec.1;
+            pos += size;
         }
         true
     }
@@ -247,20 +355,42 @@ impl<R: Read> Decoder<R> {
     }
 }
 
-/// Bytes a resynchronisation looks at from each candidate offset.
-const RESYNC_WINDOW: usize = 256 << 10;
+/// Bytes read past a record to check the header that follows it (the
+/// largest header is 64 bytes).
+const NEXT_HEADER: usize = 64;
+/// Records that must chain inside a record for it to count as misframed.
+const OVERLAP_RUN: usize = 4;
 
-/// The record framed at `w[0]`, and its total size, if it fits in `w`.
+/// Bytes a resynchronisation buffers.
+const RESYNC_WINDOW: usize = 256 << 10;
+/// Bytes kept after a candidate offset for the run of records that must
+/// start there (records a resynchronisation finds are smaller).
+const RESYNC_LOOKAHEAD: usize = 64 << 10;
+
+/// The record framed at `w[0]`, and its total size, if it fits in `w` and
+/// keeps its type's rules.
+#[inline]
 fn frame_at<'a>(
     abi: &Abi,
     layouts: &header::Layouts,
     w: &'a [u8],
     offset: u64,
 ) -> Option<(Record<'a>, usize)> {
+    let (typ, start) = header::peek_type(abi, layouts, w)?;
+    if !start && !rules::defined(abi, typ) {
+        return None;
+    }
     let (layout, version) = header::select_with(abi, layouts, w).ok()?;
     let h = header::read(abi, layout, version, w).ok()?;
+    if rules::header(abi, &h).is_some() {
+        return None;
+    }
     let total = layout.size.checked_add(usize::try_from(h.len).ok()?)?;
-    Some((build(abi, &h, w.get(..total)?, offset, 0), total))
+    let bytes = w.get(..total)?;
+    if !h.start && rules::payload(abi, h.typ, &bytes[layout.size..]).is_some() {
+        return None;
+    }
+    Some((build(abi, &h, bytes, offset, 0), total))
 }
 
 /// The record whose header is `h` and whose bytes (header and payload) are `bytes`.

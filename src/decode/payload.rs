@@ -1,8 +1,10 @@
 //! Record payloads: one function per record kind, shared across families
-//! where the layouts agree, and a per-family table from type code to kind
-//! (formats doc section 3). A payload too short for its kind's fixed part,
-//! or a type the family does not define, becomes `Body::Unknown` with its
-//! bytes kept: framing is decided by the header alone.
+//! where the layouts agree (formats doc section 3). Which types a family
+//! defines and how long their payloads are is `rules`' table: the decoder
+//! hands over only records that keep it, and a type it does not define is
+//! `Body::Unknown`. A payload still too short for its kind's fixed part
+//! (never, for a checked record) becomes `Body::Unknown` with its bytes
+//! kept, so no input can make decoding panic.
 
 use std::borrow::Cow;
 
@@ -10,17 +12,21 @@ use super::abi::{Abi, Family, Width};
 use byteorder::ByteOrder;
 
 use super::bytes::{cut_nul, dispatch, trim_nuls, Reader};
+use super::rules;
 use crate::record::{Body, Call, Csw, Gio, IoDir, Psig, Ret, Struct, User, MAX_ARGS};
 
 /// Decode a payload of record type `typ` (flags removed; START handled by the caller).
 #[inline]
-pub fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
+pub(crate) fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     dispatch!(abi.endianness, decode_in(abi, typ, p))
 }
 
 #[inline]
 fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     let b = Reader::<B>::new(p);
+    if rules::rule(abi, typ).is_none() {
+        return unknown(typ, b);
+    }
     match abi.family {
         Family::FreeBsd => freebsd(abi, typ, b),
         Family::NetBsd => netbsd(abi, typ, b),
@@ -201,7 +207,7 @@ fn openbsd_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: Reader<'a, B>) -> Body<
     let short = || unknown(typ, b);
     match typ {
         2 => Body::Ret(need!(ret44(b), short)),
-        1 | 3..=13 => openbsd(abi, typ, b),
+        1 | 3..=9 => openbsd(abi, typ, b),
         _ => short(),
     }
 }

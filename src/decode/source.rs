@@ -10,7 +10,7 @@ use std::io::{self, Read};
 const INITIAL: usize = 1 << 18;
 
 /// Buffered reader with look-ahead windows.
-pub struct Source<R> {
+pub(crate) struct Source<R> {
     inner: R,
     buf: Vec<u8>,
     pos: usize,
@@ -24,7 +24,7 @@ pub struct Source<R> {
 
 impl<R: Read> Source<R> {
     /// Wrap a reader of `len` bytes, if known (a small input gets a small buffer).
-    pub fn new(inner: R, len: Option<u64>) -> Self {
+    pub(crate) fn new(inner: R, len: Option<u64>) -> Self {
         let cap = len.map_or(INITIAL, |l| (l as usize).clamp(64, INITIAL));
         Source {
             inner,
@@ -39,14 +39,14 @@ impl<R: Read> Source<R> {
 
     /// File offset of the next unconsumed byte.
     #[inline]
-    pub fn offset(&self) -> u64 {
+    pub(crate) fn offset(&self) -> u64 {
         self.offset
     }
 
     /// Make at least `need` bytes available unless the reader ends first;
     /// returns how many are available.
     #[inline]
-    pub fn fill(&mut self, need: usize) -> io::Result<usize> {
+    pub(crate) fn fill(&mut self, need: usize) -> io::Result<usize> {
         // The usual case: the bytes are buffered already.
         let have = self.end - self.pos;
         if have >= need {
@@ -84,13 +84,13 @@ impl<R: Read> Source<R> {
 
     /// The available unconsumed bytes.
     #[inline]
-    pub fn window(&self) -> &[u8] {
+    pub(crate) fn window(&self) -> &[u8] {
         &self.buf[self.pos..self.end]
     }
 
     /// Consume `n` bytes and return them; they stay valid until the next `fill`.
     #[inline]
-    pub fn take(&mut self, n: usize) -> &[u8] {
+    pub(crate) fn take(&mut self, n: usize) -> &[u8] {
         let start = self.pos;
         self.pos += n;
         self.offset += n as u64;
@@ -99,7 +99,7 @@ impl<R: Read> Source<R> {
 
     /// Give back the last `n` consumed bytes, if they are still buffered
     /// (no `fill` since they were taken); returns whether it could.
-    pub fn unread(&mut self, n: u64) -> bool {
+    pub(crate) fn unread(&mut self, n: u64) -> bool {
         if n > self.pos as u64 {
             return false;
         }
@@ -109,7 +109,7 @@ impl<R: Read> Source<R> {
     }
 
     /// Whether the reader has reported its end.
-    pub fn at_eof(&self) -> bool {
+    pub(crate) fn at_eof(&self) -> bool {
         self.eof
     }
 }

@@ -15,7 +15,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use rusqlite::Connection;
 
 use super::{Damage, Progress};
-use crate::decode::{sanity, Decoder};
+use crate::decode::Decoder;
 use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
 use crate::load::writer::Writer;
 use crate::process::rows::Totals;
@@ -181,10 +181,11 @@ fn decode(job: Job<'_>, tx: SyncSender<Msg>, back: Receiver<Batch>) -> Result<De
     })
 }
 
-/// Feed every record to the model. A decode error or a record that cannot
-/// be real (`sanity::implausible`) is damage: it is recorded, and decoding
-/// resumes at the next run of believable records (none: the tail is lost).
-/// With `strict`, the first damage ends it.
+/// Feed every record to the model. A decode error (a record that breaks
+/// its type's rules included) is damage: it is recorded, and decoding
+/// resumes at the next run of believable records (none: the tail is lost),
+/// so each damaged stretch runs exactly from the first record not imported
+/// to the first imported again. With `strict`, the first damage ends it.
 fn run(
     dec: &mut Decoder<File>,
     model: &mut Model,
@@ -192,25 +193,21 @@ fn run(
     size: u64,
     strict: bool,
 ) -> Result<Vec<Damage>, Stopped> {
-    let abi = dec.abi();
     let mut damage = Vec::new();
     let mut span: Option<(i64, i64)> = None;
     loop {
         let (offset, why) = match dec.next_record() {
-            Ok(Some(rec)) => match sanity::implausible(&abi, &rec) {
-                None => {
-                    if !matches!(rec.body, Body::Start) {
-                        span = Some(
-                            span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
-                        );
-                    }
-                    model.record(&rec, enc)?;
-                    enc.target.records += 1;
-                    enc.target.bytes = dec.offset();
-                    continue;
+            Ok(Some(rec)) => {
+                if !matches!(rec.body, Body::Start) {
+                    span = Some(
+                        span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
+                    );
                 }
-                Some(why) => (rec.offset, format!("implausible record ({why})")),
-            },
+                model.record(&rec, enc)?;
+                enc.target.records += 1;
+                enc.target.bytes = dec.offset();
+                continue;
+            }
             Ok(None) => return Ok(damage),
             Err(e) => (e.offset, e.kind.to_string()),
         };
@@ -222,12 +219,13 @@ fn run(
             });
             return Ok(damage);
         }
+        // Records keep their rules (the decoder checks); within the time
+        // seen so far, they are believable too.
         let believable = |r: &Record<'_>| {
-            sanity::implausible(&abi, r).is_none()
-                && span.is_none_or(|(a, b)| {
-                    matches!(r.body, Body::Start)
-                        || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
-                })
+            span.is_none_or(|(a, b)| {
+                matches!(r.body, Body::Start)
+                    || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
+            })
         };
         let resumed_at = dec.resync(offset, RESYNC_RUN, &believable);
         model.damage(offset, resumed_at, &why, size, enc)?;

@@ -2,7 +2,9 @@
 //! random bytes are refused as not a trace; lengths of 2^31, i32::MAX and
 //! negative ones in every dialect are refused at the right offset before
 //! anything is allocated for them; bad header versions, cut headers,
-//! command names without NUL, short payloads and a reader that hands out
+//! command names without NUL, payloads that break their type's rules, a
+//! refused detection naming its candidates, small damage near the start
+//! that does not decide the dialect, and a reader that hands out
 //! a few bytes at a time.
 
 use std::io::Read;
@@ -10,6 +12,7 @@ use std::io::Read;
 use kt2sql::decode::{Abi, DecodeErrorKind, Decoder};
 use kt2sql::record::Body;
 
+use crate::require_shared;
 use crate::util::records::{realistic, rec, ret, T0};
 use crate::util::writer::{fields_for, shape, TraceWriter};
 use crate::util::{corpus, decode, escape, shared_dir, CORPUS};
@@ -120,10 +123,24 @@ fn absurd_lengths_are_refused_at_their_record() {
     }
 }
 
+/// Two good records, then the first record of `abi`'s realistic trace
+/// that `pick` chooses, with its stored length set to `len`.
+fn kind_with_len(abi: &Abi, len: u64, pick: fn(&Body) -> bool) -> (Vec<u8>, u64) {
+    let recs = realistic(abi);
+    let mut w = TraceWriter::new(*abi);
+    w.records(&recs[..2]);
+    let at = w.len() as u64;
+    let r = recs.iter().find(|r| pick(&r.body)).expect("a record");
+    let (mut f, payload) = fields_for(abi, r).unwrap();
+    f.len = len;
+    w.raw(&f, &payload);
+    (w.bytes(), at)
+}
+
 #[test]
 fn lengths_past_the_end_are_truncation() {
     for abi in Abi::all() {
-        let (bytes, at) = with_len(&abi, 1 << 20);
+        let (bytes, at) = kind_with_len(&abi, 1 << 20, |b| matches!(b, Body::Gio(_)));
         let d = decode(&bytes, Some(abi)).unwrap();
         let e = d.error.expect("truncated");
         assert_eq!(
@@ -133,6 +150,25 @@ fn lengths_past_the_end_are_truncation() {
         );
         assert!(
             matches!(e.kind, DecodeErrorKind::Truncated { .. }),
+            "{abi}: {e}"
+        );
+    }
+}
+
+#[test]
+fn lengths_past_their_types_limit_are_bad_records() {
+    for abi in Abi::all() {
+        // A MiB is more than a RET allows, whatever the file holds.
+        let (bytes, at) = kind_with_len(&abi, 1 << 20, |b| matches!(b, Body::Ret(_)));
+        let d = decode(&bytes, Some(abi)).unwrap();
+        let e = d.error.expect("bad record");
+        assert_eq!(
+            (d.records.len(), e.offset, e.record),
+            (2, at, 2),
+            "{abi}: {e}"
+        );
+        assert!(
+            matches!(&e.kind, DecodeErrorKind::BadRecord(why) if why.to_string().contains("at most")),
             "{abi}: {e}"
         );
     }
@@ -221,18 +257,18 @@ fn command_names_without_nul_stop_at_maxcomlen() {
 }
 
 #[test]
-fn short_payloads_decode_as_unknown() {
+fn payloads_that_break_their_rule_are_bad_records() {
     for abi in Abi::all() {
         let r = rec(5, None, "x", T0, ret(3, 0, 1));
         let (mut f, _) = fields_for(&abi, &r).unwrap();
         f.len = 3;
         let bytes = TraceWriter::new(abi).raw(&f, &[1, 2, 3]).bytes();
         let d = decode(&bytes, Some(abi)).unwrap();
-        assert_eq!(d.error, None, "{abi}: framing comes from the header");
+        let e = d.error.expect("a 3-byte RET is damage");
+        assert_eq!((d.records.len(), e.offset), (0, 0), "{abi}: {e}");
         assert!(
-            matches!(&d.records[0].body, Body::Unknown { typ: 2, data } if data.len() == 3),
-            "{abi}: {:?}",
-            d.records[0].body
+            matches!(&e.kind, DecodeErrorKind::BadRecord(why) if why.to_string().starts_with("RET payload of 3 bytes")),
+            "{abi}: {e}"
         );
     }
 }
@@ -316,4 +352,45 @@ fn error_messages_are_pinned() {
         msg(&bytes[..bytes.len() - 3], None),
     );
     crate::util::assert_golden("decode-errors.txt", &out);
+}
+
+#[test]
+fn a_failed_detection_names_the_candidates_and_how_far_they_chained() {
+    // Two good records, then noise: too little to tell a dialect by.
+    let abi: Abi = "freebsd-v0:le:32".parse().unwrap();
+    let recs = realistic(&abi);
+    let mut bytes = TraceWriter::new(abi).records(&recs[..2]).bytes();
+    bytes.extend(noise(4096, 11));
+    let DecodeErrorKind::Unrecognized(why) = detect_err(&bytes) else {
+        panic!("not refused as unrecognised");
+    };
+    assert!(why.contains("chained"), "{why}");
+    assert!(
+        why.contains("freebsd-v0:le:32 chained 2 record(s)"),
+        "{why}"
+    );
+}
+
+#[test]
+fn small_damage_near_the_start_does_not_decide_the_dialect() {
+    let shared = require_shared!();
+    for &(name, dialect, _) in CORPUS {
+        let clean = std::fs::read(corpus(&shared, name)).unwrap();
+        let first = decode(&clean, None).unwrap().records[1].offset as usize;
+        let mut zero_block = clean.clone();
+        zero_block[..4096].fill(0);
+        let mut bad_length = clean.clone();
+        bad_length[first] ^= 0x40; // the second record's length (LE) or its top byte (BE)
+        let mut zero_tail = clean.clone();
+        zero_tail.extend([0; 512]);
+        for (what, bytes) in [
+            ("a zeroed first page", zero_block),
+            ("a bad second length", bad_length),
+            ("a zero-filled tail", zero_tail),
+        ] {
+            let d = Decoder::new(&bytes[..], None, Some(bytes.len() as u64))
+                .unwrap_or_else(|e| panic!("{name}, {what}: {e}"));
+            assert_eq!(d.abi().to_string(), dialect, "{name}, {what}");
+        }
+    }
 }

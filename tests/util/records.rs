@@ -199,7 +199,7 @@ pub fn realistic(abi: &Abi) -> Vec<Record<'static>> {
 /// One record of every body kind any family has, with edge values; filter
 /// with [`representable`] for a given ABI.
 pub fn every_kind() -> Vec<Record<'static>> {
-    let mut big = call(59, &[u64::MAX, 0xffff_ff9c, 1 << 40]);
+    let mut big = call(202, &[u64::MAX, 0xffff_ff9c, 1 << 40]);
     let mut many = call(477, &(1..=14).collect::<Vec<u64>>());
     if let Body::Call(c) = &mut many {
         // words 13 and 14 follow the inline ones, in the writer's order
@@ -207,7 +207,7 @@ pub fn every_kind() -> Vec<Record<'static>> {
         c.extra = bytes(&[0; 16]);
     }
     if let Body::Call(c) = &mut big {
-        c.extra = bytes(&[1, 0, 0, 0, 6, 0, 0, 0, 9]); // a MIB and an odd byte
+        c.extra = bytes(&[1, 0, 0, 0, 6, 0, 0, 0]); // an OpenBSD sysctl's MIB
     }
     let bodies: Vec<Body<'static>> = vec![
         Body::Start,
@@ -356,6 +356,9 @@ pub fn every_kind() -> Vec<Record<'static>> {
                 ts,
                 body,
             );
+            if matches!(r.body, Body::Start) {
+                r.pid = -1; // as the kernel writes it
+            }
             r.version = (i % 3) as u8;
             r.cpu = Some(i as i32 % 4);
             r.dropped = i % 5 == 0;
@@ -364,12 +367,13 @@ pub fn every_kind() -> Vec<Record<'static>> {
         .collect()
 }
 
-/// Labels of the body kinds each family can write (formats doc section 3).
+/// Labels of the body kinds each family can write (formats doc section 3;
+/// NetBSD's historic MMSG, MOOL and SAU are kept undecoded, as UNKNOWN).
 pub fn kinds_of(fam: Family) -> &'static [&'static str] {
     match fam {
         Family::FreeBsd => &[
             "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "USER", "STRU", "SCTL", "PROCCTOR",
-            "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV", "UNKNOWN",
+            "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV",
         ],
         Family::NetBsd => &[
             "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "EMUL", "USER", "ARGS", "ENV", "MIB",
@@ -377,14 +381,11 @@ pub fn kinds_of(fam: Family) -> &'static [&'static str] {
         ],
         Family::OpenBsd => &[
             "STRT", "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "EMUL", "STRU", "USER", "ARGS",
-            "ENV", "PLDG", "PINS", "UNKNOWN",
+            "ENV", "PLDG", "PINS",
         ],
         Family::OpenBsdMid | Family::OpenBsdOld => &[
-            "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "EMUL", "STRU", "USER", "ARGS", "ENV",
-            "PLDG", "PINS", "UNKNOWN",
+            "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "EMUL", "STRU", "USER",
         ],
-        Family::Darwin => &[
-            "CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "USER", "UNKNOWN",
-        ],
+        Family::Darwin => &["CALL", "RET", "NAMI", "GIO", "PSIG", "CSW", "USER"],
     }
 }

@@ -5,7 +5,7 @@
 
 use std::borrow::Cow;
 
-use kt2sql::decode::{Abi, Endianness, Family, Width};
+use kt2sql::decode::{rules, Abi, Endianness, Family, Width};
 use kt2sql::record::{Body, Call, Csw, Gio, IoDir, Psig, Record, Ret, Struct, User, MAX_ARGS};
 
 use super::layout::{header_version, shape, type_code, F};
@@ -24,12 +24,24 @@ fn own(b: Vec<u8>) -> Cow<'static, [u8]> {
 }
 
 /// `r` as it decodes after being written for `abi` (index and offset are
-/// kept; the test sets them); `None` if the family cannot express the body.
+/// kept; the test sets them); `None` if the family cannot express the body
+/// or the record breaks its type's rules.
 pub fn representable(abi: &Abi, r: &Record) -> Option<Record<'static>> {
     use Family::*;
     let fam = abi.family;
     type_code(fam, &r.body)?;
     let version = header_version(abi, r.version);
+    // A record that breaks its type's rules is damage, not a record.
+    if matches!(r.body, Body::Start) {
+        if r.pid != -1 {
+            return None;
+        }
+    } else {
+        let (typ, bytes) = super::payload(abi, version, &r.body)?;
+        if rules::payload(abi, typ, &bytes).is_some() || !rules::plausible(r.pid, r.ts) {
+            return None;
+        }
+    }
     let s = shape(abi, version)?;
     let w = abi.width;
     // register_t as the kernel stores it: cut to the width, zero-/sign-extended

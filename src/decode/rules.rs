@@ -1,0 +1,359 @@
+//! The record types of each family, declared once (formats doc section 3):
+//! type code → kdump label and payload length rule, and the header facts
+//! every real record has (a pid, a time between 1980 and 2100). Detection
+//! ranks dialects by them, the decoder refuses a record that breaks them
+//! (it is damage: not imported, and resynchronisation starts from it), and
+//! the payload decoder decodes only the types defined here.
+//!
+//! Nothing here reads a header: `header.rs` does, and hands the fields over.
+
+use byteorder::ByteOrder;
+
+use super::abi::{Abi, Family, Width};
+use super::bytes::{dispatch, Reader};
+use super::header::{RawHeader, MAX_PAYLOAD};
+
+/// 1980-01-01 in ns: no BSD trace is older.
+const MIN_TS: i64 = 315_532_800_000_000_000;
+/// 2100-01-01 in ns.
+const MAX_TS: i64 = 4_102_444_800_000_000_000;
+/// Longest path a NAMI record holds (MAXPATHLEN is 1024; NetBSD may prefix
+/// an emulation root).
+const MAX_PATH: usize = 4096;
+/// Longest utrace(2) payload (KTR_USER_MAXLEN).
+const MAX_USER: usize = 2048;
+/// Largest sysctl MIB OpenBSD appends to a sysctl CALL (CTL_MAXNAME ints).
+const MAX_MIB: usize = 4 * 12;
+/// OpenBSD's sysctl syscall, whose CALL carries the MIB after the arguments.
+const OPENBSD_SYSCTL: i32 = 202;
+
+/// What one record type's payload must look like.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Rule {
+    /// kdump's label (`CALL`, `RET`, `NAMI`, …).
+    pub label: &'static str,
+    /// Its payload length rule.
+    pub len: Len,
+}
+
+/// A payload length rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Len {
+    /// Exactly this many bytes.
+    Exact(usize),
+    /// One of these lengths.
+    OneOf(&'static [usize]),
+    /// From `.0` to `.1` bytes.
+    Range(usize, usize),
+    /// FreeBSD/Darwin CALL: an int16 argument count at 2, then that many
+    /// `slot`-byte arguments from `base`.
+    Narg {
+        /// Offset of the first argument.
+        base: usize,
+        /// Bytes per argument.
+        slot: usize,
+    },
+    /// NetBSD/OpenBSD CALL: an int32 code at 0 and an int32 byte count at 4
+    /// (a multiple of the word size), then the arguments; OpenBSD appends
+    /// the MIB to a sysctl call (`mib`).
+    Argsize {
+        /// The family appends a sysctl MIB.
+        mib: bool,
+    },
+    /// Text of up to `.1` bytes (at least `.0`), with no NUL but trailing ones.
+    Text(usize, usize),
+    /// A NUL-terminated name from `.0` (within 64 bytes), then data.
+    Named(usize),
+}
+
+/// The rule of record type `typ` in `abi`'s family; `None` for a type the
+/// family does not define.
+pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
+    let ws = abi.width.bytes();
+    let r = |label, len| Some(Rule { label, len });
+    let max = MAX_PAYLOAD as usize;
+    match (abi.family, typ) {
+        (_, 3) => r("NAMI", Len::Text(0, MAX_PATH)),
+        (_, 4) => r("GIO", Len::Range(8, max)),
+        (Family::FreeBsd, 1) => r(
+            "CALL",
+            Len::Narg {
+                base: if abi.width == Width::W64 { 8 } else { 4 },
+                slot: ws,
+            },
+        ),
+        (Family::FreeBsd, 2) => r("RET", Len::Exact(8 + ws)),
+        (Family::FreeBsd, 5) => r("PSIG", Len::Exact(if ws == 8 { 40 } else { 28 })),
+        (Family::FreeBsd, 6) => r("CSW", Len::OneOf(&[8, 16])),
+        (Family::FreeBsd, 7) => r("USER", Len::Range(0, MAX_USER)),
+        (Family::FreeBsd, 8) => r("STRU", Len::Named(0)),
+        (Family::FreeBsd, 9) => r("SCTL", Len::Text(1, MAX_PATH)),
+        (Family::FreeBsd, 10) => r("PCTOR", Len::Exact(4)),
+        (Family::FreeBsd, 11) => r("PDTOR", Len::Exact(0)),
+        (Family::FreeBsd, 12) => r("CAP", Len::Range(4, MAX_PATH)),
+        (Family::FreeBsd, 13) => r("PFLT", Len::Range(ws + 4, 16)),
+        (Family::FreeBsd, 14) => r("PRET", Len::Exact(4)),
+        (Family::FreeBsd, 15) => r("STRU", Len::Named(ws)),
+        (Family::FreeBsd, 16) => r("ARGS", Len::Range(0, max)),
+        (Family::FreeBsd, 17) => r("ENV", Len::Range(0, max)),
+        (Family::NetBsd, 1) => r("CALL", Len::Argsize { mib: false }),
+        (Family::NetBsd, 2) => r("RET", Len::Exact(8 + 2 * ws)),
+        // An optional siginfo_t follows.
+        (Family::NetBsd, 5) => r("PSIG", Len::Range(2 * ws + 20, 512)),
+        (Family::NetBsd, 6) => r("CSW", Len::Exact(8)),
+        (Family::NetBsd, 7) => r("EMUL", Len::Text(1, 32)),
+        (Family::NetBsd, 8) => r("MISC", Len::Range(20, 20 + MAX_USER)),
+        (Family::NetBsd, 9) => r("MMSG", Len::Range(24, max)),
+        (Family::NetBsd, 10) => r("ARG", Len::Range(0, max)),
+        (Family::NetBsd, 11) => r("ENV", Len::Range(0, max)),
+        (Family::NetBsd, 12) => r("MOOL", Len::Range(2 * ws, max)),
+        (Family::NetBsd, 13) => r("SAU", Len::Range(12 + 2 * ws, max)),
+        (Family::NetBsd, 14) => r("MIB", Len::Range(0, MAX_MIB * 2)),
+        (Family::NetBsd, 15) => r("FD", Len::Exact(8)),
+        (Family::OpenBsd, 1) => r("CALL", Len::Argsize { mib: true }),
+        // Only a successful return has a value; lseek's is 64-bit; older
+        // kernels always wrote one.
+        (Family::OpenBsd, 2) => r(
+            "RET",
+            Len::OneOf(if ws == 8 { &[8, 16] } else { &[8, 12, 16] }),
+        ),
+        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 5) => {
+            r("PSIG", Len::Range(2 * ws + 8, 512))
+        }
+        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 6) => r("CSW", Len::Exact(8)),
+        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 7) => {
+            r("EMUL", Len::Text(1, 32))
+        }
+        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 8) => r("STRU", Len::Named(0)),
+        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 9) => {
+            r("USER", Len::Range(20, 20 + MAX_USER))
+        }
+        (Family::OpenBsd, 10) => r("ARGS", Len::Range(0, max)),
+        (Family::OpenBsd, 11) => r("ENV", Len::Range(0, max)),
+        (Family::OpenBsd, 12) => r("PLDG", Len::Exact(16)),
+        (Family::OpenBsd, 13) => r("PINS", Len::Exact(8 + ws)),
+        (Family::OpenBsdMid | Family::OpenBsdOld, 1) => r("CALL", Len::Argsize { mib: false }),
+        (Family::OpenBsdMid | Family::OpenBsdOld | Family::Darwin, 2) => r("RET", Len::Exact(12)),
+        (Family::Darwin, 1) => r("CALL", Len::Narg { base: 4, slot: 8 }),
+        (Family::Darwin, 5) => r("PSIG", Len::Exact(12 + ws)),
+        (Family::Darwin, 6) => r("CSW", Len::Exact(8)),
+        (Family::Darwin, 7) => r("USER", Len::Range(0, MAX_USER)),
+        _ => None,
+    }
+}
+
+/// Whether `abi`'s family defines record type `typ`: [`rule`] as a bit
+/// mask, for a resynchronisation's first test at every byte.
+#[inline(always)]
+pub(crate) fn defined(abi: &Abi, typ: u32) -> bool {
+    let mask: u32 = match abi.family {
+        Family::FreeBsd => 0x3_fffe,                      // 1..=17
+        Family::NetBsd => 0xfffe,                         // 1..=15
+        Family::OpenBsd => 0x3ffe,                        // 1..=13
+        Family::OpenBsdMid | Family::OpenBsdOld => 0x3fe, // 1..=9
+        Family::Darwin => 0xfe,                           // 1..=7
+    };
+    typ < 32 && mask & (1 << typ) != 0
+}
+
+/// Whether record type `typ` is opaque: its rule allows a range of
+/// lengths the payload itself does not pin (GIO data, USER, a struct), so
+/// a wrong length can only be seen from the records it swallows.
+pub(crate) fn opaque(abi: &Abi, typ: u32) -> bool {
+    matches!(
+        rule(abi, typ).map(|r| r.len),
+        Some(Len::Range(_, hi)) if hi > 64
+    ) || matches!(rule(abi, typ).map(|r| r.len), Some(Len::Named(_)))
+}
+
+/// The largest payload a record of type `typ` may have, if the type is
+/// defined: checked before the payload is read, so a damaged length does
+/// not make the decoder read (and buffer) megabytes first.
+pub(crate) fn max_len(abi: &Abi, typ: u32) -> Option<usize> {
+    let ws = abi.width.bytes();
+    Some(match rule(abi, typ)?.len {
+        Len::Exact(n) => n,
+        Len::OneOf(l) => l.iter().copied().max().unwrap_or(0),
+        Len::Range(_, hi) | Len::Text(_, hi) => hi,
+        // An int16 count of slots; an int32 byte count; a name and data.
+        Len::Narg { base, slot } => base + slot * i16::MAX as usize,
+        Len::Argsize { .. } => MAX_PAYLOAD as usize,
+        Len::Named(_) => MAX_PAYLOAD as usize + ws,
+    })
+}
+
+/// How a record breaks its rules. Small and `Copy`: a resynchronisation
+/// asks at every byte of a damaged stretch; the text is made only when
+/// shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Breach {
+    /// An OpenBSD START record with a pid or a payload.
+    Start,
+    /// A type the family does not define.
+    Undefined(u32, &'static str),
+    /// A pid no process has.
+    Pid(i64),
+    /// A time before 1980 or after 2100.
+    Time,
+    /// A payload longer than its type allows.
+    TooLong(&'static str, u64, usize),
+    /// A payload length its rule does not allow: label, length, rule.
+    Length(&'static str, usize, Want),
+    /// A record whose length runs into the record found at this offset.
+    Overlaps(&'static str, u64),
+}
+
+/// What a payload rule wanted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Want {
+    /// This many bytes.
+    Bytes(usize),
+    /// One of these lengths.
+    OneOf(&'static [usize]),
+    /// From .0 to .1 bytes.
+    Range(usize, usize),
+    /// .0 bytes for .1 arguments.
+    Args(usize, i64),
+    /// .0 bytes for .1 bytes of arguments.
+    Argsize(usize, i64),
+    /// A non-negative argument count (or a word-aligned argument size).
+    Count,
+    /// Text with no NUL inside.
+    NoNul,
+    /// A NUL-terminated struct name.
+    Name,
+}
+
+impl std::fmt::Display for Breach {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Breach::Start => write!(f, "START record with a pid or payload"),
+            Breach::Undefined(typ, sys) => write!(f, "record type {typ} is not defined by {sys}"),
+            Breach::Pid(pid) => write!(f, "pid out of range ({pid})"),
+            Breach::Time => write!(f, "timestamp outside 1980-2100"),
+            Breach::TooLong(label, len, max) => {
+                write!(f, "{label} payload of {len} bytes, at most {max} allowed")
+            }
+            Breach::Length(label, len, want) => {
+                write!(f, "{label} payload of {len} bytes, its rule wants ")?;
+                match want {
+                    Want::Bytes(k) => write!(f, "{k} bytes"),
+                    Want::OneOf(ks) => write!(f, "one of {ks:?} bytes"),
+                    Want::Range(lo, hi) => write!(f, "{lo} to {hi} bytes"),
+                    Want::Args(k, n) => write!(f, "{k} bytes for {n} arguments"),
+                    Want::Argsize(k, n) => write!(f, "{k} bytes for {n} bytes of arguments"),
+                    Want::Count => write!(f, "a valid argument count"),
+                    Want::NoNul => write!(f, "text without a NUL inside"),
+                    Want::Name => write!(f, "a NUL-terminated struct name"),
+                }
+            }
+            Breach::Overlaps(label, at) => write!(
+                f,
+                "{label} record runs into the records that start at byte {at}"
+            ),
+        }
+    }
+}
+
+/// Whether a record of process `pid` at `ts` (ns since the epoch) can be
+/// real: a pid above 0 that fits an int32, a time between 1980 and 2100.
+pub fn plausible(pid: i64, ts: i64) -> bool {
+    pid > 0 && pid <= i64::from(i32::MAX) && (MIN_TS..MAX_TS).contains(&ts)
+}
+
+/// How the header `h` cannot be a real record of `abi`, or `None` if it
+/// can (its payload is checked by [`payload`]).
+#[inline]
+pub(crate) fn header(abi: &Abi, h: &RawHeader) -> Option<Breach> {
+    if h.start {
+        return (h.pid != -1 || h.len != 0).then_some(Breach::Start);
+    }
+    let Some(max) = max_len(abi, h.typ) else {
+        return Some(Breach::Undefined(h.typ, abi.system_name()));
+    };
+    if !plausible(h.pid, MIN_TS) {
+        return Some(Breach::Pid(h.pid));
+    }
+    if !plausible(1, h.ts) {
+        return Some(Breach::Time);
+    }
+    if h.len > max as u64 {
+        let label = rule(abi, h.typ).map_or("?", |r| r.label);
+        return Some(Breach::TooLong(label, h.len, max));
+    }
+    None
+}
+
+/// How the payload `p` breaks the rule of record type `typ` (flag bits
+/// removed) in `abi`'s family, or `None` if it keeps it.
+#[inline]
+pub fn payload(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
+    dispatch!(abi.endianness, payload_in(abi, typ, p))
+}
+
+#[inline]
+fn payload_in<B: ByteOrder>(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
+    let Some(rule) = rule(abi, typ) else {
+        return Some(Breach::Undefined(typ, abi.system_name()));
+    };
+    let b = Reader::<B>::new(p);
+    let n = p.len();
+    let ws = abi.width.bytes();
+    let want: Option<Want> = match rule.len {
+        Len::Exact(k) => (n != k).then_some(Want::Bytes(k)),
+        Len::OneOf(ks) => (!ks.contains(&n)).then_some(Want::OneOf(ks)),
+        Len::Range(lo, hi) => (!(lo..=hi).contains(&n)).then_some(Want::Range(lo, hi)),
+        Len::Narg { base, slot } => match b.i16(2) {
+            Some(k) if k >= 0 => {
+                let need = base + k as usize * slot;
+                (n != need).then_some(Want::Args(need, k.into()))
+            }
+            _ => Some(Want::Count),
+        },
+        Len::Argsize { mib } => match (b.i32(0), b.i32(4)) {
+            (Some(code), Some(a)) if a >= 0 && a as usize % ws == 0 => {
+                let args = 8 + a as usize;
+                let extra = n.wrapping_sub(args);
+                let ok = n == args
+                    || (mib
+                        && code == OPENBSD_SYSCTL
+                        && n > args
+                        && extra <= MAX_MIB
+                        && extra % 4 == 0);
+                (!ok).then_some(Want::Argsize(args, a.into()))
+            }
+            _ => Some(Want::Count),
+        },
+        Len::Text(lo, hi) => {
+            if !(lo..=hi).contains(&n) {
+                Some(Want::Range(lo, hi))
+            } else if super::bytes::trim_nuls(p).contains(&0) {
+                Some(Want::NoNul)
+            } else {
+                None
+            }
+        }
+        Len::Named(at) => {
+            let name = p.get(at..).map(|s| &s[..s.len().min(64)]);
+            match name.and_then(|s| s.iter().position(|&c| c == 0)) {
+                Some(end) if p[at..at + end].iter().all(|&c| (0x20..0x7f).contains(&c)) => None,
+                _ => Some(Want::Name),
+            }
+        }
+    };
+    want.map(|w| Breach::Length(rule.label, n, w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_mask_and_the_table_agree() {
+        for abi in Abi::all() {
+            for typ in 0..64 {
+                assert_eq!(defined(&abi, typ), rule(&abi, typ).is_some(), "{abi} {typ}");
+            }
+        }
+    }
+}
