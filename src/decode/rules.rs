@@ -1,6 +1,6 @@
 //! The record types of each family, declared once (formats doc section 3):
 //! type code → kdump label and payload length rule, and the header facts
-//! every real record has (a pid, a time between 1980 and 2100). Detection
+//! every real record has (a pid, a time between 1970 and 2100). Detection
 //! ranks dialects by them, the decoder refuses a record that breaks them
 //! (it is damage: not imported, and resynchronisation starts from it), and
 //! the payload decoder decodes only the types defined here.
@@ -13,8 +13,9 @@ use super::abi::{Abi, Family, Width};
 use super::bytes::{dispatch, Reader};
 use super::header::{RawHeader, MAX_PAYLOAD};
 
-/// 1980-01-01 in ns: no BSD trace is older.
-const MIN_TS: i64 = 315_532_800_000_000_000;
+/// 1970-01-01 in ns: a machine whose clock was never set (no RTC, no
+/// NTP yet) still writes times from the epoch on, and its trace is real.
+const MIN_TS: i64 = 0;
 /// 2100-01-01 in ns.
 const MAX_TS: i64 = 4_102_444_800_000_000_000;
 /// Longest path a NAMI record holds (MAXPATHLEN is 1024; NetBSD may prefix
@@ -193,7 +194,7 @@ pub enum Breach {
     Undefined(u32, &'static str),
     /// A pid no process has.
     Pid(i64),
-    /// A time before 1980 or after 2100.
+    /// A time before 1970 or after 2100.
     Time,
     /// A payload longer than its type allows.
     TooLong(&'static str, u64, usize),
@@ -230,7 +231,7 @@ impl std::fmt::Display for Breach {
             Breach::Start => write!(f, "START record with a pid or payload"),
             Breach::Undefined(typ, sys) => write!(f, "record type {typ} is not defined by {sys}"),
             Breach::Pid(pid) => write!(f, "pid out of range ({pid})"),
-            Breach::Time => write!(f, "timestamp outside 1980-2100"),
+            Breach::Time => write!(f, "timestamp outside 1970-2100"),
             Breach::TooLong(label, len, max) => {
                 write!(f, "{label} payload of {len} bytes, at most {max} allowed")
             }
@@ -256,7 +257,7 @@ impl std::fmt::Display for Breach {
 }
 
 /// Whether a record of process `pid` at `ts` (ns since the epoch) can be
-/// real: a pid above 0 that fits an int32, a time between 1980 and 2100.
+/// real: a pid above 0 that fits an int32, a time between 1970 and 2100.
 pub fn plausible(pid: i64, ts: i64) -> bool {
     pid > 0 && pid <= i64::from(i32::MAX) && (MIN_TS..MAX_TS).contains(&ts)
 }
