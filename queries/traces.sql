@@ -4,7 +4,7 @@
 -- @param  trace            Only this trace_id (default: every trace).
 -- @column trace_id         Trace id.
 -- @column path             Trace file path at import time.
--- @column dialect          DIALECT:ORDER:BITS[:VARIANT].
+-- @column dialect          LAYOUT:ORDER:BITS[:VARIANT].
 -- @column size             File size in bytes.
 -- @column records          Records decoded.
 -- @column complete         1 when every byte was decoded.

@@ -34,7 +34,7 @@ CREATE TABLE trace (
   path TEXT NOT NULL,
   -- File size in bytes.
   size INTEGER NOT NULL,
-  -- Dialect as DIALECT:ORDER:BITS[:VARIANT], e.g. `freebsd-v1:le:64`
+  -- Dialect as LAYOUT:ORDER:BITS[:VARIANT], e.g. `freebsd-v1:le:64`
   -- (the form `--dialect` accepts).
   dialect TEXT NOT NULL,
   -- System that wrote it: `freebsd`, `netbsd`, `openbsd` or `darwin`.

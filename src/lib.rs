@@ -25,7 +25,8 @@
 //! Words used throughout: an [`decode::Abi`] is everything needed to decode
 //! a file (family, header version, byte order, width, variant); users call
 //! it the *dialect* (`--dialect freebsd-v1:le:64`, the `trace.dialect`
-//! column). Its [`decode::Family`] is the system family that decides record
+//! column), written `LAYOUT:ORDER:BITS[:VARIANT]`: the *layout* (`freebsd-v1`)
+//! is the family and header version. Its [`decode::Family`] is the system family that decides record
 //! layouts, and the [`tables::NameTable`] the syscall numbering its names
 //! come from (one family can have had two, as OpenBSD had before 5.5).
 

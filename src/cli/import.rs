@@ -49,7 +49,7 @@ pub struct ImportArgs {
     #[arg(long, short = 'q')]
     pub quiet: bool,
     /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
-    /// (DIALECT:ORDER:BITS[:VARIANT]).
+    /// (LAYOUT:ORDER:BITS[:VARIANT]).
     #[arg(long, value_name = "ABI")]
     pub dialect: Option<Abi>,
     /// Working directory of the traced command when tracing began, so its

@@ -72,7 +72,7 @@ pub struct DumpArgs {
     #[arg(long)]
     pub info: bool,
     /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
-    /// (DIALECT:ORDER:BITS[:VARIANT]).
+    /// (LAYOUT:ORDER:BITS[:VARIANT]).
     #[arg(long, value_name = "ABI")]
     pub dialect: Option<Abi>,
 }

@@ -268,7 +268,7 @@ impl Abi {
     }
 }
 
-/// `DIALECT:ORDER:BITS[:VARIANT]`, e.g. `freebsd-v0:le:32`, `netbsd-v2:be:32:time64`.
+/// `LAYOUT:ORDER:BITS[:VARIANT]`, e.g. `freebsd-v0:le:32`, `netbsd-v2:be:32:time64`.
 impl fmt::Display for Abi {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let order = match self.endianness {
@@ -289,7 +289,7 @@ impl FromStr for Abi {
     type Err = String;
 
     fn from_str(s: &str) -> Result<Abi, String> {
-        let usage = "expected DIALECT:ORDER:BITS[:VARIANT], e.g. freebsd-v0:le:32 \
+        let usage = "expected LAYOUT:ORDER:BITS[:VARIANT], e.g. freebsd-v0:le:32 \
                      (dialects: freebsd-v0 freebsd-v1 netbsd-v0 netbsd-v1 netbsd-v2 \
                      openbsd openbsd-mid openbsd-old darwin; orders: le be; bits: 32 64; \
                      variants: time64 comm17 time32)";
