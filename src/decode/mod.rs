@@ -30,7 +30,7 @@ pub use abi::{Abi, Endianness, Family, Variant, Width};
 pub use error::{DecodeError, DecodeErrorKind};
 
 use crate::record::{Body, Record};
-use abi::HeaderLayout;
+use abi::Field;
 use header::SELECT_BYTES;
 use source::Source;
 
@@ -45,6 +45,10 @@ pub struct Decoder<R> {
     len: Option<u64>,
     index: u64,
     done: bool,
+    /// The header after the last record returned, read while checking
+    /// that record's framing, and its offset: the next call takes it
+    /// instead of reading it again.
+    peeked: Option<(u64, header::RawHeader)>,
 }
 
 impl Decoder<File> {
@@ -103,6 +107,7 @@ impl<R: Read> Decoder<R> {
             len,
             index: 0,
             done: false,
+            peeked: None,
         })
     }
 
@@ -137,14 +142,21 @@ impl<R: Read> Decoder<R> {
             return Ok(None);
         }
         let abi = self.abi;
-        let frame = header::select_with(&abi, &self.layouts, self.src.window()).and_then(
-            |(layout, version)| {
-                self.src
-                    .fill(layout.size)
-                    .map_err(|e| DecodeErrorKind::Io(e.to_string()))?;
-                header::read(&abi, layout, version, self.src.window())
-            },
-        );
+        let frame = match self.peeked.take() {
+            Some((at, h)) if at == offset => self
+                .src
+                .fill(h.layout.size)
+                .map(|_| h)
+                .map_err(|e| DecodeErrorKind::Io(e.to_string())),
+            _ => header::select_with(&abi, &self.layouts, self.src.window()).and_then(
+                |(layout, version)| {
+                    self.src
+                        .fill(layout.size)
+                        .map_err(|e| DecodeErrorKind::Io(e.to_string()))?;
+                    header::read(&abi, layout, version, self.src.window())
+                },
+            ),
+        };
         let h = match frame {
             Ok(h) => h,
             Err(kind) => return self.error(offset, kind),
@@ -246,10 +258,16 @@ impl<R: Read> Decoder<R> {
         self.src.fill(total + NEXT_HEADER).ok()?;
         let w = self.src.window();
         let next = w.get(total..).filter(|n| !n.is_empty())?;
-        let fits = match header::select_with(&self.abi, &self.layouts, next)
-            .and_then(|(layout, version)| header::read(&self.abi, layout, version, next))
-        {
-            Ok(h) => rules::header(&self.abi, &h).is_none(),
+        let read = header::select_with(&self.abi, &self.layouts, next)
+            .and_then(|(layout, version)| header::read(&self.abi, layout, version, next));
+        let fits = match read {
+            Ok(h) => {
+                let fits = rules::header(&self.abi, &h).is_none();
+                if fits {
+                    self.peeked = Some((self.src.offset() + total as u64, h));
+                }
+                fits
+            }
             // The input ends inside the next header: a truncated tail.
             Err(DecodeErrorKind::Truncated { .. }) => true,
             Err(_) => false,
@@ -270,26 +288,44 @@ impl<R: Read> Decoder<R> {
     fn swallowed(&self, from: usize, total: usize) -> Option<usize> {
         let w = &self.src.window()[..total];
         let at_end = self.at_end();
-        let mut sizes: Vec<&HeaderLayout> = Vec::with_capacity(3);
+        // Header versions whose length field sits at the same place are
+        // tested in one pass over the payload: at each byte the length
+        // field is read once, and a candidate ends at `total` when
+        // `j + size + len == total` for one of their header sizes. This runs
+        // over every byte of every GIO, so it stays a few instructions a byte.
+        let mut groups: Vec<(Field, Vec<usize>)> = Vec::with_capacity(3);
         for l in (0..3).filter_map(|v| self.layouts.get(v)) {
-            if !sizes.iter().any(|s| s.size == l.size && s.len == l.len) {
-                sizes.push(l);
+            match groups.iter_mut().find(|(f, _)| *f == l.len) {
+                Some((_, sizes)) if !sizes.contains(&l.size) => sizes.push(l.size),
+                Some(_) => {}
+                None => groups.push((l.len, vec![l.size])),
             }
         }
-        for l in sizes {
-            let (off, size) = (l.len.off, l.len.size);
-            let last = total.checked_sub(l.size)?;
-            for j in from..=last {
-                let f = &w[j + off..j + off + size];
-                let len = match (self.abi.endianness, size) {
-                    (Endianness::Little, 8) => u64::from_le_bytes(f.try_into().ok()?),
-                    (Endianness::Big, 8) => u64::from_be_bytes(f.try_into().ok()?),
-                    (Endianness::Little, _) => u64::from(u32::from_le_bytes(f.try_into().ok()?)),
-                    (Endianness::Big, _) => u64::from(u32::from_be_bytes(f.try_into().ok()?)),
+        let big = self.abi.endianness == Endianness::Big;
+        for (field, sizes) in groups {
+            let min = *sizes.iter().min()?;
+            let last = total.checked_sub(min)?;
+            let (off, width) = (field.off, field.size);
+            if last < from {
+                continue;
+            }
+            // The length fields of every candidate, as one slice walked
+            // by `windows` (no bounds check per byte).
+            let fields = &w[from + off..last + off + width];
+            let hit = fields.windows(width).enumerate().find_map(|(k, f)| {
+                let len = match (big, f) {
+                    (false, &[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
+                    (true, &[a, b, c, d]) => u64::from(u32::from_be_bytes([a, b, c, d])),
+                    (false, f) => u64::from_le_bytes(f.try_into().ok()?),
+                    (true, f) => u64::from_be_bytes(f.try_into().ok()?),
                 };
-                if len == (last - j) as u64 && self.run_fits(j, at_end, 1, &|_| true) {
-                    return Some(j);
-                }
+                let j = from + k;
+                // Most bytes stop here: the length runs past the record.
+                let size = (total - j).checked_sub(usize::try_from(len).ok()?)?;
+                (sizes.contains(&size) && self.run_fits(j, at_end, 1, &|_| true)).then_some(j)
+            });
+            if hit.is_some() {
+                return hit;
             }
         }
         None
