@@ -265,11 +265,12 @@ impl Ctx {
                         image_id: p.image_id,
                     });
                 }
-                p.threads
-                    .get_mut(&key)
-                    .expect("thread exists")
-                    .pending
-                    .push(pending);
+                let th = p.threads.get_mut(&key).expect("thread exists");
+                // Almost always the only call pending on its thread: room
+                // for one, not the four of Vec's first growth (issue #12:
+                // 2 M processes each waiting in a call).
+                th.pending.reserve_exact(1);
+                th.pending.push(pending);
                 Ok(())
             }
         }
@@ -820,12 +821,12 @@ impl Ctx {
                 c.first_path = Some((raw.to_vec(), resolved.clone(), absolute));
             }
             if absolute {
-                c.lookups.push(resolved);
+                c.lookups.push(self.file_key(&resolved));
             }
         } else {
             p.end(End::Core, rec.ts);
             if absolute {
-                p.files.insert(resolved);
+                p.files.insert(self.file_key(&resolved));
             }
         }
         Ok(())
