@@ -662,7 +662,7 @@ impl Ctx {
             p.image_id = id;
         }
         let Some(comm) = comm else {
-            p.awaiting_comm = Some(AwaitingExec {
+            p.awaiting_comm = Some(Box::new(AwaitingExec {
                 id,
                 seq: p.exec_seq,
                 image: p.image,
@@ -672,7 +672,7 @@ impl Ctx {
                 argv: c.argv.clone(),
                 envp: c.envp.clone(),
                 cwd: p.cwd.clone(),
-            });
+            }));
             return Ok(());
         };
         let (path, resolved) = match &c.first_path {

@@ -250,8 +250,9 @@ pub struct Proc {
     /// PROCDTOR seen: the lifetime ends after this record.
     pub dead: bool,
     /// Mac OS X vfork: an exec completed by the parent's RET whose row waits
-    /// for the child's next record, the first to carry the new comm.
-    pub awaiting_comm: Option<AwaitingExec>,
+    /// for the child's next record, the first to carry the new comm. Boxed:
+    /// rare, and every live process would carry its room (issue #12).
+    pub awaiting_comm: Option<Box<AwaitingExec>>,
 }
 
 /// An exec row whose command name is not known yet.
