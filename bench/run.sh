@@ -9,7 +9,11 @@
 #   - the reports on the 1 GiB database,
 # then prints one table and writes it to bench/results.md.
 #
-# Usage: bash bench/run.sh [--quick]     (--quick: 64 MiB only)
+# Usage: bash bench/run.sh [--quick] [--hostile]
+#   --quick: 64 MiB only;
+#   --hostile: also the peak RSS on the hostile traces (bench/hostile.sh:
+#   2 M live pids, 2 M paths, 1 GiB held back; about 3 GB of traces and
+#   two minutes more).
 # BENCH_RUNS=N: best of N runs for every timing (default 3);
 # BENCH_DIR=DIR: keep traces and databases in DIR (reused when present).
 # Needs ../shared/tools/ktcompose.py, python3 and /usr/bin/time.
@@ -17,7 +21,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 quick=0
-[ "${1:-}" = "--quick" ] && quick=1
+hostile=0
+for arg in "$@"; do
+    case $arg in
+        --quick) quick=1 ;;
+        --hostile) hostile=1 ;;
+        *) echo "bench: unknown option $arg (--quick, --hostile)" >&2; exit 2 ;;
+    esac
+done
 # Every timing is the best of this many runs.
 runs=${BENCH_RUNS:-3}
 compose=../shared/tools/ktcompose.py
@@ -110,4 +121,8 @@ done
     echo "| database | report | wall | peak RSS |"
     echo "|---|---|---|---|"
     printf '%s\n' "${reports[@]}"
+    if [ "$hostile" = 1 ]; then
+        echo
+        bash bench/hostile.sh "$work/hostile"
+    fi
 } | tee bench/results.md

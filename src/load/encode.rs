@@ -8,6 +8,8 @@
 //! Each row is destructured exhaustively, so a field added to the contract
 //! in `process/rows.rs` fails to compile here instead of being dropped.
 
+use std::hash::BuildHasher;
+
 use foldhash::{HashMap, HashMapExt};
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
@@ -64,9 +66,20 @@ pub struct Batch {
 }
 
 /// Interned paths: bytes → `path_id`, for every path in the database.
+///
+/// A path is known by two 64-bit hashes of its bytes under seeds drawn per
+/// import, not by its bytes: 16 bytes a path however long, where the bytes
+/// themselves made 2 M distinct paths cost 220 MB (issue #12). The first
+/// hash is the key; the value packs the id with 24 bits of the second, so
+/// a path whose first hash collides with another's is told apart and kept
+/// in `collided` under both hashes in full. Two paths share an id only if
+/// 88 bits collide: odds about n²/2⁸⁹ (10⁻¹⁴ at 2 M paths), and a trace
+/// cannot aim at random seeds.
 #[derive(Debug)]
 pub struct PathCache {
-    pub(super) ids: HashMap<Vec<u8>, i64>,
+    ids: HashMap<u64, u64>,
+    collided: HashMap<[u64; 2], i64>,
+    seeds: [foldhash::quality::RandomState; 2],
     /// The next id to give.
     pub(super) next: i64,
     pub(super) added: i64,
@@ -77,6 +90,8 @@ impl Default for PathCache {
     fn default() -> Self {
         PathCache {
             ids: HashMap::new(),
+            collided: HashMap::new(),
+            seeds: Default::default(),
             next: 1,
             added: 0,
         }
@@ -88,7 +103,37 @@ impl PathCache {
     pub fn added(&self) -> i64 {
         self.added
     }
+
+    /// The id of `path`, if it has one.
+    pub(super) fn get(&self, path: &[u8]) -> Option<i64> {
+        let [a, b] = self.hashes(path);
+        match self.ids.get(&a) {
+            Some(&v) if v & FP_MASK == b & FP_MASK => Some((v >> FP_BITS) as i64),
+            _ => self.collided.get(&[a, b]).copied(),
+        }
+    }
+
+    /// Give `path` the id `id`.
+    pub(super) fn insert(&mut self, path: &[u8], id: i64) {
+        let [a, b] = self.hashes(path);
+        let packs = (0..1 << (64 - FP_BITS)).contains(&id);
+        if packs && !self.ids.contains_key(&a) {
+            self.ids.insert(a, (id as u64) << FP_BITS | (b & FP_MASK));
+        } else {
+            self.collided.insert([a, b], id);
+        }
+    }
+
+    fn hashes(&self, path: &[u8]) -> [u64; 2] {
+        [self.seeds[0].hash_one(path), self.seeds[1].hash_one(path)]
+    }
 }
+
+/// Bits of a path's second hash kept next to its id in [`PathCache`]; ids
+/// below 2⁴⁰ pack, larger ones (never given, only read by `--append`) go
+/// to `collided`.
+const FP_BITS: u32 = 24;
+const FP_MASK: u64 = (1 << FP_BITS) - 1;
 
 /// What every row of one trace shares.
 #[derive(Debug, Clone, Copy)]
@@ -199,13 +244,13 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
 
     /// The id of `path`, adding it to the batch when it is new.
     fn intern(&mut self, path: &[u8]) -> Result<i64, T::Error> {
-        if let Some(&id) = self.paths.ids.get(path) {
+        if let Some(id) = self.paths.get(path) {
             return Ok(id);
         }
         let id = self.paths.next;
         self.paths.next += 1;
         self.paths.added += 1;
-        self.paths.ids.insert(path.to_vec(), id);
+        self.paths.insert(path, id);
         self.push(
             Table::Path,
             [("path_id", SqlValue::Int(id)), ("path", bytes(path))],
@@ -580,5 +625,39 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 ("max_dur", int(max_dur)),
             ],
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::PathCache;
+
+    #[test]
+    fn path_cache_gives_each_path_its_own_id() {
+        let mut cache = PathCache::default();
+        let paths: Vec<Vec<u8>> = (0..10_000)
+            .map(|i| format!("/usr/src/f{i}.c").into_bytes())
+            .collect();
+        for (id, p) in (1..).zip(&paths) {
+            assert_eq!(cache.get(p), None);
+            cache.insert(p, id);
+        }
+        for (id, p) in (1..).zip(&paths) {
+            assert_eq!(cache.get(p), Some(id));
+        }
+        assert_eq!(cache.get(b"/usr/src/f10000.c"), None);
+    }
+
+    #[test]
+    fn path_cache_keeps_ids_too_large_to_pack() {
+        // An --append database may hold any id; past 2^40 it cannot share
+        // a word with the hash check and is kept in full.
+        let mut cache = PathCache::default();
+        let big = 1_i64 << 50;
+        cache.insert(b"/etc/passwd", big);
+        cache.insert(b"/etc/group", 7);
+        assert_eq!(cache.get(b"/etc/passwd"), Some(big));
+        assert_eq!(cache.get(b"/etc/group"), Some(7));
+        assert_eq!(cache.collided.len(), 1);
     }
 }

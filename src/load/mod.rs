@@ -41,11 +41,10 @@ impl PathCache {
         while let Some(row) = rows.next().map_err(ctx())? {
             let id: i64 = row.get(0).map_err(ctx())?;
             cache.next = cache.next.max(id + 1);
-            let bytes = match row.get_ref(1).map_err(ctx())? {
-                ValueRef::Text(b) | ValueRef::Blob(b) => b.to_vec(),
+            match row.get_ref(1).map_err(ctx())? {
+                ValueRef::Text(b) | ValueRef::Blob(b) => cache.insert(b, id),
                 _ => continue,
-            };
-            cache.ids.insert(bytes, id);
+            }
         }
         Ok(cache)
     }

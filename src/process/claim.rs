@@ -126,7 +126,7 @@ impl Model {
         self.ctx.totals.processes += 1;
         self.ctx
             .inherited_image(&mut p, link.ts, link.image.as_ref(), sink)?;
-        self.live.insert(child, p);
+        self.live.insert(child, Box::new(p));
         self.replay(child, sink)
     }
 

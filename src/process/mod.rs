@@ -67,7 +67,9 @@ pub struct ModelOptions {
 /// The process model of one trace.
 pub struct Model {
     ctx: TraceState,
-    live: HashMap<i64, Proc>,
+    /// Live lifetimes by pid, boxed: a map of millions of processes (issue
+    /// #12) would otherwise keep room for a whole `Proc` in every free slot.
+    live: HashMap<i64, Box<Proc>>,
     held: Held,
     /// Successful posix_spawns whose child has not appeared yet.
     spawns: Vec<Spawn>,
@@ -273,7 +275,7 @@ impl Model {
         p.cwd = self.start_cwd.take();
         self.ctx.totals.processes += 1;
         self.ctx.inherited_image(&mut p, rec.ts, None, sink)?;
-        self.live.insert(pid, p);
+        self.live.insert(pid, Box::new(p));
         Ok(())
     }
 

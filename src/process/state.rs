@@ -3,6 +3,7 @@
 //! processes with their threads and pending calls.
 
 use std::collections::BTreeMap;
+use std::hash::BuildHasher;
 
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
@@ -36,8 +37,11 @@ pub struct TraceState {
     /// Fork-family calls that got no RET (lost, or cut off): their child can
     /// still be claimed by the parent's wait RET.
     pub lost_forks: Vec<ForkCall>,
-    /// Distinct absolute paths successful calls looked up, over the trace.
-    pub files: HashSet<Vec<u8>>,
+    /// Distinct absolute paths successful calls looked up, over the trace,
+    /// by [`FileKey`].
+    pub files: HashSet<FileKey>,
+    /// The seed of every [`FileKey`] of this trace.
+    file_seed: foldhash::quality::RandomState,
     /// The syscall_stat row of each syscall number, over the trace.
     pub syscalls: BTreeMap<i32, SyscallStatRow>,
     /// Issues seen per kind (to cap the rows written).
@@ -56,6 +60,7 @@ impl TraceState {
             fork_calls: Vec::new(),
             lost_forks: Vec::new(),
             files: HashSet::new(),
+            file_seed: foldhash::quality::RandomState::default(),
             syscalls: BTreeMap::new(),
             issue_counts: HashMap::new(),
         }
@@ -112,6 +117,11 @@ impl TraceState {
         Ok(())
     }
 
+    /// The key that stands for absolute path `path` in the file sets.
+    pub fn file_key(&self, path: &[u8]) -> FileKey {
+        self.file_seed.hash_one(path)
+    }
+
     /// A fresh id from `counter`.
     pub fn next(counter: &mut i64) -> i64 {
         let id = *counter;
@@ -119,6 +129,13 @@ impl TraceState {
         id
     }
 }
+
+/// A path in the file sets, which only count distinct paths: its 64-bit
+/// hash under a seed drawn per trace, not its bytes, so that millions of
+/// paths cost 8 bytes each (issue #12: 2 M distinct paths). Two paths that
+/// collide (odds about n²/2⁶⁵; a trace cannot aim at the random seed) are
+/// counted as one.
+pub type FileKey = u64;
 
 /// A fork-family or spawn call, by the process that made it.
 #[derive(Debug, Clone)]
@@ -164,7 +181,7 @@ pub struct Pending {
     /// whose effect needs it.
     pub first_path: Option<(Vec<u8>, Vec<u8>, bool)>,
     /// Absolute paths it looked up, counted as files if it succeeds.
-    pub lookups: Vec<Vec<u8>>,
+    pub lookups: Vec<FileKey>,
     /// exec argv collected from ARGS records.
     pub argv: Option<Vec<u8>>,
     /// exec environment collected from ENV records.
@@ -228,15 +245,16 @@ pub struct Proc {
     /// `exec_id` of the current image.
     pub image_id: i64,
     /// Distinct absolute paths its successful calls looked up.
-    pub files: HashSet<Vec<u8>>,
+    pub files: HashSet<FileKey>,
     /// `exit` called or killed: the lifetime ends here, or at the PROCDTOR
     /// that follows on FreeBSD.
     pub exiting: bool,
     /// PROCDTOR seen: the lifetime ends after this record.
     pub dead: bool,
     /// Mac OS X vfork: an exec completed by the parent's RET whose row waits
-    /// for the child's next record, the first to carry the new comm.
-    pub awaiting_comm: Option<AwaitingExec>,
+    /// for the child's next record, the first to carry the new comm. Boxed:
+    /// rare, and every live process would carry its room (issue #12).
+    pub awaiting_comm: Option<Box<AwaitingExec>>,
 }
 
 /// An exec row whose command name is not known yet.
@@ -333,7 +351,7 @@ impl TraceState {
         syscall: Option<&'static str>,
         dur: Option<i64>,
         succeeded: Option<bool>,
-        lookups: Vec<Vec<u8>>,
+        lookups: Vec<FileKey>,
     ) {
         let s = self.syscalls.entry(code).or_insert_with(|| SyscallStatRow {
             code,
@@ -360,6 +378,11 @@ impl TraceState {
     /// `p` ended: count its files and add them to the trace's.
     pub fn tally_process(&mut self, p: &mut Proc) {
         p.row.files = p.files.len() as i64;
+        // Merge the smaller set into the larger: one process that looked up
+        // millions of paths (issue #12) is not held twice.
+        if self.files.len() < p.files.len() {
+            std::mem::swap(&mut self.files, &mut p.files);
+        }
         self.files.extend(std::mem::take(&mut p.files));
     }
 

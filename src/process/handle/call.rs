@@ -103,11 +103,12 @@ impl TraceState {
                         image_id: p.image_id,
                     });
                 }
-                p.threads
-                    .get_mut(&key)
-                    .expect("thread exists")
-                    .pending
-                    .push(pending);
+                let th = p.threads.get_mut(&key).expect("thread exists");
+                // Almost always the only call pending on its thread: room
+                // for one, not the four of Vec's first growth (issue #12:
+                // 2 M processes each waiting in a call).
+                th.pending.reserve_exact(1);
+                th.pending.push(pending);
                 Ok(())
             }
         }

@@ -25,7 +25,7 @@ impl TraceState {
             p.image_id = id;
         }
         let Some(comm) = comm else {
-            p.awaiting_comm = Some(AwaitingExec {
+            p.awaiting_comm = Some(Box::new(AwaitingExec {
                 id,
                 seq: p.exec_seq,
                 image: p.image,
@@ -35,7 +35,7 @@ impl TraceState {
                 argv: c.argv.clone(),
                 envp: c.envp.clone(),
                 cwd: p.cwd.clone(),
-            });
+            }));
             return Ok(());
         };
         let (path, resolved) = match &c.first_path {

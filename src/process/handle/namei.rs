@@ -78,12 +78,12 @@ impl TraceState {
                 c.first_path = Some((raw.to_vec(), resolved.clone(), absolute));
             }
             if absolute {
-                c.lookups.push(resolved);
+                c.lookups.push(self.file_key(&resolved));
             }
         } else {
             p.end(End::Core, rec.ts);
             if absolute {
-                p.files.insert(resolved);
+                p.files.insert(self.file_key(&resolved));
             }
         }
         Ok(())
