@@ -156,6 +156,30 @@ pub struct ForkCall {
     pub image_id: i64,
 }
 
+impl ForkCall {
+    /// Call `call_id` (`name`) of `p`, made at `ts`/`offset` from its
+    /// current image.
+    pub fn new(p: &Proc, call_id: i64, name: &'static str, ts: i64, offset: u64) -> Self {
+        ForkCall {
+            pid: p.row.pid,
+            process_id: p.row.id,
+            call_id,
+            name,
+            ts,
+            offset,
+            image_id: p.image_id,
+        }
+    }
+
+    /// The pending call `c` of `p` (named `name` when its number is unknown).
+    pub fn of(p: &Proc, c: &Pending, name: &'static str) -> Self {
+        ForkCall {
+            image_id: c.image_id,
+            ..ForkCall::new(p, c.call_id, c.name.unwrap_or(name), c.ts, c.offset)
+        }
+    }
+}
+
 /// A call whose RET has not come yet.
 #[derive(Debug, Clone)]
 pub struct Pending {

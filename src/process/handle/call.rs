@@ -93,15 +93,9 @@ impl TraceState {
             }
             _ => {
                 if matches!(eff, Effect::Fork | Effect::Spawn) {
-                    self.fork_calls.push(ForkCall {
-                        pid,
-                        process_id: pid_row,
-                        call_id,
-                        name: name.unwrap_or("fork"),
-                        ts: rec.ts,
-                        offset: rec.offset,
-                        image_id: p.image_id,
-                    });
+                    let (ts, offset) = (rec.ts, rec.offset);
+                    let call = ForkCall::new(p, call_id, name.unwrap_or("fork"), ts, offset);
+                    self.fork_calls.push(call);
                 }
                 let th = p.threads.get_mut(&key).expect("thread exists");
                 // Almost always the only call pending on its thread: room
@@ -232,15 +226,7 @@ impl TraceState {
             .iter()
             .find(|f| f.call_id == call_id)
             .cloned()
-            .unwrap_or(ForkCall {
-                pid: p.row.pid,
-                process_id: p.row.id,
-                call_id,
-                name: "fork",
-                ts: p.row.last_ts,
-                offset: 0,
-                image_id: p.image_id,
-            })
+            .unwrap_or_else(|| ForkCall::new(p, call_id, "fork", p.row.last_ts, 0))
     }
 
     /// A RET with no CALL: expected for a forked child's first RET, the
@@ -299,15 +285,7 @@ impl TraceState {
             unpaired: Some(Unpaired::NoCall),
         })?;
         if forks && ok && !child_side && r.retval > 0 {
-            let call = ForkCall {
-                pid: p.row.pid,
-                process_id: p.row.id,
-                call_id: id,
-                name: name.unwrap_or("fork"),
-                ts: rec.ts,
-                offset: rec.offset,
-                image_id: p.image_id,
-            };
+            let call = ForkCall::new(p, id, name.unwrap_or("fork"), rec.ts, rec.offset);
             return Ok(Action::Forked {
                 child: r.retval,
                 call,
@@ -388,15 +366,7 @@ impl TraceState {
         let ret_fd = i32::try_from(ret.retval).ok();
         match c.effect {
             Effect::Fork if ret.retval > 0 => {
-                let call = ForkCall {
-                    pid: p.row.pid,
-                    process_id: p.row.id,
-                    call_id: c.call_id,
-                    name: c.name.unwrap_or("fork"),
-                    ts: c.ts,
-                    offset: c.offset,
-                    image_id: c.image_id,
-                };
+                let call = ForkCall::of(p, c, "fork");
                 return Ok(Action::Forked {
                     child: ret.retval,
                     call,
@@ -405,15 +375,7 @@ impl TraceState {
                 });
             }
             Effect::Spawn => {
-                let call = ForkCall {
-                    pid: p.row.pid,
-                    process_id: p.row.id,
-                    call_id: c.call_id,
-                    name: c.name.unwrap_or("posix_spawn"),
-                    ts: c.ts,
-                    offset: c.offset,
-                    image_id: c.image_id,
-                };
+                let call = ForkCall::of(p, c, "posix_spawn");
                 let image = c.first_path.as_ref().map(|f| (f.0.clone(), f.1.clone()));
                 return Ok(Action::Spawned {
                     call,
