@@ -11,7 +11,7 @@
 use std::io::{self, Read};
 
 use kt2sql::decode::{Abi, Decoder};
-use kt2sql::dump::{self, Format, Options};
+use kt2sql::dump::{self, DumpOptions, Format};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -29,7 +29,7 @@ fuzz_target!(|data: &[u8]| {
     for abi in abis {
         for format in [Format::Text, Format::Jsonl] {
             if let Ok(mut d) = Decoder::new(data, Some(abi), len) {
-                let opts = Options {
+                let opts = DumpOptions {
                     format,
                     pids: Vec::new(),
                     types: Vec::new(),
