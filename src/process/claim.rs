@@ -7,7 +7,7 @@
 use super::handle::{th_id, Return};
 use super::rows::{End, IssueKind, ProcessRow, Severity, Sink, Unpaired};
 use super::state::{ForkCall, Proc, TraceState};
-use super::syscall::{effect, Effect};
+use super::syscall::Effect;
 use super::{held_size, Model};
 use crate::record::{Body, Record};
 
@@ -338,13 +338,7 @@ fn spawn_child(ctx: &TraceState, first: &[Record<'_>], want: &Option<Vec<u8>>) -
     for rec in first {
         match &rec.body {
             Body::Emul(_) => continue,
-            Body::Ret(r) if r.retval == 0 => {
-                let forks = crate::tables::syscall_name(ctx.names, r.code.into())
-                    .is_some_and(|n| effect(n) == Effect::Fork);
-                if forks {
-                    return Some(false);
-                }
-            }
+            Body::Ret(r) if r.retval == 0 && ctx.is_fork(r.code) => return Some(false),
             _ => {}
         }
         return Some(comm_fits(want, &first[0].comm));

@@ -47,7 +47,6 @@ use crate::record::{Body, Record};
 use claim::{file_name, Link, Spawn};
 use handle::{th_id, Action};
 use state::{Proc, TraceState};
-use syscall::{effect, Effect};
 
 /// Bytes of records held back for pids no fork has claimed yet, in all.
 /// Past it the oldest held pid becomes a root process.
@@ -376,8 +375,7 @@ fn starts_lifetime(ctx: &TraceState, p: &Proc, rec: &Record<'_>) -> bool {
     match &rec.body {
         Body::ProcCtor { .. } | Body::Emul(_) => true,
         Body::Ret(r) => {
-            let forks = crate::tables::syscall_name(ctx.names, r.code.into())
-                .is_some_and(|n| effect(n) == Effect::Fork);
+            let forks = ctx.is_fork(r.code);
             let own = p
                 .threads
                 .get(&rec.tid.unwrap_or(0))

@@ -10,7 +10,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use super::rows::{
     End, IdBase, IssueKind, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals,
 };
-use super::syscall::Effect;
+use super::syscall::{effect, Effect};
 use crate::decode::Family;
 use crate::record::MAX_ARGS;
 use crate::tables::NameTable;
@@ -120,6 +120,12 @@ impl TraceState {
     /// The key that stands for absolute path `path` in the file sets.
     pub fn file_key(&self, path: &[u8]) -> FileKey {
         self.file_seed.hash_one(path)
+    }
+
+    /// Whether syscall number `code` is a fork-family call.
+    pub fn is_fork(&self, code: i32) -> bool {
+        crate::tables::syscall_name(self.names, code.into())
+            .is_some_and(|n| effect(n) == Effect::Fork)
     }
 
     /// A fresh id from `counter`.

@@ -242,7 +242,7 @@ impl TraceState {
     ) -> Result<Action, S::Error> {
         let tid_row = th_id(p, key);
         let name = tables::syscall_name(self.names, r.code.into());
-        let forks = name.is_some_and(|n| effect(n) == Effect::Fork);
+        let forks = self.is_fork(r.code);
         // A child-side fork RET is 0; Mac OS X's vfork child returns its own pid.
         let child_side = forks && (r.retval == 0 || r.retval == p.row.pid);
         let expected =
