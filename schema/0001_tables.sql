@@ -399,7 +399,9 @@ CREATE TABLE import_issue (
   -- missing), `parent-corrected` (a posix_spawn child re-linked by the
   -- wait that reaped it), `exec-inferred` (an exec whose
   -- RET is missing, seen from the new image), `end-inferred` (an end known
-  -- only from the parent's wait).
+  -- only from the parent's wait), `spill-failed` (the temporary file idle
+  -- processes are moved to when millions are alive could not be written,
+  -- or read back).
   kind TEXT NOT NULL,
   -- What happened, for people.
   message TEXT NOT NULL,

@@ -445,6 +445,7 @@ fn import_one(
             start_cwd: opts.start_cwd.clone(),
             keep_io_data: opts.keep_io_data,
             ids,
+            live_in_memory: None,
         },
     );
     let job = Job {

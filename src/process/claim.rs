@@ -61,7 +61,7 @@ impl Model {
         link: Link,
         sink: &mut S,
     ) -> Result<(), S::Error> {
-        if let Some(old) = self.live.get_mut(&child) {
+        if let Some(old) = self.live.get_mut(child) {
             if old.row.fork_call_id.is_some() && old.row.fork_call_id == link.call_id {
                 // Mac OS X: the vfork child that exited without exec was
                 // linked at its own `RET vfork`; this is the parent's.
@@ -69,11 +69,8 @@ impl Model {
             }
             if old.row.parent_id.is_none() && !old.exiting {
                 // Its records came first and nothing held them: adopt it.
-                let cwd = self
-                    .live
-                    .get(&link.parent_pid)
-                    .and_then(|pp| pp.cwd.clone());
-                let old = self.live.get_mut(&child).expect("live");
+                let cwd = self.live.get(link.parent_pid).and_then(|pp| pp.cwd.clone());
+                let old = self.live.get_mut(child).expect("live");
                 set_parent(&mut old.row, &link);
                 old.cwd = old.cwd.take().or(cwd);
                 return Ok(());
@@ -97,7 +94,7 @@ impl Model {
         }
         let comm = self
             .live
-            .get(&link.parent_pid)
+            .get(link.parent_pid)
             .map(|pp| pp.comm.clone())
             .unwrap_or_default();
         self.link(child, link, comm, sink)
@@ -118,7 +115,7 @@ impl Model {
             &comm,
             link.ts,
         );
-        if let Some(pp) = self.live.get(&link.parent_pid) {
+        if let Some(pp) = self.live.get(link.parent_pid) {
             p.cwd = pp.cwd.clone();
             p.fds = pp.fds.clone();
         }
@@ -189,16 +186,16 @@ impl Model {
         offset: u64,
         sink: &mut S,
     ) -> Result<(), S::Error> {
-        let Some(pp) = self.live.get(&parent) else {
+        let Some(pp) = self.live.get(parent) else {
             return Ok(());
         };
         let (parent_id, parent_image) = (pp.row.id, pp.image_id);
         let held_at = self.held.by_pid.get(&child).map(|q| (q[0].offset, q[0].ts));
-        let claimed = self.live.get(&child).map(|c| c.row.parent_id);
+        let claimed = self.live.get(child).map(|c| c.row.parent_id);
         if held_at.is_some() || claimed == Some(None) {
             // Nothing linked it: take the parent's lost fork before it, or
             // its unclaimed spawn, or hang it where it first appeared.
-            let first = held_at.or_else(|| self.live.get(&child).map(|c| (0, c.row.first_ts)));
+            let first = held_at.or_else(|| self.live.get(child).map(|c| (0, c.row.first_ts)));
             let (at, first_ts) = first.unwrap_or((offset, ts));
             let link = self.lost_link(parent, parent_id, parent_image, at, first_ts);
             let how = link.syscall.unwrap_or("fork");
@@ -210,14 +207,17 @@ impl Model {
                 let comm = if link.image.is_some() {
                     comm
                 } else {
-                    self.live[&parent].comm.clone()
+                    self.live
+                        .get(parent)
+                        .map(|p| p.comm.clone())
+                        .unwrap_or_default()
                 };
                 self.link(child, link, comm, sink)?;
-            } else if let Some(c) = self.live.get_mut(&child) {
+            } else if let Some(c) = self.live.get_mut(child) {
                 set_parent(&mut c.row, &link);
             }
         }
-        let Some(c) = self.live.get_mut(&child) else {
+        let Some(c) = self.live.get_mut(child) else {
             return Ok(());
         };
         if c.row.parent_id != Some(parent_id) {
@@ -228,7 +228,7 @@ impl Model {
                 format!("pid {child} was linked to another parent, but pid {parent}'s wait RET at offset {offset} reaped it: re-linked to pid {parent}")
             })?;
         }
-        let c = self.live.get_mut(&child).expect("live");
+        let c = self.live.get_mut(child).expect("live");
         if c.row.end_seen_by.is_none() {
             c.end(End::Wait, ts);
             let id = c.row.id;
@@ -285,13 +285,13 @@ impl Model {
     ) -> Result<(), S::Error> {
         let linked = self
             .live
-            .get(&child)
+            .get(child)
             .is_some_and(|c| c.row.fork_call_id == Some(call.call_id));
         if !linked {
             // Its `RET vfork` was not seen: the parent's RET is the edge.
             self.fork(child, Link::of(&call, ret.ts, ret.offset), sink)?;
         }
-        let Some(c) = self.live.get_mut(&child) else {
+        let Some(c) = self.live.get_mut(child) else {
             return Ok(());
         };
         let found = c.threads.iter_mut().find_map(|(&k, t)| {

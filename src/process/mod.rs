@@ -31,14 +31,16 @@
 
 mod claim;
 mod handle;
+mod live;
 pub mod path;
 pub mod rows;
+mod spill;
 mod state;
 pub mod syscall;
 
 use std::collections::VecDeque;
 
-use foldhash::{HashMap, HashMapExt};
+use foldhash::HashMap;
 
 pub use rows::*;
 
@@ -46,6 +48,7 @@ use crate::decode::Abi;
 use crate::record::{Body, Record};
 use claim::{file_name, Link, Spawn};
 use handle::{th_id, Action};
+use live::{Failure, Live};
 use state::{Proc, TraceState};
 
 /// Bytes of records held back for pids no fork has claimed yet, in all.
@@ -61,14 +64,16 @@ pub struct ModelOptions {
     pub keep_io_data: bool,
     /// First ids to assign.
     pub ids: IdBase,
+    /// Live processes kept in memory before idle ones are spilled to a
+    /// temporary file (`None`: [`live::IN_MEMORY`]).
+    pub live_in_memory: Option<usize>,
 }
 
 /// The process model of one trace.
 pub struct Model {
     ctx: TraceState,
-    /// Live lifetimes by pid, boxed: a map of millions of processes (issue
-    /// #12) would otherwise keep room for a whole `Proc` in every free slot.
-    live: HashMap<i64, Box<Proc>>,
+    /// Live lifetimes by pid.
+    live: Live,
     held: Held,
     /// Successful posix_spawns whose child has not appeared yet.
     spawns: Vec<Spawn>,
@@ -89,7 +94,7 @@ impl Model {
     pub fn new(abi: Abi, opts: ModelOptions) -> Model {
         Model {
             ctx: TraceState::new(abi.name_table(), abi.family, opts.keep_io_data, opts.ids),
-            live: HashMap::new(),
+            live: Live::new(opts.live_in_memory.unwrap_or(live::IN_MEMORY)),
             held: Held::default(),
             spawns: Vec::new(),
             start_cwd: opts.start_cwd.map(|c| path::resolve(None, &c)),
@@ -108,7 +113,29 @@ impl Model {
             return self.ctx.event_row(None, None, None, rec, sink);
         }
         self.route(rec, sink)?;
-        self.release_unclaimed(sink)
+        self.release_unclaimed(sink)?;
+        self.report_spill_failure(sink)
+    }
+
+    /// A failure of the file idle processes are spilled to, once.
+    fn report_spill_failure<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
+        let Some(f) = self.live.failure.take() else {
+            return Ok(());
+        };
+        match f {
+            Failure::Write(e) => {
+                self.ctx.issue(sink, Severity::Warning, IssueKind::SpillFailed, None, None, || {
+                    format!("idle live processes could not be written to a temporary file ({e}): they stay in memory")
+                })?;
+            }
+            Failure::Read { pid, error } => {
+                let who = pid.map_or_else(|| "a live process".to_string(), |p| format!("pid {p}"));
+                self.ctx.issue(sink, Severity::DataLoss, IssueKind::SpillFailed, None, None, || {
+                    format!("{who}: its state, written to a temporary file to save memory, could not be read back ({error}): its process row and pending calls are lost; its later records start a new lifetime")
+                })?;
+            }
+        }
+        Ok(())
     }
 
     /// The bytes from `offset` could not be used (`why`): records resumed
@@ -141,11 +168,11 @@ impl Model {
         while let Some(&pid) = self.held.order.front() {
             self.release(pid, "the trace ended", sink)?;
         }
-        let mut pids: Vec<(i64, i64)> = self.live.iter().map(|(&pid, p)| (p.row.id, pid)).collect();
-        pids.sort();
-        for (_, pid) in pids {
-            self.close(pid, Unpaired::EndOfTrace, sink)?;
+        let mut order = self.live.end_order();
+        while let Some(p) = order.next(&mut self.live) {
+            self.close_proc(p, Unpaired::EndOfTrace, sink)?;
         }
+        self.report_spill_failure(sink)?;
         self.ctx.totals.files = self.ctx.files.len() as i64;
         self.ctx.write_syscall_stats(sink)?;
         self.ctx.summarise_capped(sink)?;
@@ -158,7 +185,7 @@ impl Model {
             return self.hold(rec, sink);
         }
         let vfork_child = is_vfork_child(&self.ctx, rec);
-        if let Some(p) = self.live.get(&pid) {
+        if let Some(p) = self.live.get(pid) {
             let begins = vfork_child || (p.exiting && starts_lifetime(&self.ctx, p, rec));
             if !begins {
                 return self.apply(pid, rec, sink);
@@ -231,7 +258,7 @@ impl Model {
     }
 
     fn apply<S: Sink>(&mut self, pid: i64, rec: &Record<'_>, sink: &mut S) -> Result<(), S::Error> {
-        let p = self.live.get_mut(&pid).expect("live process");
+        let p = self.live.get_mut(pid).expect("live process");
         let action = self.ctx.apply(p, rec, sink)?;
         // FreeBSD's PROCDTOR is the last record of a lifetime: write it now,
         // so memory holds only running processes.
@@ -298,7 +325,7 @@ impl Model {
         self.ctx.issue(sink, Severity::Warning, IssueKind::UnknownParent, Some(first.offset), None, || {
             format!("pid {pid} appeared while forks were outstanding, but {why}: imported as a process already running")
         })?;
-        if self.live.contains_key(&pid) {
+        if self.live.contains(pid) {
             self.close(pid, Unpaired::ProcessGone, sink)?;
         }
         self.new_root(pid, &first, sink)?;
@@ -308,9 +335,19 @@ impl Model {
     /// End the live lifetime of `pid`: abandon its pending calls with
     /// `why` (or "process gone" if it had exited) and write its rows.
     fn close<S: Sink>(&mut self, pid: i64, why: Unpaired, sink: &mut S) -> Result<(), S::Error> {
-        let Some(mut p) = self.live.remove(&pid) else {
-            return Ok(());
-        };
+        match self.live.remove(pid) {
+            Some(p) => self.close_proc(p, why, sink),
+            None => Ok(()),
+        }
+    }
+
+    /// [`Model::close`] for a lifetime taken out of the live map.
+    fn close_proc<S: Sink>(
+        &mut self,
+        mut p: Box<Proc>,
+        why: Unpaired,
+        sink: &mut S,
+    ) -> Result<(), S::Error> {
         if p.awaiting_comm.is_some() {
             // No record of the new image followed: name it by its program.
             let comm = p.awaiting_comm.as_ref().and_then(|a| a.path.as_ref());

@@ -67,6 +67,9 @@ pub enum End {
 }
 
 impl End {
+    /// Every end, in declaration order (`End::X as usize` is its index).
+    pub const ALL: [End; 5] = [End::Exit, End::Signal, End::Core, End::Procdtor, End::Wait];
+
     /// The name stored in `process.end_seen_by`.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -383,11 +386,13 @@ pub enum IssueKind {
     ExecInferred,
     /// A process's end inferred from its parent's wait RET.
     EndInferred,
+    /// The temporary file idle live processes are spilled to failed.
+    SpillFailed,
 }
 
 impl IssueKind {
     /// Every kind, in the order the schema lists them.
-    pub const ALL: [IssueKind; 13] = [
+    pub const ALL: [IssueKind; 14] = [
         IssueKind::Empty,
         IssueKind::Skipped,
         IssueKind::Truncated,
@@ -401,6 +406,7 @@ impl IssueKind {
         IssueKind::ParentCorrected,
         IssueKind::ExecInferred,
         IssueKind::EndInferred,
+        IssueKind::SpillFailed,
     ];
 
     /// The name stored in `import_issue.kind`.
@@ -419,6 +425,7 @@ impl IssueKind {
             IssueKind::ParentCorrected => "parent-corrected",
             IssueKind::ExecInferred => "exec-inferred",
             IssueKind::EndInferred => "end-inferred",
+            IssueKind::SpillFailed => "spill-failed",
         }
     }
 }

@@ -187,7 +187,7 @@ impl ForkCall {
 }
 
 /// A call whose RET has not come yet.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
     /// Its `call_id`.
     pub call_id: i64,
@@ -237,7 +237,7 @@ impl Pending {
 }
 
 /// One thread of a live process.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Thread {
     /// `thread_id` (None where the dialect has no tids).
     pub id: Option<i64>,
@@ -254,7 +254,7 @@ pub struct Thread {
 }
 
 /// One live process lifetime.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Proc {
     /// Its row, filled as records come.
     pub row: ProcessRow,
@@ -288,7 +288,7 @@ pub struct Proc {
 }
 
 /// An exec row whose command name is not known yet.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AwaitingExec {
     /// `exec_id`.
     pub id: i64,

@@ -39,6 +39,27 @@ pub enum Effect {
     None,
 }
 
+impl Effect {
+    /// Every effect, in declaration order (`Effect::X as usize` is its index).
+    pub const ALL: [Effect; 15] = [
+        Effect::Fork,
+        Effect::Spawn,
+        Effect::Exec,
+        Effect::Exit,
+        Effect::ThreadExit,
+        Effect::Chdir,
+        Effect::Fchdir,
+        Effect::Open,
+        Effect::Dup,
+        Effect::Dup2,
+        Effect::Fcntl,
+        Effect::Close,
+        Effect::Closefrom,
+        Effect::Wait,
+        Effect::None,
+    ];
+}
+
 /// The effect of the syscall called `name`.
 pub fn effect(name: &str) -> Effect {
     match name {

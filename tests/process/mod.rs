@@ -18,6 +18,11 @@ use sink::{Collected, Rows};
 
 /// Decode a composed trace and run the model over it with the truth's start cwd.
 fn model(c: &crate::util::Composed) -> Rows {
+    model_with(c, None)
+}
+
+/// [`model`], keeping at most `live_in_memory` live processes in memory.
+fn model_with(c: &crate::util::Composed, live_in_memory: Option<usize>) -> Rows {
     let bytes = std::fs::read(&c.trace).unwrap();
     let d = decode(&bytes, None).expect("decodes");
     let cwd = c.truth["start_cwd"].as_str().unwrap().as_bytes().to_vec();
@@ -25,6 +30,7 @@ fn model(c: &crate::util::Composed) -> Rows {
         d.abi,
         ModelOptions {
             start_cwd: Some(cwd),
+            live_in_memory,
             ..ModelOptions::default()
         },
     );
@@ -179,6 +185,29 @@ fn deep_concurrent_threaded_builds_match_truth() {
                 "1",
             ],
         );
+    }
+}
+
+/// Issue #12: live processes spilled to a temporary file and read back
+/// (two kept in memory, so every build spills on each fork) give exactly
+/// the rows of a model that keeps them all.
+#[test]
+fn spilling_idle_processes_changes_no_row() {
+    crate::require_shared!(python);
+    for d in crate::util::COMPOSE_DIALECTS {
+        let c = compose(d, 5, &["--faithful", "--processes", "40", "--jobs", "8"]);
+        let kept = model(&c);
+        let spilled = model_with(&c, Some(2));
+        assert!(
+            kept.c.processes.len() > 10,
+            "{d}: a build of many processes"
+        );
+        assert_eq!(
+            format!("{:?}", spilled.c),
+            format!("{:?}", kept.c),
+            "{d}: rows"
+        );
+        assert_eq!(spilled.totals, kept.totals, "{d}: totals");
     }
 }
 
