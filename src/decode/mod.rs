@@ -289,10 +289,10 @@ impl<R: Read> Decoder<R> {
         let w = &self.src.window()[..total];
         let at_end = self.at_end();
         // Header versions whose length field sits at the same place are
-        // tested in one pass over the payload: at each byte the length
-        // field is read once, and a candidate ends at `total` when
-        // `j + size + len == total` for one of their header sizes. This runs
-        // over every byte of every GIO, so it stays a few instructions a byte.
+        // tested in one pass over the payload: a candidate at `j` ends at
+        // `total` when `j + size + len == total` for one of their header
+        // sizes. This runs over every byte of every GIO, so most bytes are
+        // passed over eight at a time (below).
         let mut groups: Vec<(Field, Vec<usize>)> = Vec::with_capacity(3);
         for l in (0..3).filter_map(|v| self.layouts.get(v)) {
             match groups.iter_mut().find(|(f, _)| *f == l.len) {
@@ -309,10 +309,11 @@ impl<R: Read> Decoder<R> {
             if last < from {
                 continue;
             }
-            // The length fields of every candidate, as one slice walked
-            // by `windows` (no bounds check per byte).
+            // The length fields of every candidate, one slice.
             let fields = &w[from + off..last + off + width];
-            let hit = fields.windows(width).enumerate().find_map(|(k, f)| {
+            let candidates = last - from + 1;
+            let test = |k: usize| {
+                let f = &fields[k..k + width];
                 let len = match (big, f) {
                     (false, &[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
                     (true, &[a, b, c, d]) => u64::from(u32::from_be_bytes([a, b, c, d])),
@@ -323,9 +324,32 @@ impl<R: Read> Decoder<R> {
                 // Most bytes stop here: the length runs past the record.
                 let size = (total - j).checked_sub(usize::try_from(len).ok()?)?;
                 (sizes.contains(&size) && self.run_fits(j, at_end, 1, &|_| true)).then_some(j)
-            });
-            if hit.is_some() {
-                return hit;
+            };
+            // A candidate's length is below `total`: under 2^24, the byte
+            // holding its bits 24..31 is 0. Eight candidates at a time,
+            // only those whose such byte may be 0 get the length test.
+            let high = if big { width - 4 } else { 3 };
+            let mut k = 0;
+            while k < candidates {
+                if total < 1 << 24 && k + 8 <= candidates {
+                    let word = &fields[k + high..k + high + 8];
+                    let mut zeros =
+                        zero_bytes(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+                    while zeros != 0 {
+                        let hit = test(k + (zeros.trailing_zeros() / 8) as usize);
+                        if hit.is_some() {
+                            return hit;
+                        }
+                        zeros &= zeros - 1;
+                    }
+                    k += 8;
+                    continue;
+                }
+                let hit = test(k);
+                if hit.is_some() {
+                    return hit;
+                }
+                k += 1;
             }
         }
         None
@@ -466,5 +490,36 @@ fn truncated(need: u64, have: u64) -> DecodeErrorKind {
         },
         need,
         have,
+    }
+}
+
+/// The top bit of each byte of `w` that may be 0: every 0 byte is marked
+/// (a 1 byte just above a 0 may be too). The classic bit trick:
+/// subtracting 1 from each byte borrows into its top bit only from a 0.
+fn zero_bytes(w: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const TOPS: u64 = 0x8080_8080_8080_8080;
+    w.wrapping_sub(ONES) & !w & TOPS
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Every 0 byte is marked, and only 0 bytes or a 1 just above a 0.
+        #[test]
+        fn zero_bytes_marks_every_zero(bytes in proptest::array::uniform8(prop_oneof![Just(0u8), Just(1u8), any::<u8>()])) {
+            let marks = super::zero_bytes(u64::from_le_bytes(bytes));
+            for (i, &b) in bytes.iter().enumerate() {
+                let marked = marks >> (8 * i + 7) & 1 == 1;
+                if b == 0 {
+                    prop_assert!(marked, "byte {i} of {bytes:?}");
+                }
+                if marked {
+                    prop_assert!(b == 0 || (b == 1 && bytes[..i].contains(&0)), "byte {i} of {bytes:?}");
+                }
+            }
+        }
     }
 }
