@@ -551,5 +551,30 @@ mod tests {
             fbsd("socket", &[28, 1, 0]),
             "socket(PF_INET6,0x1<SOCK_STREAM>,0)"
         );
+        // OpenBSD: O_CLOEXEC is 0x10000, SOCK_CLOEXEC 0x8000, PF_INET6 24.
+        let obsd = |n: &str, a: &[u64]| call(NameTable::OpenBsd, n, a, Width::W64, false);
+        assert_eq!(
+            obsd("open", &[0x1000, 0x10000]),
+            "open(0x1000,0x10000<O_RDONLY|O_CLOEXEC>)"
+        );
+        assert_eq!(
+            obsd("socket", &[24, 0x8001, 0]),
+            "socket(PF_INET6,0x8001<SOCK_STREAM|SOCK_CLOEXEC>,0)"
+        );
+        assert_eq!(
+            obsd("mmap", &[0, 0x4000, 0, 0x1002, u64::MAX, 0]),
+            "mmap(0,0x4000,0<PROT_NONE>,0x1002<MAP_PRIVATE|MAP_ANON>,0xffffffffffffffff,0)"
+        );
+        // NetBSD has no generated constants yet: numbers only.
+        assert_eq!(
+            call(
+                NameTable::NetBsd,
+                "open",
+                &[0x1000, 0x601, 0o644],
+                Width::W64,
+                false
+            ),
+            "open(0x1000,0x601,0x1a4)"
+        );
     }
 }

@@ -16,6 +16,7 @@ use super::NameTable;
 
 mod darwin;
 mod freebsd;
+mod openbsd;
 
 /// `(name, value)` pairs in header order.
 pub type Names = &'static [(&'static str, i64)];
@@ -57,7 +58,8 @@ pub struct ArgTables {
 pub fn for_table(table: NameTable) -> Option<&'static ArgTables> {
     match table {
         NameTable::FreeBsd => Some(&freebsd::ARGS),
+        NameTable::OpenBsd | NameTable::OpenBsdPre55 => Some(&openbsd::ARGS),
         NameTable::Darwin => Some(&darwin::ARGS),
-        NameTable::NetBsd | NameTable::OpenBsd | NameTable::OpenBsdPre55 => None,
+        NameTable::NetBsd => None,
     }
 }
