@@ -22,10 +22,14 @@ with one value is the one printed, as in kdump's own generated tables):
     access          F_OK R_OK W_OK X_OK   of unistd
     at_fdcwd        AT_FDCWD          of fcntl
     mmap_prot       PROT_*            of mman, hex literals
-    mmap_flags      MAP_*             of mman, hex literals (no *RESERVED*)
+    mmap_flags      MAP_*             of mman, hex literals (no *RESERVED*,
+                                      no *MASK*)
+    map_alignment_shift, map_aligned  MAP_ALIGNMENT_SHIFT and the names
+                                      defined as MAP_ALIGNED(n), of mman
     fcntl_cmds      F_*               of fcntl, decimal literals, lock
                                       types (F_RDLCK F_UNLCK F_WRLCK
-                                      F_UNLCKSYS F_CANCEL) left out
+                                      F_UNLCKSYS F_CANCEL, NetBSD F_PARAM_MAX)
+                                      left out
     fd_flags        FD_CLOEXEC        of fcntl
     whence          SEEK_*            of unistd
     wait_options    W[A-Z]*           of wait, literals (not WCOREFLAG)
@@ -160,7 +164,7 @@ def main(argv):
         ("mmap_flags", [(n, v) for n, v in pick(mman, r"MAP_[A-Z0-9_]+", ("hex",))
                         if "RESERVED" not in n and "MASK" not in n]),
         ("fcntl_cmds", pick(fcntl, r"F_[A-Z0-9_]+", ("oct", "dec"),
-                            ("F_RDLCK", "F_UNLCK", "F_WRLCK", "F_UNLCKSYS", "F_CANCEL", "F_OK"))),
+                            ("F_RDLCK", "F_UNLCK", "F_WRLCK", "F_UNLCKSYS", "F_CANCEL", "F_OK", "F_PARAM_MAX"))),
         ("fd_flags", pick(fcntl, r"FD_CLOEXEC", ("hex", "oct", "dec"))),
         ("whence", pick(unistd, r"SEEK_[A-Z]+", ("oct", "dec"))),
         ("wait_options", pick(wait, r"W[A-Z]+", ("hex", "oct", "dec"), ("WCOREFLAG",))),
@@ -176,6 +180,11 @@ def main(argv):
         if not names and ident != "socket_flags":
             sys.exit("gen_args.py: no %s found" % ident)
     at_fdcwd = one(fcntl, "AT_FDCWD")
+    # MAP_ALIGNED(n) is n << MAP_ALIGNMENT_SHIFT; names given to one n
+    # (FreeBSD's MAP_ALIGNED_SUPER, NetBSD's MAP_ALIGNMENT_64KB) are kept.
+    align_shift = one(mman, "MAP_ALIGNMENT_SHIFT")
+    aligned = [(n, int(m.group(1))) for n, v in mman
+               for m in [re.match(r"^MAP_ALIGNED\((\d+)\)$", v)] if m]
     out = ["//! Generated argument constants for the `%s` dialect -- do not edit.\n//!\n"
            % a.dialect, "//! Upstream inputs:\n"]
     out += ["//! - %s\n" % o for o in a.origin]
@@ -190,7 +199,12 @@ def main(argv):
         out.append(rust_names(ident, names))
     # Systems older than the *at calls (Mac OS X 10.4) have none.
     out.append("    at_fdcwd: %s,\n" % ("None" if at_fdcwd is None else "Some(%d)" % at_fdcwd))
-    for ident, names in tables[3:]:
+    for ident, names in tables[3:5]:
+        out.append(rust_names(ident, names))
+    out.append("    map_alignment_shift: %s,\n"
+               % ("None" if align_shift is None else "Some(%d)" % align_shift))
+    out.append(rust_names("map_aligned", aligned))
+    for ident, names in tables[5:]:
         out.append(rust_names(ident, names))
     out.append("};\n")
     sys.stdout.write("".join(out))

@@ -127,7 +127,7 @@ pub fn translate(table: NameTable, name: &str, w: &mut Words<'_>, out: &mut Stri
             w.named(out, |v, _, o| filemode(t, v, o));
         }
         "umask" => w.named(out, |v, _, o| filemode(t, v, o)),
-        "wait4" => {
+        "wait4" | "__wait450" => {
             w.number(out);
             w.number(out);
             w.named(out, |v, _, o| mask0(t.wait_options, v, o));
@@ -146,7 +146,7 @@ pub fn translate(table: NameTable, name: &str, w: &mut Words<'_>, out: &mut Stri
             w.number(out);
             w.number(out);
             w.named(out, |v, _, o| mask(t.mmap_prot, v, o));
-            w.named(out, |v, _, o| mask(t.mmap_flags, v, o));
+            w.named(out, |v, _, o| mmap_flags(t, v, o));
         }
         "mprotect" => {
             w.number(out);
@@ -218,6 +218,35 @@ fn mask(names: Names, v: i32, out: &mut String) {
     super::text::hexarg(u64::from(v), out);
     out.push('<');
     let rem = mask_names(names, v, &mut false, out);
+    out.push('>');
+    if rem != 0 {
+        let _ = write!(out, "<invalid>{rem}");
+    }
+}
+
+/// mmap flags: a mask, then the alignment bits as `MAP_ALIGNED(n)` (or
+/// the name the header gives that n), as FreeBSD's sysdecode prints them.
+fn mmap_flags(t: &ArgTables, v: i32, out: &mut String) {
+    let Some(shift) = t.map_alignment_shift.and_then(|s| u32::try_from(s).ok()) else {
+        return mask(t.mmap_flags, v, out);
+    };
+    let v = v as u32;
+    let align = v.checked_shr(shift).unwrap_or(0);
+    super::text::hexarg(u64::from(v), out);
+    out.push('<');
+    let mut printed = false;
+    let rem = mask_names(t.mmap_flags, v & !(align << shift), &mut printed, out);
+    if align != 0 {
+        if printed {
+            out.push('|');
+        }
+        match t.map_aligned.iter().find(|&&(_, n)| n == i64::from(align)) {
+            Some((name, _)) => out.push_str(name),
+            None => {
+                let _ = write!(out, "MAP_ALIGNED({align})");
+            }
+        }
+    }
     out.push('>');
     if rem != 0 {
         let _ = write!(out, "<invalid>{rem}");
@@ -461,6 +490,14 @@ mod tests {
             "mmap(0,0x21000,0x3<PROT_READ|PROT_WRITE>,0x1002<MAP_PRIVATE|MAP_ANON>,0xffffffffffffffff,0)"
         );
         assert_eq!(
+            fbsd("mmap", &[0, 0x200000, 3, 0x1500_1002, u64::MAX, 0]),
+            "mmap(0,0x200000,0x3<PROT_READ|PROT_WRITE>,0x15001002<MAP_PRIVATE|MAP_ANON|MAP_ALIGNED(21)>,0xffffffffffffffff,0)"
+        );
+        assert_eq!(
+            fbsd("mmap", &[0, 0x200000, 3, 0x0100_1002, u64::MAX, 0]),
+            "mmap(0,0x200000,0x3<PROT_READ|PROT_WRITE>,0x1001002<MAP_PRIVATE|MAP_ANON|MAP_ALIGNED_SUPER>,0xffffffffffffffff,0)"
+        );
+        assert_eq!(
             fbsd("mprotect", &[0x1000, 0x1000, 0]),
             "mprotect(0x1000,0x1000,0<PROT_NONE>)"
         );
@@ -565,16 +602,15 @@ mod tests {
             obsd("mmap", &[0, 0x4000, 0, 0x1002, u64::MAX, 0]),
             "mmap(0,0x4000,0<PROT_NONE>,0x1002<MAP_PRIVATE|MAP_ANON>,0xffffffffffffffff,0)"
         );
-        // NetBSD has no generated constants yet: numbers only.
+        // NetBSD: O_CLOEXEC 0x400000, WCONTINUED 0x10, wait4 is __wait450.
+        let nbsd = |n: &str, a: &[u64]| call(NameTable::NetBsd, n, a, Width::W64, false);
         assert_eq!(
-            call(
-                NameTable::NetBsd,
-                "open",
-                &[0x1000, 0x601, 0o644],
-                Width::W64,
-                false
-            ),
-            "open(0x1000,0x601,0x1a4)"
+            nbsd("open", &[0x1000, 0x400000, 0]),
+            "open(0x1000,0x400000<O_RDONLY|O_CLOEXEC>)"
+        );
+        assert_eq!(
+            nbsd("__wait450", &[1, 0, 0x11, 0]),
+            "__wait450(0x1,0,0x11<WNOHANG|WCONTINUED>,0)"
         );
     }
 }

@@ -70,6 +70,8 @@ pub(super) static ARGS: ArgTables = ArgTables {
         ("MAP_FILE", 0),
         ("MAP_ANON", 4096),
     ],
+    map_alignment_shift: None,
+    map_aligned: &[],
     fcntl_cmds: &[
         ("F_DUPFD", 0),
         ("F_GETFD", 1),

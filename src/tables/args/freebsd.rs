@@ -89,6 +89,8 @@ pub(super) static ARGS: ArgTables = ArgTables {
         ("MAP_PREFAULT_READ", 262144),
         ("MAP_32BIT", 524288),
     ],
+    map_alignment_shift: Some(24),
+    map_aligned: &[("MAP_ALIGNED_SUPER", 1)],
     fcntl_cmds: &[
         ("F_DUPFD", 0),
         ("F_GETFD", 1),

@@ -76,6 +76,8 @@ pub(super) static ARGS: ArgTables = ArgTables {
         ("MAP_STACK", 16384),
         ("MAP_CONCEAL", 32768),
     ],
+    map_alignment_shift: None,
+    map_aligned: &[],
     fcntl_cmds: &[
         ("F_DUPFD", 0),
         ("F_GETFD", 1),
