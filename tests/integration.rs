@@ -14,5 +14,7 @@ mod load;
 mod robust;
 // Documentation: README covers the schema and commands; the example trace is current.
 mod docs;
+// `kt2sql dump` as kdump (issue #14): options, golden layout, -l, cross-hints.
+mod dump;
 // Reports (issue #4): tree/files against ktcompose truth, golden output, queries in the sqlite3 shell, safe output.
 mod report;

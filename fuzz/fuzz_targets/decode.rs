@@ -31,8 +31,7 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(mut d) = Decoder::new(data, Some(abi), len) {
                 let opts = DumpOptions {
                     format,
-                    pids: Vec::new(),
-                    types: Vec::new(),
+                    ..DumpOptions::default()
                 };
                 let _ = dump::dump(&mut d, &mut io::sink(), &opts);
             }

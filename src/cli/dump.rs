@@ -1,45 +1,136 @@
-//! `kt2sql dump`: decode a trace and print it, or summarise it with `--info`.
+//! `kt2sql dump`: decode a trace and print it as kdump(1) would (its
+//! options, [`DumpArgs`]), follow a growing one (`-l`), or summarise it
+//! with `--info`.
 
-use std::io::{self, Write};
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::Ordering;
 
-use kt2sql::decode::Decoder;
-use kt2sql::dump::{self, DumpOptions, Format};
+use kt2sql::decode::{DecodeErrorKind, Decoder};
+use kt2sql::dump::follow::Follow;
+use kt2sql::dump::text::TextOptions;
+use kt2sql::dump::{self, points, DumpOptions, Format};
 
 use super::anyhow_lite::Result;
 use super::{DumpArgs, DumpFormat};
 
 pub fn run(args: DumpArgs) -> Result<ExitCode> {
-    let mut dec = Decoder::open(&args.trace, args.dialect)?;
+    let trace = trace_path(&args)?;
+    refuse_database(&trace)?;
+    let opts = options(&args)?;
     // Shown escaped, never raw.
-    let path = kt2sql::text::path(&args.trace);
+    let path = kt2sql::text::path(&trace);
     let stdout = io::stdout();
     let mut out = io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let err = if args.info {
-        let info = dump::info(&mut dec);
-        let size = match std::fs::metadata(&args.trace) {
-            Ok(m) if m.is_file() => m.len(),
-            _ => info.bytes, // a pipe: what it held
-        };
-        out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
-        info.error
-    } else {
-        let opts = DumpOptions {
-            format: match args.format {
-                DumpFormat::Text => Format::Text,
-                DumpFormat::Jsonl => Format::Jsonl,
-            },
-            pids: args.pid,
-            types: args.types.iter().map(|t| t.trim().to_uppercase()).collect(),
-        };
+    let mut stopped = None;
+    let err = if args.follow && !args.info {
+        let file = File::open(&trace).map_err(|e| format!("{path}: {e}"))?;
+        let follow = Follow::new(file);
+        let (start, stop) = (follow.following(), follow.stop());
+        let mut dec =
+            Decoder::new(follow, args.dialect, None).map_err(|source| kt2sql::Error::Decode {
+                path: trace.clone(),
+                source,
+            })?;
+        start.store(true, Ordering::SeqCst);
+        dec.rearm();
+        let on_signal = stop.clone();
+        ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst))
+            .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+        stopped = Some(stop);
         dump::dump(&mut dec, &mut out, &opts)?
+    } else {
+        let mut dec = Decoder::open(&trace, args.dialect)?;
+        if args.info {
+            let info = dump::info(&mut dec);
+            let size = match std::fs::metadata(&trace) {
+                Ok(m) if m.is_file() => m.len(),
+                _ => info.bytes, // a pipe: what it held
+            };
+            out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
+            info.error
+        } else {
+            dump::dump(&mut dec, &mut out, &opts)?
+        }
     };
     out.flush()?;
     match err {
+        // Ctrl-C while a record was still being written: not damage.
+        Some(e)
+            if matches!(e.kind, DecodeErrorKind::Truncated { .. })
+                && stopped.is_some_and(|s| s.load(Ordering::SeqCst)) =>
+        {
+            Ok(ExitCode::SUCCESS)
+        }
         None => Ok(ExitCode::SUCCESS),
         Some(e) => {
             eprintln!("kt2sql: warning: {path}: {e}");
             Ok(ExitCode::from(1))
         }
     }
+}
+
+/// `-f FILE` or the positional TRACE (not both), else kdump's `ktrace.out`.
+fn trace_path(args: &DumpArgs) -> Result<PathBuf> {
+    match (&args.trace, &args.file) {
+        (Some(a), Some(b)) if a != b => Err(format!(
+            "two traces given ({} and -f {}): dump reads one",
+            kt2sql::text::path(a),
+            kt2sql::text::path(b)
+        )
+        .into()),
+        (Some(p), _) | (None, Some(p)) => Ok(p.clone()),
+        (None, None) => Ok(PathBuf::from("ktrace.out")),
+    }
+}
+
+/// A kt2sql database is not a trace: say what it is and what reads it.
+fn refuse_database(trace: &Path) -> Result<()> {
+    let mut magic = [0u8; 16];
+    let n = File::open(trace)
+        .and_then(|mut f| f.read(&mut magic))
+        .unwrap_or(0);
+    if n == 16 && &magic == b"SQLite format 3\0" {
+        let p = kt2sql::text::path(trace);
+        return Err(format!(
+            "{p}: this is a kt2sql database (SQLite), not a ktrace file: \
+             read it with `kt2sql tree|files|stats|sql {p}`"
+        )
+        .into());
+    }
+    Ok(())
+}
+
+fn options(args: &DumpArgs) -> Result<DumpOptions> {
+    let types = if args.types.is_empty() {
+        None
+    } else {
+        let mut all = Vec::new();
+        for t in &args.types {
+            all.extend(points::parse(t)?);
+        }
+        Some(all)
+    };
+    Ok(DumpOptions {
+        format: match args.format {
+            DumpFormat::Text => Format::Text,
+            DumpFormat::Jsonl => Format::Jsonl,
+        },
+        pids: args.pid.clone(),
+        types,
+        text: TextOptions {
+            threads: args.threads,
+            absolute: args.absolute,
+            elapsed: args.elapsed,
+            relative: args.relative,
+            decimal: args.decimal,
+            raw: args.raw,
+            syscall_numbers: args.syscall_numbers,
+            no_data: args.no_data,
+            max_data: args.max_data.unwrap_or(0),
+        },
+        flush_each: args.follow,
+    })
 }

@@ -26,7 +26,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Print the records of a trace as text (kdump -H -T columns) or JSON Lines.
+    /// Print the records of a trace as kdump(1) does (kdump's options), or
+    /// as JSON Lines.
     Dump(DumpArgs),
     /// Import ktrace.out files into an SQLite database (the default:
     /// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`).
@@ -48,24 +49,59 @@ pub enum Command {
     Schema(sql::SchemaArgs),
 }
 
-/// `kt2sql dump`.
+/// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "TRSTR is ktrace's letters (c calls and returns, n namei, i I/O, \
+s signals, u utrace, w context switches, t structs, x exec args, e exec env or emulation, \
+f page faults, p capability/pledge failures, y sysctl, + the default set) or type names \
+(CALL,RET,NAMI,...). Ctrl-C ends -l."
+)]
 pub struct DumpArgs {
-    /// The ktrace.out file.
-    pub trace: PathBuf,
+    /// The ktrace.out file (the same as -f).
+    pub trace: Option<PathBuf>,
+    /// The ktrace.out file [default: ktrace.out].
+    #[arg(short = 'f', value_name = "FILE")]
+    pub file: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
     pub format: DumpFormat,
+    /// Numbers in decimal instead of hex.
+    #[arg(short = 'd')]
+    pub decimal: bool,
+    /// Time since the first record, before the type.
+    #[arg(short = 'E')]
+    pub elapsed: bool,
+    /// A thread id column after the pid.
+    #[arg(short = 'H')]
+    pub threads: bool,
+    /// Keep reading the file as it grows (until Ctrl-C).
+    #[arg(short = 'l')]
+    pub follow: bool,
+    /// Show at most MAX bytes of each I/O record's data.
+    #[arg(short = 'm', value_name = "MAX")]
+    pub max_data: Option<usize>,
+    /// No translations: flags, modes and errno as bare numbers.
+    #[arg(short = 'n')]
+    pub raw: bool,
     /// Only records whose pid or tid is N (repeatable, or comma-separated).
     #[arg(long, short = 'p', value_name = "N", value_delimiter = ',')]
     pub pid: Vec<i64>,
-    /// Only these record types, e.g. CALL,RET,NAMI.
-    #[arg(
-        long = "type",
-        short = 't',
-        value_name = "TYPES",
-        value_delimiter = ','
-    )]
+    /// Time since the previous record, before the type.
+    #[arg(short = 'R')]
+    pub relative: bool,
+    /// No I/O data.
+    #[arg(short = 's')]
+    pub no_data: bool,
+    /// The syscall number after its name: open[5].
+    #[arg(short = 'S')]
+    pub syscall_numbers: bool,
+    /// Absolute time of each record, before the type.
+    #[arg(short = 'T')]
+    pub absolute: bool,
+    /// Only these trace points: ktrace's letters (-t cn) or type names
+    /// (-t CALL,RET); see below.
+    #[arg(long = "type", short = 't', value_name = "TRSTR")]
     pub types: Vec<String>,
     /// Summarise the file instead: dialect, header version, word size,
     /// byte order, records by type, time span.

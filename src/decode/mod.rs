@@ -116,6 +116,13 @@ impl<R: Read> Decoder<R> {
         self.abi
     }
 
+    /// Read the input again where it ended: for a reader that ended once
+    /// (while the dialect was detected from what a growing file held) and
+    /// now waits for more instead (`dump -l`). Only before the first record.
+    pub fn rearm(&mut self) {
+        self.src.rearm();
+    }
+
     /// Bytes consumed so far (the offset of the next record).
     pub fn offset(&self) -> u64 {
         self.src.offset()

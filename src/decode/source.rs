@@ -108,7 +108,12 @@ impl<R: Read> Source<R> {
         true
     }
 
-    /// Whether the reader has reported its end.
+    /// Forget that the reader ended: the next fill reads it again.
+    pub(crate) fn rearm(&mut self) {
+        self.eof = false;
+    }
+
+    /// Whether the reader has ended (read returned 0).
     pub(crate) fn at_eof(&self) -> bool {
         self.eof
     }

@@ -1,8 +1,14 @@
 //! dump: records → text, for `kt2sql dump`. Streams a decoder's records to
-//! a writer as kdump-style text or JSON Lines, filtered by pid/tid and type,
-//! or summarises the whole file (`--info`). Knows nothing of SQLite.
+//! a writer as kdump(1) text or JSON Lines, filtered by pid/tid and type
+//! (ktrace's trace points, [`points`]), optionally following a file that
+//! is still being written ([`follow`]), or summarises the whole file
+//! (`--info`). Knows nothing of SQLite.
 
+pub mod args;
+pub mod data;
+pub mod follow;
 pub mod json;
+pub mod points;
 pub mod text;
 
 use std::collections::BTreeMap;
@@ -27,8 +33,24 @@ pub struct DumpOptions {
     pub format: Format,
     /// Keep records whose pid or tid is one of these (empty: all).
     pub pids: Vec<i64>,
-    /// Keep records with these type labels, upper case (empty: all).
-    pub types: Vec<String>,
+    /// Keep records with these type labels ([`points::parse`]); `None`: all.
+    pub types: Option<Vec<&'static str>>,
+    /// How text lines look (kdump's options).
+    pub text: text::TextOptions,
+    /// Write out every record as soon as it is decoded (`-l`).
+    pub flush_each: bool,
+}
+
+impl Default for DumpOptions {
+    fn default() -> Self {
+        DumpOptions {
+            format: Format::Text,
+            pids: Vec::new(),
+            types: None,
+            text: text::TextOptions::default(),
+            flush_each: false,
+        }
+    }
 }
 
 impl DumpOptions {
@@ -36,7 +58,10 @@ impl DumpOptions {
         (self.pids.is_empty()
             || self.pids.contains(&r.pid)
             || r.tid.is_some_and(|t| self.pids.contains(&t)))
-            && (self.types.is_empty() || self.types.iter().any(|t| t == r.body.label()))
+            && self
+                .types
+                .as_ref()
+                .is_none_or(|t| t.contains(&r.body.label()))
     }
 }
 
@@ -48,7 +73,7 @@ pub fn dump<R: Read>(
     opts: &DumpOptions,
 ) -> io::Result<Option<DecodeError>> {
     let abi = dec.abi();
-    let fmt = text::TextFormatter::new(abi);
+    let mut fmt = text::TextFormatter::new(abi, opts.text);
     let names = abi.name_table();
     let mut buf = String::with_capacity(1 << 16);
     loop {
@@ -67,9 +92,12 @@ pub fn dump<R: Read>(
             Format::Text => fmt.record(&rec, &mut buf),
             Format::Jsonl => json::record(&rec, names, &mut buf),
         }
-        if buf.len() >= 1 << 16 {
+        if buf.len() >= 1 << 16 || opts.flush_each {
             out.write_all(buf.as_bytes())?;
             buf.clear();
+            if opts.flush_each {
+                out.flush()?;
+            }
         }
     }
     out.write_all(buf.as_bytes())?;

@@ -1,69 +1,122 @@
-//! One record as a kdump-style text line (`kdump -H -T` columns): pid, tid,
-//! command, absolute time, type label, decoded body. Every recorded string
-//! is escaped with [`crate::text`]. Continuation lines (I/O data, exec
-//! arguments) start with whitespace, as kdump's do.
+//! One record as kdump prints it: `PID [TID] COMM [TIMES] TYPE  body`
+//! with the columns and number formats of FreeBSD's kdump(1) and the
+//! options that shape them ([`TextOptions`]: `-H -T -E -R -d -n -S -s -m`).
+//! Arguments are translated as kdump does by default ([`super::args`]).
+//! Every recorded string is escaped with [`crate::text`]; continuation
+//! lines (I/O data, exec arguments) start with whitespace, as kdump's do.
 
 use std::fmt::Write as _;
 
-use crate::decode::abi::{Abi, TimeUnit};
+use crate::decode::abi::{Abi, TimeUnit, Width};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
 use crate::tables::{self, NameTable};
 use crate::text::{quoted, vis};
 
-/// Formats records of one trace.
+use super::{args, data};
+
+/// kdump's options that change the text of a record.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TextOptions {
+    /// `-H`: a thread id column after the pid.
+    pub threads: bool,
+    /// `-T`: absolute time of each record.
+    pub absolute: bool,
+    /// `-E`: time since the first record.
+    pub elapsed: bool,
+    /// `-R`: time since the previous record.
+    pub relative: bool,
+    /// `-d`: numbers in decimal.
+    pub decimal: bool,
+    /// `-n`: no translations (flags, errno text, names of constants).
+    pub raw: bool,
+    /// `-S`: the syscall number after its name.
+    pub syscall_numbers: bool,
+    /// `-s`: no I/O data.
+    pub no_data: bool,
+    /// `-m MAX`: at most this many bytes of I/O data (0: all).
+    pub max_data: usize,
+}
+
+/// Formats records of one trace (keeps the times `-E` and `-R` count from).
 pub struct TextFormatter {
     abi: Abi,
     names: NameTable,
+    opts: TextOptions,
+    first_ts: Option<i64>,
+    prev_ts: Option<i64>,
 }
-
-/// Bytes of I/O data shown per GIO record before "…".
-const GIO_SHOW: usize = 4096;
 
 impl TextFormatter {
     /// A formatter for records of `abi`.
-    pub fn new(abi: Abi) -> Self {
+    pub fn new(abi: Abi, opts: TextOptions) -> Self {
         TextFormatter {
             abi,
             names: abi.name_table(),
+            opts,
+            first_ts: None,
+            prev_ts: None,
         }
     }
 
-    /// The syscall name, or `#N` when the table has none.
+    /// The syscall name (`name[N]` with `-S`), or `[N]` when the table has none.
     pub fn syscall(&self, code: i32) -> String {
         match tables::syscall_name(self.names, code.into()) {
+            Some(n) if self.opts.syscall_numbers => format!("{n}[{code}]"),
             Some(n) => n.to_string(),
-            None => format!("#{code}"),
+            None => format!("[{code}]"),
         }
     }
 
     /// Append the line(s) for `r` to `out`, each ending in a newline.
-    pub fn record(&self, r: &Record<'_>, out: &mut String) {
-        let unit = self
-            .abi
-            .layout(r.version.into())
-            .map_or(TimeUnit::Nano, |l| l.unit);
-        let prefix = format!(
-            "{:>6} {:>6} {:<8} {} ",
-            r.pid,
-            r.tid.unwrap_or(0),
-            vis(&r.comm),
-            timestamp(r.ts, unit)
-        );
+    /// Process constructor/destructor records print nothing, as in kdump.
+    pub fn record(&mut self, r: &Record<'_>, out: &mut String) {
+        let who = if self.opts.threads {
+            let tid = r.tid.filter(|&t| t > 0).unwrap_or(0);
+            format!("{:>6} {:>6} {:<8} ", r.pid, tid, vis(&r.comm))
+        } else {
+            format!("{:>6} {:<8} ", r.pid, vis(&r.comm))
+        };
         if r.dropped {
-            let _ = writeln!(out, "{prefix}Events dropped.");
+            let _ = writeln!(out, "{who}Events dropped.");
         }
+        if matches!(r.body, Body::ProcCtor { .. } | Body::ProcDtor) {
+            return;
+        }
+        out.push_str(&who);
+        self.times(r, out);
         let label = match &r.body {
             Body::Unknown { typ, .. } => format!("UNKNOWN({typ})"),
             b => b.label().to_string(),
         };
-        let _ = write!(out, "{prefix}{label:<4}  ");
+        let _ = write!(out, "{label:<4}  ");
         self.body(&r.body, out);
-        out.push('\n');
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+    }
+
+    /// kdump's `-T`, `-E`, `-R` columns, in that order.
+    fn times(&mut self, r: &Record<'_>, out: &mut String) {
+        let unit = self
+            .abi
+            .layout(r.version.into())
+            .map_or(TimeUnit::Nano, |l| l.unit);
+        let first = *self.first_ts.get_or_insert(r.ts);
+        let prev = self.prev_ts.replace(r.ts).unwrap_or(r.ts);
+        if self.opts.absolute {
+            let _ = write!(out, "{} ", timestamp(r.ts, unit));
+        }
+        if self.opts.elapsed {
+            let _ = write!(out, "{} ", span(i128::from(r.ts) - i128::from(first), unit));
+        }
+        if self.opts.relative {
+            let _ = write!(out, "{} ", span(i128::from(r.ts) - i128::from(prev), unit));
+        }
     }
 
     fn body(&self, body: &Body<'_>, out: &mut String) {
         match body {
-            Body::Start => {}
+            Body::Start | Body::ProcCtor { .. } | Body::ProcDtor => {}
             Body::Call(c) => self.call(c, out),
             Body::Ret(r) => self.ret(r, out),
             Body::Namei(p) | Body::Emul(p) | Body::Sysctl(p) => out.push_str(&quoted(p)),
@@ -74,8 +127,14 @@ impl TextFormatter {
                     IoDir::Other(n) => format!("rw={n}"),
                 };
                 let n = g.data.len();
-                let _ = write!(out, "fd {} {dir} {n} byte{}", g.fd, plural(n));
-                data_block(&g.data, out);
+                let _ = writeln!(out, "fd {} {dir} {n} byte{}", g.fd, plural(n));
+                if !self.opts.no_data {
+                    let max = match self.opts.max_data {
+                        0 => n,
+                        m => m.min(n),
+                    };
+                    data::block(&g.data[..max], out);
+                }
             }
             Body::Psig(p) => self.psig(p, out),
             Body::Csw(c) => {
@@ -89,8 +148,15 @@ impl TextFormatter {
                 if let Some(id) = &u.id {
                     let _ = write!(out, "{}: ", vis(id));
                 }
-                let _ = write!(out, "{} byte{}", u.data.len(), plural(u.data.len()));
-                data_block(&u.data, out);
+                // kdump: the length, then each byte.
+                let _ = write!(out, "{} ", u.data.len());
+                for b in u.data.iter() {
+                    if self.opts.decimal {
+                        let _ = write!(out, " {b}");
+                    } else {
+                        let _ = write!(out, " {b:02x}");
+                    }
+                }
             }
             Body::Struct(s) => {
                 let _ = write!(out, "struct {} {} bytes", vis(&s.name), s.data.len());
@@ -98,10 +164,6 @@ impl TextFormatter {
                     let _ = write!(out, " (elements of {sz})");
                 }
             }
-            Body::ProcCtor { sv_flags } => {
-                let _ = write!(out, "sv_flags {sv_flags:#x} ({})", abi_name(*sv_flags));
-            }
-            Body::ProcDtor => {}
             Body::CapFail { cap_type, data } => {
                 let _ = write!(out, "type {cap_type}, {} bytes", data.len());
             }
@@ -140,8 +202,10 @@ impl TextFormatter {
                 self.errno(*error, out);
             }
             Body::Unknown { data, .. } => {
-                let _ = write!(out, "{} byte{}", data.len(), plural(data.len()));
-                data_block(data, out);
+                let _ = writeln!(out, "{} byte{}", data.len(), plural(data.len()));
+                if !self.opts.no_data {
+                    data::block(data, out);
+                }
             }
         }
     }
@@ -151,13 +215,15 @@ impl TextFormatter {
         if c.nargs == 0 {
             return;
         }
+        let width = self.abi.width;
+        let mut words = args::Words::new(c.args(), width, self.opts.decimal);
         out.push('(');
-        for (i, a) in c.args().iter().enumerate() {
-            if i > 0 {
-                out.push(',');
+        if !self.opts.raw {
+            if let Some(name) = tables::syscall_name(self.names, c.code.into()) {
+                args::translate(self.names, name, &mut words, out);
             }
-            hexarg(*a, out);
         }
+        words.rest(out);
         if usize::from(c.nargs) > c.args().len() {
             out.push_str(",…");
         }
@@ -167,11 +233,21 @@ impl TextFormatter {
     fn ret(&self, r: &Ret, out: &mut String) {
         out.push_str(&self.syscall(r.code));
         out.push(' ');
+        let word = |v: i64| match self.abi.width {
+            Width::W32 => u64::from(v as u32),
+            Width::W64 => v as u64,
+        };
         match r.error {
             0 => {
-                let _ = write!(out, "{}", r.retval);
-                if !(0..=9).contains(&r.retval) {
-                    let _ = write!(out, "/{:#x}", r.retval);
+                if !self.opts.raw {
+                    let _ = write!(out, "{}", r.retval);
+                    if !(0..=9).contains(&r.retval) {
+                        let _ = write!(out, "/{:#x}", word(r.retval));
+                    }
+                } else if self.opts.decimal {
+                    let _ = write!(out, "{}", r.retval);
+                } else {
+                    hexarg(word(r.retval), out);
                 }
                 if let Some(r1) = r.retval2.filter(|&v| v != 0) {
                     let _ = write!(out, ", {r1}");
@@ -188,6 +264,9 @@ impl TextFormatter {
 
     fn errno(&self, e: i32, out: &mut String) {
         let _ = write!(out, "errno {e}");
+        if self.opts.raw {
+            return;
+        }
         if let Some((_, text)) = tables::errno_name(self.names, e.into()) {
             let _ = write!(out, " {text}");
         }
@@ -197,7 +276,7 @@ impl TextFormatter {
         match tables::signal_name(self.names, p.signo.into()) {
             Some(n) => out.push_str(n),
             None => {
-                let _ = write!(out, "SIG{}", p.signo);
+                let _ = write!(out, "SIG {}", p.signo);
             }
         }
         match p.action {
@@ -211,8 +290,8 @@ impl TextFormatter {
     }
 }
 
-/// kdump's `%#lx`: `0` for zero, `0x…` otherwise.
-fn hexarg(a: u64, out: &mut String) {
+/// kdump's `%#jx`: `0` for zero, `0x…` otherwise.
+pub(super) fn hexarg(a: u64, out: &mut String) {
     if a == 0 {
         out.push('0');
     } else {
@@ -238,56 +317,14 @@ pub fn timestamp(ts: i64, unit: TimeUnit) -> String {
     }
 }
 
-/// FreeBSD sysentvec ABI name from the low byte of sv_flags.
-fn abi_name(sv_flags: u32) -> &'static str {
-    let bits64 = sv_flags & 0x200 != 0;
-    match (sv_flags & 0xff, bits64) {
-        (9, true) => "FreeBSD 64-bit",
-        (9, false) => "FreeBSD 32-bit",
-        (3, true) => "Linux 64-bit",
-        (3, false) => "Linux 32-bit",
-        _ => "other ABI",
-    }
-}
-
-/// I/O data under its record: text as quoted lines split after `\n`,
-/// anything else as a hex dump, both cut at GIO_SHOW bytes.
-fn data_block(data: &[u8], out: &mut String) {
-    if data.is_empty() {
-        return;
-    }
-    let shown = &data[..data.len().min(GIO_SHOW)];
-    let printable = shown
-        .iter()
-        .filter(|&&c| c == b'\n' || c == b'\t' || (0x20..0x7f).contains(&c))
-        .count();
-    if printable * 10 >= shown.len() * 9 {
-        for line in shown.split_inclusive(|&c| c == b'\n') {
-            let _ = write!(out, "\n       {}", quoted(line));
-        }
-    } else {
-        for (i, chunk) in shown.chunks(16).enumerate() {
-            let _ = write!(out, "\n       {:#06x} ", i * 16);
-            for pair in chunk.chunks(2) {
-                for b in pair {
-                    let _ = write!(out, "{b:02x}");
-                }
-                out.push(' ');
-            }
-            let pad = (16 - chunk.len()) / 2 * 5 + (chunk.len() % 2) * 3;
-            out.push_str(&" ".repeat(pad));
-            out.push_str(" |");
-            for &b in chunk {
-                out.push(if (0x20..0x7f).contains(&b) {
-                    b as char
-                } else {
-                    '.'
-                });
-            }
-            out.push('|');
-        }
-    }
-    if data.len() > shown.len() {
-        let _ = write!(out, "\n       … {} more bytes", data.len() - shown.len());
+/// A time difference as kdump prints it: a `-` for a negative one (a record
+/// out of time order), then `sec.usec` or `sec.nsec`.
+fn span(d: i128, unit: TimeUnit) -> String {
+    let sign = if d < 0 { "-" } else { "" };
+    let d = d.unsigned_abs();
+    let (sec, ns) = (d / 1_000_000_000, d % 1_000_000_000);
+    match unit {
+        TimeUnit::Micro => format!("{sign}{sec}.{:06}", ns / 1000),
+        TimeUnit::Nano => format!("{sign}{sec}.{ns:09}"),
     }
 }

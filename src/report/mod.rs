@@ -145,6 +145,12 @@ pub fn open(db: &Path) -> Result<Database, Error> {
                 schema::SCHEMA_VERSION
             )))
         }
+        // A trace given where the database goes: say what to do with it.
+        Existing::Foreign(_) if crate::decode::Decoder::open(db, None).is_ok() => {
+            return Err(refuse(
+                "this is a ktrace file: import it first with `kt2sql TRACE DB`".into(),
+            ))
+        }
         Existing::Foreign(why) => return Err(refuse(format!("not a kt2sql database: {why}"))),
     }
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;

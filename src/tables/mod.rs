@@ -51,6 +51,7 @@
 //! regenerate. [`NameTable::OpenBsdPre55`] shares OpenBSD's errno and
 //! signal tables, which did not change at 5.5.
 
+pub mod args;
 mod darwin;
 mod freebsd;
 mod netbsd;

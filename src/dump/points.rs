@@ -1,0 +1,108 @@
+//! `dump -t TRSTR`: which record types to print, in ktrace's letters
+//! (`-t cnisuw`) or as a comma-separated list of kdump's type labels
+//! (`-t CALL,RET`, any case). Lower-case letter strings are read as
+//! letters, so `csw` means `c`+`s`+`w` (calls, signals, context switches);
+//! an unknown letter or label is an error, never an empty output.
+
+/// Every type label a record can carry ([`crate::record::Body::label`]).
+pub const LABELS: &[&str] = &[
+    "STRT", "CALL", "RET", "NAMI", "EMUL", "GIO", "PSIG", "CSW", "USER", "STRU", "SCTL",
+    "PROCCTOR", "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV", "FD", "MIB", "PLDG", "PINS",
+    "UNKNOWN",
+];
+
+/// ktrace's trace-point letters (the union of the BSDs') and the labels
+/// each selects. `e` is OpenBSD's exec environment and NetBSD's emulation
+/// (no dialect records both); `p` is FreeBSD's capability failures and
+/// OpenBSD's pledge violations.
+pub const LETTERS: &[(char, &[&str])] = &[
+    ('c', &["CALL", "RET"]),
+    ('n', &["NAMI"]),
+    ('i', &["GIO"]),
+    ('s', &["PSIG"]),
+    ('u', &["USER"]),
+    ('w', &["CSW"]),
+    ('t', &["STRU"]),
+    ('x', &["ARGS"]),
+    ('e', &["ENV", "EMUL"]),
+    ('f', &["PFLT", "PRET"]),
+    ('p', &["CAP", "PLDG"]),
+    ('y', &["SCTL"]),
+];
+
+/// `+`: ktrace's default set, everything but context switches and page
+/// faults.
+const DEFAULT_EXCLUDES: &[&str] = &["CSW", "PFLT", "PRET"];
+
+/// Parse a TRSTR into the labels it keeps, or say what is wrong with it.
+pub fn parse(trstr: &str) -> Result<Vec<&'static str>, String> {
+    let s = trstr.trim();
+    let letters = !s.is_empty()
+        && s.chars()
+            .all(|c| c == '+' || LETTERS.iter().any(|(l, _)| *l == c));
+    let mut out: Vec<&'static str> = Vec::new();
+    if letters {
+        for c in s.chars() {
+            if c == '+' {
+                out.extend(LABELS.iter().filter(|l| !DEFAULT_EXCLUDES.contains(l)));
+            } else if let Some((_, labels)) = LETTERS.iter().find(|(l, _)| *l == c) {
+                out.extend(labels.iter());
+            }
+        }
+    } else {
+        for name in s.split(',').map(str::trim) {
+            let upper = name.to_ascii_uppercase();
+            match LABELS.iter().find(|l| **l == upper) {
+                Some(l) => out.push(l),
+                None => {
+                    return Err(format!(
+                        "unknown trace point '{name}' in '{trstr}': use ktrace's letters \
+                         (c n i s u w t x e f p y +) or type names ({})",
+                        LABELS.join(",")
+                    ))
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn letters_select_their_types() {
+        assert_eq!(parse("c").unwrap(), ["CALL", "RET"]);
+        assert_eq!(parse("ni").unwrap(), ["GIO", "NAMI"]);
+        assert_eq!(parse("csw").unwrap(), ["CALL", "CSW", "PSIG", "RET"]);
+        let plus = parse("+").unwrap();
+        assert!(plus.contains(&"CALL") && !plus.contains(&"CSW"));
+        assert!(parse("+w").unwrap().contains(&"CSW"));
+    }
+
+    #[test]
+    fn names_in_any_case() {
+        assert_eq!(parse("CALL,ret").unwrap(), ["CALL", "RET"]);
+        assert_eq!(parse(" nami ").unwrap(), ["NAMI"]);
+    }
+
+    #[test]
+    fn unknown_points_are_errors() {
+        for bad in ["q", "CALL,FOO", "", "c,n"] {
+            let e = parse(bad).unwrap_err();
+            assert!(e.contains("unknown trace point"), "{bad}: {e}");
+        }
+    }
+
+    #[test]
+    fn every_letter_names_known_labels() {
+        for (_, labels) in LETTERS {
+            for l in *labels {
+                assert!(LABELS.contains(l), "{l}");
+            }
+        }
+    }
+}
