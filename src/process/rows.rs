@@ -383,11 +383,14 @@ pub enum IssueKind {
     ExecInferred,
     /// A process's end inferred from its parent's wait RET.
     EndInferred,
+    /// Lookups left relative: the base directory was unknown (one issue
+    /// per trace, with the count).
+    UnresolvedLookups,
 }
 
 impl IssueKind {
     /// Every kind, in the order the schema lists them.
-    pub const ALL: [IssueKind; 13] = [
+    pub const ALL: [IssueKind; 14] = [
         IssueKind::Empty,
         IssueKind::Skipped,
         IssueKind::Truncated,
@@ -401,6 +404,7 @@ impl IssueKind {
         IssueKind::ParentCorrected,
         IssueKind::ExecInferred,
         IssueKind::EndInferred,
+        IssueKind::UnresolvedLookups,
     ];
 
     /// The name stored in `import_issue.kind`.
@@ -419,6 +423,7 @@ impl IssueKind {
             IssueKind::ParentCorrected => "parent-corrected",
             IssueKind::ExecInferred => "exec-inferred",
             IssueKind::EndInferred => "end-inferred",
+            IssueKind::UnresolvedLookups => "unresolved-lookups",
         }
     }
 }
@@ -493,6 +498,8 @@ pub struct Totals {
     pub calls: i64,
     /// namei rows.
     pub namei: i64,
+    /// Of them, those left relative (resolution `unknown base`).
+    pub unresolved: i64,
     /// exec rows.
     pub execs: i64,
     /// event rows.
