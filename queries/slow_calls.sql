@@ -10,10 +10,11 @@
 -- @column syscall  Syscall name.
 -- @column args     Argument words, kdump style.
 -- @column retval   Return value.
--- @column errno    Symbolic errno of a failed call.
+-- @column errno    errno of a failed call (an integer), else NULL.
+-- @column errno_name Its symbolic name (`ENOENT`) when known.
 -- @column path     First path it looked up, absolute where possible; NULL for none.
 -- @column call_id  The call (call.call_id).
-SELECT c.dur, c.pid, c.comm, c.syscall, c.args, c.retval, c.errno_name AS errno,
+SELECT c.dur, c.pid, c.comm, c.syscall, c.args, c.retval, c.errno, c.errno_name,
        (SELECT rp.path FROM namei AS n JOIN path AS rp ON rp.path_id = n.resolved_id
         WHERE n.call_id = c.call_id ORDER BY n.seq LIMIT 1) AS path,
        c.call_id

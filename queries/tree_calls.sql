@@ -12,8 +12,9 @@
 -- @column call_id    The call (call.call_id).
 -- @column syscall    Syscall name, or `#N` when the table does not know number N.
 -- @column args       Argument words, kdump style (`0x3,0x7ffe12,0`).
--- @column retval     Return value; NULL without a return.
--- @column errno      Symbolic errno of a failed call (`ENOENT`, or `errno N`).
+-- @column retval     Return value as the program saw it (-1 when it failed); NULL without a return.
+-- @column errno      errno of a failed call (an integer), else NULL.
+-- @column errno_name Its symbolic name (`ENOENT`) when known.
 -- @column unpaired   Why the call lacks a half (call.unpaired); NULL when paired.
 -- @column path       A path it looked up, made absolute where possible; NULL for none.
 WITH
@@ -25,7 +26,7 @@ WITH
     SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   )
 SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
-       c.retval, COALESCE(c.errno_name, 'errno ' || c.errno) AS errno, c.unpaired,
+       c.retval, c.errno, c.errno_name, c.unpaired,
        rp.path
 FROM process_tree AS t
 JOIN process_image AS i ON i.exec_id = t.exec_id

@@ -251,7 +251,9 @@ CREATE TABLE call (
   ret_ts INTEGER,
   -- ret_ts - ts (ns) when both are known.
   dur INTEGER,
-  -- Return value; NULL when there was no return.
+  -- Return value as the program saw it: -1 for a call that failed with an
+  -- errno (error > 0; the errno is in `errno`), else the recorded value;
+  -- NULL when there was no return.
   retval INTEGER,
   -- The RET's raw error field: 0 success, > 0 an errno, -1 ERESTART,
   -- -2 EJUSTRETURN; NULL when there was no return.
@@ -399,9 +401,11 @@ CREATE TABLE import_issue (
   -- missing), `parent-corrected` (a posix_spawn child re-linked by the
   -- wait that reaped it), `exec-inferred` (an exec whose
   -- RET is missing, seen from the new image), `end-inferred` (an end known
-  -- only from the parent's wait), `spill-failed` (the temporary file idle
-  -- processes are moved to when millions are alive could not be written,
-  -- or read back).
+  -- only from the parent's wait), `unresolved-lookups` (how many lookups
+  -- stayed relative, their base directory unknown; import -d resolves those
+  -- relative to the start directory), `spill-failed` (the temporary file
+  -- idle processes are moved to when millions are alive could not be
+  -- written, or read back).
   kind TEXT NOT NULL,
   -- What happened, for people.
   message TEXT NOT NULL,

@@ -36,7 +36,7 @@ CREATE VIEW IF NOT EXISTS call_detail (
   ret_ts,
   -- ret_ts - ts (ns).
   dur,
-  -- Return value.
+  -- Return value as the program saw it (-1 when it failed).
   retval,
   -- Raw error field (0, errno, -1 ERESTART, -2 EJUSTRETURN).
   error,
@@ -87,12 +87,14 @@ CREATE VIEW IF NOT EXISTS namei_detail (
   success,
   -- errno of the failed call, else NULL.
   errno,
+  -- Symbolic errno (`ENOENT`), when known.
+  errno_name,
   -- File offset of the NAMI record.
   offset
 ) AS
 SELECT n.namei_id, p.trace_id, n.process_id, p.pid, n.comm, n.call_id,
        CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END, n.seq, n.ts, pp.path, rp.path,
-       n.resolution, CASE WHEN n.coredump THEN 1 ELSE c.success END, c.errno, n.offset
+       n.resolution, CASE WHEN n.coredump THEN 1 ELSE c.success END, c.errno, c.errno_name, n.offset
 FROM namei AS n
 JOIN process AS p USING (process_id)
 JOIN path AS pp ON pp.path_id = n.path_id

@@ -208,8 +208,10 @@ CREATE VIEW IF NOT EXISTS file_access (
   -- 1 when the call succeeded (a core file always did), 0 when it failed,
   -- NULL when it has no return or there is no call.
   success,
-  -- Symbolic errno of a failed call (`ENOENT`), or `errno N`.
+  -- errno of a failed call (an integer), else NULL.
   errno,
+  -- Symbolic errno (`ENOENT`) when the system's table knows it.
+  errno_name,
   -- Record time (ns).
   ts
 ) AS
@@ -219,7 +221,7 @@ SELECT n.namei_id, p.trace_id, rp.path,
        n.call_id, CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
        CASE WHEN n.coredump THEN 'write' ELSE a.access END, n.process_id, p.pid, e.comm,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
-       COALESCE(c.errno_name, 'errno ' || c.errno), n.ts
+       c.errno, c.errno_name, n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
 JOIN exec AS e ON e.exec_id = n.exec_id

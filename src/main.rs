@@ -5,13 +5,35 @@
 
 mod cli;
 
-use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::error::ErrorKind;
+use clap::Parser;
 
 fn main() -> ExitCode {
-    let cli = cli::Cli::parse_from(default_to_import(std::env::args_os().collect()));
+    let args = match cli::argv::default_to_import(std::env::args_os().collect()) {
+        Ok(args) => args,
+        Err(e) => {
+            eprintln!("kt2sql: error: {}", kt2sql::text::vis(e.as_bytes()));
+            return ExitCode::from(2);
+        }
+    };
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) => {
+            e.exit()
+        }
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => {
+            // `kt2sql` alone: the help, on stderr, exit code 2.
+            eprint!("{}", e.render());
+            return ExitCode::from(2);
+        }
+        // clap's own errors get the prefix every other error has.
+        Err(e) => {
+            eprint!("kt2sql: {}", e.render());
+            return ExitCode::from(2);
+        }
+    };
     match cli::run(cli) {
         Ok(code) => code,
         Err(e) if is_broken_pipe(e.as_ref()) => ExitCode::SUCCESS,
@@ -38,29 +60,4 @@ fn is_broken_pipe(e: &(dyn std::error::Error + 'static)) -> bool {
         cur = err.source();
     }
     false
-}
-
-/// `kt2sql [OPTIONS] TRACE... DB` means `kt2sql import [OPTIONS] TRACE... DB`:
-/// insert `import` when the first argument is neither a subcommand name or
-/// alias (taken from the clap definition, `help` included) nor a top-level
-/// flag (`-h`, `--help`, `-V`, `--version`).
-fn default_to_import(mut args: Vec<OsString>) -> Vec<OsString> {
-    let Some(first) = args.get(1) else {
-        return args;
-    };
-    if ["-h", "--help", "-V", "--version"]
-        .iter()
-        .any(|f| first == f)
-    {
-        return args;
-    }
-    let mut cmd = cli::Cli::command();
-    cmd.build();
-    let known = cmd
-        .get_subcommands()
-        .any(|s| first == s.get_name() || s.get_all_aliases().any(|a| first == a));
-    if !known {
-        args.insert(1, "import".into());
-    }
-    args
 }

@@ -18,3 +18,5 @@ mod docs;
 mod dump;
 // Reports (issue #4): tree/files against ktcompose truth, golden output, queries in the sqlite3 shell, safe output.
 mod report;
+// The command line (issue #14): parsing, hints, and nothing missing without a word.
+mod cli;

@@ -24,14 +24,17 @@ use super::anyhow_lite::Result;
 
 /// `kt2sql import`.
 #[derive(Debug, clap::Args)]
+#[command(
+    override_usage = "kt2sql import [OPTIONS] TRACE... DB\n       kt2sql [OPTIONS] TRACE... DB"
+)]
 pub struct ImportArgs {
-    /// ktrace.out files to import; each becomes one row of table `trace`.
-    #[arg(required = true, value_name = "TRACE")]
-    pub traces: Vec<PathBuf>,
-    /// SQLite database to write. A new one is written to a temporary file
-    /// beside it and renamed into place only when the import succeeds.
-    #[arg(value_name = "DB")]
-    pub db: PathBuf,
+    /// The ktrace.out files to import (each becomes one row of table
+    /// `trace`), then the SQLite database to write, last. A new database is
+    /// written to a temporary file beside it and renamed into place only
+    /// when the import succeeds. Options may come anywhere, even between
+    /// the traces and the database.
+    #[arg(required = true, value_name = "TRACE... DB", num_args = 1..)]
+    pub paths: Vec<PathBuf>,
     /// Replace DB if it exists, whatever it is.
     #[arg(long, short = 'f', conflicts_with = "append")]
     pub force: bool,
@@ -53,7 +56,8 @@ pub struct ImportArgs {
     #[arg(long, value_name = "ABI")]
     pub dialect: Option<Abi>,
     /// Working directory of the traced command when tracing began, so its
-    /// relative paths can be made absolute.
+    /// relative paths can be made absolute: a directory on the traced
+    /// machine, so an absolute path.
     #[arg(long = "start-dir", short = 'd', value_name = "DIR")]
     pub start_dir: Option<PathBuf>,
     /// Keep the bytes of read/write data (GIO records) in event.data; by
@@ -82,8 +86,33 @@ fn catch_interrupts() {
     });
 }
 
+/// The traces and the database, split and checked: the database is the
+/// last path and there is at least one trace before it; `-d` is absolute.
+fn check(args: &ImportArgs) -> Result<(&[PathBuf], &Path)> {
+    let Some((db, traces)) = args.paths.split_last().filter(|(_, t)| !t.is_empty()) else {
+        let only = kt2sql::text::path(&args.paths[0]);
+        return Err(format!(
+            "the database is missing: give it after the traces (kt2sql TRACE... DB); \
+             only {only} was given"
+        )
+        .into());
+    };
+    if let Some(dir) = &args.start_dir {
+        if !dir.as_os_str().as_encoded_bytes().starts_with(b"/") {
+            return Err(format!(
+                "-d {}: not an absolute path; -d names the directory the traced command \
+                 started in, on the traced machine, so it must begin with /",
+                kt2sql::text::path(dir)
+            )
+            .into());
+        }
+    }
+    Ok((traces, db))
+}
+
 /// Run `kt2sql import`.
 pub fn run(args: ImportArgs) -> Result<ExitCode> {
+    let (traces, db) = check(&args)?;
     catch_interrupts();
     let opts = ImportOptions {
         mode: match (args.force, args.append) {
@@ -101,7 +130,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         busy_timeout: std::time::Duration::from_secs(args.busy_timeout),
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let summary = match import::import(&args.traces, &args.db, &opts, &bar) {
+    let summary = match import::import(traces, db, &opts, &bar) {
         Err(e @ kt2sql::Error::Interrupted { .. }) => {
             eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
@@ -142,6 +171,20 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
                 t.totals.dropped
             );
         }
+        if t.totals.unresolved > 0 {
+            eprintln!(
+                "kt2sql: warning: {}: {} of {} lookups stayed relative (base directory \
+                 unknown){}; kt2sql files --unresolved lists them",
+                kt2sql::text::path(&t.path),
+                t.totals.unresolved,
+                t.totals.namei,
+                if args.start_dir.is_none() {
+                    "; -d DIR, the directory the traced command started in, resolves them"
+                } else {
+                    ""
+                }
+            );
+        }
         if !t.damage.is_empty() {
             eprintln!(
                 "kt2sql: warning: {}: imported {} records with data loss",
@@ -160,7 +203,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     })
 }
 
-/// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 57 paths, 0 issues in 0.04s`
+/// `kt2sql: trace.db: 609 records, 1 process, 230 calls, 192 lookups (101 unresolved), 1 issue in 0.04s`
 fn summary_line(s: &ImportSummary) -> String {
     let sum = |f: fn(&import::TraceSummary) -> i64| s.traces.iter().map(f).sum::<i64>();
     let n = |count: i64, one: &str, many: &str| {
@@ -172,62 +215,69 @@ fn summary_line(s: &ImportSummary) -> String {
         String::new()
     };
     format!(
-        "kt2sql: {}: {traces}{}, {}, {}, {}, {} in {:.2}s",
+        "kt2sql: {}: {traces}{}, {}, {}, {} ({} unresolved), {} in {:.2}s",
         kt2sql::text::path(&s.db),
         n(sum(|t| t.totals.records), "record", "records"),
         n(sum(|t| t.totals.processes), "process", "processes"),
         n(sum(|t| t.totals.calls), "call", "calls"),
-        n(s.paths_added, "path", "paths"),
+        n(sum(|t| t.totals.namei), "lookup", "lookups"),
+        sum(|t| t.totals.unresolved),
         n(sum(|t| t.issues), "issue", "issues"),
         s.elapsed.as_secs_f64()
     )
 }
 
 /// The progress bar: bytes of the current trace, records/s and ETA.
-/// Hidden when stderr is not a terminal or with `--quiet`.
-struct Bar(ProgressBar);
+/// Hidden when stderr is not a terminal or with `--quiet`. It is drawn only
+/// once the first trace's size is known: a bar of length 0 is drawn full
+/// (`[=====] 0 B/0 B`).
+struct Bar {
+    bar: ProgressBar,
+    shown: bool,
+}
 
 impl Bar {
     fn new(shown: bool) -> Bar {
-        if !shown {
-            return Bar(ProgressBar::hidden());
-        }
         let style = ProgressStyle::with_template(
             "{prefix:.bold} [{wide_bar}] {bytes}/{total_bytes} {msg} ETA {eta}",
         )
         .expect("valid template")
         .progress_chars("=> ");
-        let bar = ProgressBar::with_draw_target(Some(0), ProgressDrawTarget::stderr());
-        Bar(bar.with_style(style))
+        Bar {
+            bar: ProgressBar::hidden().with_style(style),
+            shown,
+        }
     }
 }
 
 impl Progress for Bar {
     fn start(&self, path: &Path, total_bytes: u64) {
-        self.0.reset();
-        self.0.set_length(total_bytes);
-        self.0.set_position(0);
+        self.bar.set_length(total_bytes);
+        self.bar.reset();
         let name = path
             .file_name()
             .unwrap_or(path.as_os_str())
             .to_string_lossy();
         let short: String = name.chars().take(24).collect();
-        self.0.set_prefix(short);
+        self.bar.set_prefix(short);
+        if self.shown && total_bytes > 0 && self.bar.is_hidden() {
+            self.bar.set_draw_target(ProgressDrawTarget::stderr());
+        }
     }
 
     fn advance(&self, bytes_done: u64, records_done: u64) {
-        let secs = self.0.elapsed().as_secs_f64().max(1e-3);
+        let secs = self.bar.elapsed().as_secs_f64().max(1e-3);
         let rate = records_done as f64 / secs;
-        self.0.set_message(if rate >= 1e4 {
+        self.bar.set_message(if rate >= 1e4 {
             format!("{:.0}k records/s", rate / 1e3)
         } else {
             format!("{rate:.0} records/s")
         });
-        self.0.set_position(bytes_done);
+        self.bar.set_position(bytes_done);
     }
 
     fn finish(&self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 
     fn cancelled(&self) -> bool {
@@ -242,5 +292,20 @@ mod tests {
     #[test]
     fn the_command_line_is_consistent() {
         super::super::Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn the_bar_is_not_drawn_before_a_trace_of_known_size_starts() {
+        use kt2sql::import::Progress;
+        let bar = super::Bar::new(true);
+        assert!(bar.bar.is_hidden(), "drawn before the size is known");
+        bar.start(std::path::Path::new("empty.ktrace"), 0);
+        assert!(
+            bar.bar.is_hidden(),
+            "an empty trace would draw a full bar at 0 B/0 B"
+        );
+        bar.start(std::path::Path::new("build.ktrace"), 18521);
+        assert_eq!(bar.bar.length(), Some(18521));
+        assert_eq!(bar.bar.position(), 0);
     }
 }

@@ -2,9 +2,11 @@
 //! them into library calls. The only module that knows clap or indicatif;
 //! library functions never take clap types.
 
+pub mod argv;
 mod dump;
 mod import;
 mod report;
+mod shell;
 mod sql;
 
 use std::path::PathBuf;
@@ -47,6 +49,11 @@ pub enum Command {
     Query(sql::QueryArgs),
     /// Print the documented schema (tables, indexes, views), or one object.
     Schema(sql::SchemaArgs),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions(shell::CompletionsArgs),
+    /// Print the manual page kt2sql(1) in roff, or write every page into a
+    /// directory.
+    Man(shell::ManArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -133,6 +140,8 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Sql(args) => sql::run_sql(args),
         Command::Query(args) => sql::run_query(args),
         Command::Schema(args) => sql::run_schema(args),
+        Command::Completions(args) => shell::run_completions(args),
+        Command::Man(args) => shell::run_man(args),
     }
 }
 

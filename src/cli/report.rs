@@ -70,6 +70,10 @@ pub struct FilesArgs {
     /// Under each path, one line per system call naming who made it.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// List instead the lookups left relative, their base directory
+    /// unknown (import with -d DIR to resolve those of the first process).
+    #[arg(long)]
+    pub unresolved: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
     pub format: ReportFormat,
@@ -80,7 +84,8 @@ pub struct FilesArgs {
 pub struct StatsArgs {
     #[command(flatten)]
     pub common: Common,
-    /// How many of the busiest processes to list.
+    /// How many of the busiest processes, and of the most frequent
+    /// syscalls, to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: i64,
     /// Output format (csv: the syscall histogram's rows).
@@ -103,6 +108,16 @@ pub enum ReportFormat {
 pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
     let conn = report::open(&args.common.db)?;
     let scope = scope(&conn, &args.common, args.pid)?;
+    if let TreeFormat::Text = args.format {
+        return per_trace(&conn, scope, |scope, out| {
+            let t = tree::tree(&conn, scope, args.verbose)?;
+            let shown = scope.pid.is_none() || !t.nodes.is_empty();
+            if shown {
+                t.write_text(out)?;
+            }
+            Ok(shown)
+        });
+    }
     let t = tree::tree(&conn, scope, args.verbose)?;
     emit(|out| match args.format {
         TreeFormat::Text => t.write_text(out),
@@ -119,13 +134,87 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         scope: scope(&conn, &args.common, args.pid)?,
         all: args.all,
         callers: args.verbose,
+        unresolved: args.unresolved,
     };
-    let f = files::files(&conn, opts)?;
-    emit(|out| match args.format {
-        ReportFormat::Text => f.write_text(out),
-        ReportFormat::Json => f.write_json(out),
-        ReportFormat::Csv => f.write_csv(out),
-    })
+    let code = if let ReportFormat::Text = args.format {
+        per_trace(&conn, opts.scope, |scope, out| {
+            let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
+            let shown = opts.scope.pid.is_none() || !f.entries.is_empty();
+            if shown {
+                f.write_text(out)?;
+            }
+            Ok(shown)
+        })?
+    } else {
+        let f = files::files(&conn, opts)?;
+        emit(|out| match args.format {
+            ReportFormat::Text => f.write_text(out),
+            ReportFormat::Json => f.write_json(out),
+            ReportFormat::Csv => f.write_csv(out),
+        })?
+    };
+    if !args.unresolved {
+        let left = files::files(
+            &conn,
+            files::FilesOptions {
+                unresolved: true,
+                callers: false,
+                ..opts
+            },
+        )?;
+        if !left.entries.is_empty() {
+            eprintln!(
+                "kt2sql: note: {} relative paths are not listed: their base directory is \
+                 unknown (kt2sql files --unresolved {} lists them; importing with -d DIR, \
+                 the directory the traced command started in, resolves them)",
+                left.entries.len(),
+                quote_path(&args.common.db)
+            );
+        }
+    }
+    Ok(code)
+}
+
+/// A text report of a database holding several traces, `--trace` not
+/// given: one part per trace, each under its heading and separated by a
+/// blank line. `part` writes the report of one scope and says whether it
+/// wrote anything (with `-p`, a trace without that pid is left out).
+fn per_trace(
+    conn: &Connection,
+    scope: Scope,
+    part: impl Fn(Scope, &mut dyn Write) -> Result<bool>,
+) -> Result<ExitCode> {
+    let traces = if scope.trace.is_none() {
+        report::trace_paths(conn)?
+    } else {
+        Vec::new()
+    };
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    if traces.len() <= 1 {
+        part(scope, &mut out)?;
+    } else {
+        let mut first = true;
+        for (id, path) in traces {
+            let mut buf = Vec::new();
+            if part(
+                Scope {
+                    trace: Some(id),
+                    ..scope
+                },
+                &mut buf,
+            )? {
+                if !first {
+                    writeln!(out)?;
+                }
+                first = false;
+                report::write_trace_heading(&mut out, id, &path)?;
+                out.write_all(&buf)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Run `kt2sql stats`.

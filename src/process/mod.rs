@@ -78,6 +78,8 @@ pub struct Model {
     /// Successful posix_spawns whose child has not appeared yet.
     spawns: Vec<Spawn>,
     start_cwd: Option<Vec<u8>>,
+    /// Whether `-d` gave the first process's working directory.
+    start_cwd_given: bool,
     damaged: bool,
 }
 
@@ -97,6 +99,7 @@ impl Model {
             live: Live::new(opts.live_in_memory.unwrap_or(live::IN_MEMORY)),
             held: Held::default(),
             spawns: Vec::new(),
+            start_cwd_given: opts.start_cwd.is_some(),
             start_cwd: opts.start_cwd.map(|c| path::resolve(None, &c)),
             damaged: false,
         }
@@ -174,9 +177,41 @@ impl Model {
         }
         self.report_spill_failure(sink)?;
         self.ctx.totals.files = self.ctx.files.len() as i64;
+        self.unresolved_issue(sink)?;
         self.ctx.write_syscall_stats(sink)?;
         self.ctx.summarise_capped(sink)?;
         Ok(self.ctx.totals)
+    }
+
+    /// One warning with the count of lookups left relative, and what
+    /// resolves them.
+    fn unresolved_issue<S: Sink>(&mut self, sink: &mut S) -> Result<(), S::Error> {
+        let t = &self.ctx.totals;
+        let (n, all) = (t.unresolved, t.namei);
+        if n == 0 {
+            return Ok(());
+        }
+        let fix = if self.start_cwd_given {
+            "their base (a directory fd, or the working directory of a process \
+             already running when tracing began) is not in the trace"
+        } else {
+            "the directory the traced command started in is not in the trace; \
+             import again with -d DIR (that directory, on the traced machine) to \
+             resolve those relative to it"
+        };
+        self.ctx.issue(
+            sink,
+            Severity::Warning,
+            IssueKind::UnresolvedLookups,
+            None,
+            None,
+            || {
+                format!(
+                    "{n} of {all} lookups stayed relative: {fix} \
+                 (kt2sql files --unresolved lists them)"
+                )
+            },
+        )
     }
 
     fn route<S: Sink>(&mut self, rec: &Record<'_>, sink: &mut S) -> Result<(), S::Error> {

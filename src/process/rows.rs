@@ -388,11 +388,14 @@ pub enum IssueKind {
     EndInferred,
     /// The temporary file idle live processes are spilled to failed.
     SpillFailed,
+    /// Lookups left relative: the base directory was unknown (one issue
+    /// per trace, with the count).
+    UnresolvedLookups,
 }
 
 impl IssueKind {
     /// Every kind, in the order the schema lists them.
-    pub const ALL: [IssueKind; 14] = [
+    pub const ALL: [IssueKind; 15] = [
         IssueKind::Empty,
         IssueKind::Skipped,
         IssueKind::Truncated,
@@ -407,6 +410,7 @@ impl IssueKind {
         IssueKind::ExecInferred,
         IssueKind::EndInferred,
         IssueKind::SpillFailed,
+        IssueKind::UnresolvedLookups,
     ];
 
     /// The name stored in `import_issue.kind`.
@@ -426,6 +430,7 @@ impl IssueKind {
             IssueKind::ExecInferred => "exec-inferred",
             IssueKind::EndInferred => "end-inferred",
             IssueKind::SpillFailed => "spill-failed",
+            IssueKind::UnresolvedLookups => "unresolved-lookups",
         }
     }
 }
@@ -500,6 +505,8 @@ pub struct Totals {
     pub calls: i64,
     /// namei rows.
     pub namei: i64,
+    /// Of them, those left relative (resolution `unknown base`).
+    pub unresolved: i64,
     /// exec rows.
     pub execs: i64,
     /// event rows.

@@ -96,6 +96,18 @@ pub fn outcome(name: Option<&str>, error: i32, retval: i64) -> (bool, Option<i64
     (ok, (error > 0).then_some(error.into()))
 }
 
+/// The return value as the program saw it: -1 for a call that failed with
+/// an errno (`error` > 0; the kernel's retval field is then whatever was
+/// left in it, often 0), else the recorded value (posix_spawn's errno
+/// return included, since the program sees that number).
+pub fn seen_retval(error: i32, retval: i64) -> i64 {
+    if error > 0 {
+        -1
+    } else {
+        retval
+    }
+}
+
 /// For the `seq`-th path looked up by an `*at` call, the index of the
 /// argument holding its directory fd; `None` for calls that resolve
 /// against the cwd.

@@ -10,6 +10,10 @@
 //!   is not UTF-8.
 //! * csv: the rows of files.sql (`path`), with callers of files_verbose.sql
 //!   (`path,syscall,comm,pid`).
+//!
+//! `--unresolved` lists instead the lookups left relative (their base
+//! unknown) from `queries/unresolved.sql`, headed `Unresolved lookups …`
+//! in text, in the same shapes (csv always `path,syscall,comm,pid`).
 
 use std::io::{self, Write};
 
@@ -29,6 +33,9 @@ pub struct FilesOptions {
     pub all: bool,
     /// Who looked each path up (`-v`).
     pub callers: bool,
+    /// The lookups left relative instead, their base unknown
+    /// (`queries/unresolved.sql`, always with callers in the rows).
+    pub unresolved: bool,
 }
 
 /// Who made one syscall on a path: (command, pid) pairs.
@@ -53,16 +60,18 @@ pub struct Files {
     pub entries: Vec<Entry>,
     /// Whether callers were asked for.
     pub callers: bool,
+    /// Whether these are the unresolved lookups.
+    pub unresolved: bool,
 }
 
 /// Build the list.
 pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
     let mut params = opts.scope.params();
     params.push(("all", Cell::Int(opts.all.into())));
-    let name = if opts.callers {
-        "files_verbose"
-    } else {
-        "files"
+    let name = match (opts.unresolved, opts.callers) {
+        (true, _) => "unresolved",
+        (false, true) => "files_verbose",
+        (false, false) => "files",
     };
     let rows = run(conn, name, &params)?;
     let mut entries: Vec<Entry> = Vec::new();
@@ -92,13 +101,22 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
         rows,
         entries,
         callers: opts.callers,
+        unresolved: opts.unresolved,
     })
 }
 
 impl Files {
     /// ptrace.py's text.
     pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "Namei list:")?;
+        writeln!(
+            out,
+            "{}",
+            if self.unresolved {
+                "Unresolved lookups (relative, base directory unknown):"
+            } else {
+                "Namei list:"
+            }
+        )?;
         for e in &self.entries {
             writeln!(out, "{}", vis(&e.path))?;
             for (syscall, by) in &e.calls {

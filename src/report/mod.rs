@@ -66,6 +66,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         "tree_calls.sql",
         include_str!("../../queries/tree_calls.sql"),
     ),
+    (
+        "unresolved.sql",
+        include_str!("../../queries/unresolved.sql"),
+    ),
 ];
 
 /// Every query with its parsed header, in file-name order.
@@ -402,6 +406,29 @@ pub fn schema_text(name: Option<&str>) -> Option<String> {
             .find(|block| block.lines().any(defines))
             .map(|block| format!("{}\n", block.trim()))
     })
+}
+
+/// Every trace of the database: (trace_id, path), in id order.
+pub fn trace_paths(conn: &Connection) -> Result<Vec<(i64, Vec<u8>)>, Error> {
+    let ctx = || sql_err("reading table trace".into());
+    let mut st = conn
+        .prepare("SELECT trace_id, CAST(path AS BLOB) FROM trace ORDER BY trace_id")
+        .map_err(ctx())?;
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(ctx())?;
+    rows.collect::<Result<_, _>>().map_err(ctx())
+}
+
+/// The heading a text report prints above each trace of a database that
+/// holds several: `Trace 2: /path/of/ktrace.out`, as `kt2sql stats` names
+/// them.
+pub fn write_trace_heading(
+    out: &mut dyn std::io::Write,
+    id: i64,
+    path: &[u8],
+) -> std::io::Result<()> {
+    writeln!(out, "Trace {id}: {}", crate::text::vis(path))
 }
 
 /// Whether the database holds a trace with this `trace_id`.

@@ -30,14 +30,28 @@ pub struct Stats {
     pub issues: ResultSet,
     /// Rows of process_top.sql.
     pub processes: ResultSet,
-    /// Rows of syscall_top.sql.
+    /// Rows of syscall_top.sql, the `top` most frequent.
     pub syscalls: ResultSet,
+    /// Syscall names left out of `syscalls` by `top`.
+    pub syscalls_more: usize,
+    /// Calls of every syscall, those left out included (the bars' 100 %).
+    pub calls: i64,
 }
 
 /// Gather the stats of `trace` (every trace when `None`), with the `top`
-/// busiest processes.
+/// busiest processes and most frequent syscalls.
 pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, Error> {
     let t = [("trace", opt_int(trace))];
+    let mut syscalls = run(conn, "syscall_top", &t)?;
+    let col = syscalls.col("calls");
+    let calls = syscalls
+        .rows
+        .iter()
+        .map(|r| r[col].int().unwrap_or(0))
+        .sum();
+    let keep = usize::try_from(top).unwrap_or(0);
+    let syscalls_more = syscalls.rows.len().saturating_sub(keep);
+    syscalls.rows.truncate(keep);
     Ok(Stats {
         traces: run(conn, "traces", &t)?,
         issues: run(conn, "issues", &t)?,
@@ -46,7 +60,9 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
             "process_top",
             &[("trace", opt_int(trace)), ("limit", Cell::Int(top))],
         )?,
-        syscalls: run(conn, "syscall_top", &t)?,
+        syscalls,
+        syscalls_more,
+        calls,
     })
 }
 
@@ -158,7 +174,7 @@ impl Stats {
         let (name, calls) = (t.col("syscall"), t.col("calls"));
         let labels: Vec<String> = t.rows.iter().map(|r| r[name].display().into()).collect();
         let counts: Vec<i64> = t.rows.iter().map(|r| r[calls].int().unwrap_or(0)).collect();
-        let total: i64 = counts.iter().sum::<i64>().max(1);
+        let total = self.calls.max(1);
         let w = labels
             .iter()
             .map(|l| l.chars().count())
@@ -175,6 +191,11 @@ impl Stats {
             let n = ((*count as f64 * BAR as f64 / total as f64).round() as usize).min(BAR);
             let bar = "@".repeat(n);
             writeln!(out, "{label:>w$} |{bar:<BAR$} {count}")?;
+        }
+        if self.syscalls_more > 0 {
+            let n = self.syscalls_more;
+            let s = if n == 1 { "" } else { "s" };
+            writeln!(out, "{:>w$} ({n} more syscall{s}; --top N shows N)", "…")?;
         }
         Ok(())
     }

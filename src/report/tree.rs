@@ -9,7 +9,7 @@
 //!   failed, `= ? (end of trace)` without a return).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
 //!   "children":[…]}]`, the roots in order; with calls each node also has
-//!   `"calls":[{"call_id","syscall","args","retval","errno","unpaired",
+//!   `"calls":[{"call_id","syscall","args","retval","errno","errno_name",
 //!   "paths":[…]}]` (`"paths_hex"` beside `paths` when one is not UTF-8).
 //! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
 //!   trace_id`); with calls the rows of tree_calls.sql.
@@ -61,8 +61,10 @@ pub struct Call {
     pub args: Vec<u8>,
     /// Return value, when it returned.
     pub retval: Option<i64>,
-    /// Error name of a failed call.
-    pub errno: Option<Vec<u8>>,
+    /// errno of a failed call.
+    pub errno: Option<i64>,
+    /// Its symbolic name, when known.
+    pub errno_name: Option<Vec<u8>>,
     /// Why a half is missing.
     pub unpaired: Option<Vec<u8>>,
     /// Paths it looked up, made absolute where possible.
@@ -152,7 +154,8 @@ fn attach_calls(t: &mut Tree, rows: &ResultSet) {
                 syscall: r[c("syscall")].to_bytes().into_owned(),
                 args: r[c("args")].to_bytes().into_owned(),
                 retval: r[c("retval")].int(),
-                errno: opt(&r[c("errno")]),
+                errno: r[c("errno")].int(),
+                errno_name: opt(&r[c("errno_name")]),
                 unpaired: opt(&r[c("unpaired")]),
                 paths: Vec::new(),
             });
@@ -253,9 +256,12 @@ fn call_text(c: &Call) -> String {
         let _ = write!(s, " {}", quoted(p));
     }
     let unpaired = c.unpaired.as_deref().map(vis);
-    match (c.retval, &c.errno) {
+    match (c.retval, c.errno) {
         (_, Some(e)) => {
-            let _ = write!(s, " = -1 {}", vis(e));
+            let _ = match &c.errno_name {
+                Some(name) => write!(s, " = -1 {}", vis(name)),
+                None => write!(s, " = -1 errno {e}"),
+            };
         }
         (Some(r), None) => {
             let _ = write!(s, " = {r}");
@@ -288,7 +294,8 @@ fn call_json(c: &Call) -> String {
         .bytes("syscall", &c.syscall)
         .bytes("args", &c.args)
         .raw("retval", &c.retval.map_or("null".into(), |r| r.to_string()))
-        .raw("errno", &opt(&c.errno))
+        .raw("errno", &c.errno.map_or("null".into(), |e| e.to_string()))
+        .raw("errno_name", &opt(&c.errno_name))
         .raw("unpaired", &opt(&c.unpaired));
     let list = |f: &dyn Fn(&[u8]) -> String| {
         let items: Vec<String> = c.paths.iter().map(|p| f(p)).collect();

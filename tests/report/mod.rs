@@ -118,6 +118,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
                 scope,
                 all,
                 callers,
+                unresolved: false,
             },
         )
         .unwrap()
@@ -272,7 +273,12 @@ fn the_binary_gives_the_truth_too() {
 fn appended_traces_are_all_covered_unless_trace_narrows() {
     let dir = tempfile::tempdir().unwrap();
     let example = crate::util::manifest_dir().join("example/build.ktrace");
-    let db = import_into(dir.path(), "two.db", &[example.clone(), example], Some("/"));
+    let db = import_into(
+        dir.path(),
+        "two.db",
+        &[example.clone(), example.clone()],
+        Some("/"),
+    );
     let run = |args: &[&str]| {
         let o = kt2sql()
             .arg(args[0])
@@ -293,7 +299,12 @@ fn appended_traces_are_all_covered_unless_trace_narrows() {
     let (files, note) = run(&["files", "-p", "2313"]);
     assert!(note.contains("pid 2313 was 2 processes"), "{note}");
     let (narrowed, quiet) = run(&["files", "-p", "2313", "--trace", "2"]);
-    assert_eq!(files, narrowed);
+    // Text: each trace under its heading, then what --trace gives.
+    let heading = |id: i64| format!("Trace {id}: {}\n", example.display());
+    assert_eq!(
+        files,
+        format!("{}{narrowed}\n{}{narrowed}", heading(1), heading(2))
+    );
     assert!(quiet.is_empty(), "{quiet}");
     let (stats, _) = run(&["stats"]);
     assert!(

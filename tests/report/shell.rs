@@ -159,7 +159,12 @@ fn compare_all(db: &Path, pid: i64) {
         ),
         (&["files", "-v"], "files_verbose.sql", &[]),
         (&["namei", "-a", "-v"], "files_verbose.sql", &[("all", "1")]),
-        (&["stats"], "syscall_top.sql", &[]),
+        (&["stats", "--top", "1000"], "syscall_top.sql", &[]),
+        (
+            &["stats", "--top", "3"],
+            "syscall_top.sql",
+            &[("limit", "3")],
+        ),
     ];
     for (args, file, params) in cases {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();

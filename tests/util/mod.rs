@@ -8,6 +8,7 @@
 pub mod arb;
 pub mod example_trace;
 pub mod records;
+mod skips;
 pub mod truth;
 pub mod writer;
 
@@ -38,13 +39,16 @@ pub fn have_python() -> bool {
 }
 
 /// Report a skipped test, or fail it when `CI=true` (CI must not skip silently).
+/// The line goes straight to stderr, past the test harness's capture, so
+/// a plain `cargo test` shows every skip.
 pub fn skip(why: &str) {
     let t = std::thread::current();
     let name = t.name().unwrap_or("test");
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{name}: {why} (not skipped because CI=true)");
     }
-    eprintln!("skipping {name}: {why}");
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "skipping {name}: {why}");
 }
 
 /// `let shared = require_shared!();` — the shared dir, or return from the

@@ -5,7 +5,7 @@
 use super::{th_id, Action, Return};
 use crate::process::rows::{CallRow, End, IssueKind, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
-use crate::process::syscall::{effect, fcntl_dups, outcome, Effect};
+use crate::process::syscall::{effect, fcntl_dups, outcome, seen_retval, Effect};
 use crate::record::{Call, Record, Ret};
 use crate::tables;
 
@@ -276,7 +276,7 @@ impl TraceState {
             args: &[],
             ts: None,
             ret_ts: Some(rec.ts),
-            retval: Some(r.retval),
+            retval: Some(seen_retval(r.error, r.retval)),
             error: Some(r.error),
             success: Some(ok),
             errno,
@@ -331,7 +331,7 @@ impl TraceState {
             args: c.args(),
             ts: Some(c.ts),
             ret_ts: ret.map(|r| r.ts),
-            retval: ret.map(|r| r.retval),
+            retval: ret.map(|r| seen_retval(r.error, r.retval)),
             error: ret.map(|r| r.error),
             success: out.map(|o| o.0),
             errno: out.and_then(|o| o.1),

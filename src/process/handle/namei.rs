@@ -50,6 +50,7 @@ impl TraceState {
         p.row.lookups += 1;
         if !absolute {
             p.row.unresolved_lookups += 1;
+            self.totals.unresolved += 1;
         }
         self.totals.namei += 1;
         let row = NameiRow {
