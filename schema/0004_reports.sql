@@ -128,51 +128,6 @@ SELECT p.trace_id, n.process_id, p.pid, n.exec_id, n.image, n.comm, n.ts, p.pare
 FROM node AS n
 JOIN process AS p USING (process_id);
 
--- Helper for file_access: what kind of access each call is. open-family
--- flags are read from the call's `args` text (the flags word is argument 1
--- of open, argument 2 of openat); O_WRONLY | O_RDWR | O_CREAT | O_TRUNC
--- (0x603, the same on every BSD and Darwin) make an open a write.
-CREATE VIEW IF NOT EXISTS _call_access (
-  -- call.call_id.
-  call_id,
-  -- `exec`, `write`, `read` or `lookup` (see file_access.access).
-  access
-) AS
-SELECT call_id,
-       CASE
-         WHEN syscall IN ('execve', 'fexecve', '__mac_execve') THEN 'exec'
-         WHEN syscall IN ('creat', 'mkdir', 'mkdirat', 'mkfifo', 'mkfifoat', 'mknod',
-                          'mknodat', '__mknod50', 'rename', 'renameat', 'renameat2',
-                          '__posix_rename', 'unlink', 'unlinkat', 'funlinkat', 'rmdir',
-                          'link', 'linkat', 'symlink', 'symlinkat', 'truncate', 'chmod',
-                          'lchmod', 'fchmodat', 'chown', 'lchown', 'fchownat',
-                          '__posix_chown', '__posix_lchown', 'utimes', '__utimes50',
-                          'lutimes', '__lutimes50', 'utimensat', 'futimesat')
-           THEN 'write'
-         WHEN flags IS NULL THEN
-           CASE WHEN syscall IN ('readlink', 'readlinkat') THEN 'read' ELSE 'lookup' END
-         WHEN ((instr('0123456789abcdef', substr(flags, 1, 1)) - 1) & 6) <> 0
-           OR ((instr('0123456789abcdef', substr(flags, 3, 1)) - 1) & 3) <> 0
-           THEN 'write'
-         ELSE 'read'
-       END
-FROM (
-  -- flags: the last three hex digits of the flags word ('000' if it is 0).
-  SELECT call_id, syscall,
-         substr('000' || substr(substr(w || ',', 1, instr(w || ',', ',') - 1), 3), -3) AS flags
-  FROM (
-    SELECT call_id, syscall,
-           CASE
-             WHEN syscall IN ('open', 'open_nocancel', 'open_extended') AND nargs >= 2
-               THEN substr(args, instr(args, ',') + 1)
-             WHEN syscall IN ('openat', 'openat_nocancel') AND nargs >= 3
-               THEN substr(substr(args, instr(args, ',') + 1),
-                           instr(substr(args, instr(args, ',') + 1), ',') + 1)
-           END AS w
-    FROM call
-  )
-);
-
 -- Every path lookup that was made absolute, with the call, its kind of
 -- access and whether it succeeded: what ptrace.py's namei list is made of.
 -- Lookups left relative (resolution `unknown base`) are only in
@@ -191,12 +146,9 @@ CREATE VIEW IF NOT EXISTS file_access (
   -- That call's syscall name; `coredump` for the core file a dying
   -- process looked up (namei.coredump); NULL when unknown or without a call.
   syscall,
-  -- `exec` (execve and the loader lookups it makes), `write` (creates,
-  -- changes or removes the file or its attributes: open/openat with
-  -- O_WRONLY, O_RDWR, O_CREAT or O_TRUNC, creat, mkdir, rename, unlink,
-  -- link, symlink, truncate, chmod, chown, utimes, …), `read` (open
-  -- without those flags, readlink) or `lookup` (stat, access, chdir, …);
-  -- a core file is a `write`; NULL without a call.
+  -- What the call did to the path (namei.access): `read`, `write`,
+  -- `create`, `delete`, `rename-from`, `rename-to`, `exec`, `attr` or
+  -- `probe`.
   access,
   -- Process lifetime.
   process_id,
@@ -217,7 +169,7 @@ SELECT n.namei_id, p.trace_id, rp.path,
        CASE WHEN rtrim(rp.path, replace(rp.path, '/', '')) = '/' THEN '/'
             ELSE rtrim(rtrim(rp.path, replace(rp.path, '/', '')), '/') END,
        n.call_id, CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
-       CASE WHEN n.coredump THEN 'write' ELSE a.access END, n.process_id, p.pid, e.comm,
+       n.access, n.process_id, p.pid, e.comm,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
        COALESCE(c.errno_name, 'errno ' || c.errno), n.ts
 FROM namei AS n
@@ -225,7 +177,6 @@ JOIN process AS p USING (process_id)
 JOIN exec AS e ON e.exec_id = n.exec_id
 JOIN path AS rp ON rp.path_id = n.resolved_id
 LEFT JOIN call AS c ON c.call_id = n.call_id
-LEFT JOIN _call_access AS a ON a.call_id = n.call_id
 WHERE n.resolution <> 'unknown base';
 
 -- The distinct absolute paths successful calls looked up, per trace:
@@ -239,12 +190,14 @@ CREATE VIEW IF NOT EXISTS files (
   lookups,
   -- Distinct process lifetimes that looked it up.
   processes,
-  -- 1 when a successful call wrote it (file_access.access = 'write').
+  -- 1 when a successful call changed it: file_access.access is `write`,
+  -- `create`, `delete`, `rename-from`, `rename-to` or `attr`.
   written,
   -- Time (ns) of the first successful lookup.
   first_ts
 ) AS
-SELECT trace_id, path, count(*), count(DISTINCT process_id), max(access = 'write'), min(ts)
+SELECT trace_id, path, count(*), count(DISTINCT process_id),
+       max(access IN ('write', 'create', 'delete', 'rename-from', 'rename-to', 'attr')), min(ts)
 FROM file_access
 WHERE success = 1
 GROUP BY trace_id, path;

@@ -12,7 +12,7 @@ use crate::Error;
 /// Version of the table layout, stored as `PRAGMA user_version` and as
 /// `meta.schema_version`. Bump it when a table or column changes; `--append`
 /// refuses a database of another version.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
