@@ -267,3 +267,53 @@ SELECT p.process_id, p.trace_id, p.pid, pp.pid, p.last_comm,
        p.first_ts, p.last_ts - p.first_ts, p.exit_status, p.exit_signal
 FROM process AS p
 LEFT JOIN process AS pp ON pp.process_id = p.parent_id;
+
+-- One command of the build: a process image (process_image), from its
+-- start to the start of the next image of its process, or to the
+-- process's last record. The build reports and views name commands by
+-- command_id.
+CREATE VIEW IF NOT EXISTS command (
+  -- The image's exec.exec_id: the command's id.
+  command_id,
+  -- Trace it was recorded in.
+  trace_id,
+  -- Process lifetime.
+  process_id,
+  -- OS pid.
+  pid,
+  -- 0 for the inherited image, then 1, 2, … per successful exec.
+  image,
+  -- Command name of the image.
+  comm,
+  -- Time (ns) it started: the process's first record for image 0, the
+  -- exec's return for a later image.
+  start_ts,
+  -- Time (ns) it ended: the next image's start, or the process's last
+  -- record.
+  end_ts,
+  -- end_ts - start_ts (ns).
+  dur,
+  -- Working directory when it started, when known.
+  cwd,
+  -- Program, made absolute where possible: the exec's path; NULL for an
+  -- image 0 (a forked copy of its parent).
+  path,
+  -- argv (JSON array, or BLOB of NUL-separated bytes) where the trace
+  -- records it (OpenBSD `-t x`, NetBSD exec args); else NULL.
+  argv,
+  -- The command that forked or spawned its process (process.parent_exec_id;
+  -- the same for every image of a lifetime); NULL for a root.
+  parent_id
+) AS
+SELECT i.exec_id, p.trace_id, i.process_id, p.pid, i.image, i.comm, i.start_ts,
+       COALESCE(lead(i.start_ts) OVER w, p.last_ts),
+       COALESCE(lead(i.start_ts) OVER w, p.last_ts) - i.start_ts,
+       cp.path, rp.path, i.argv, p.parent_exec_id
+FROM (SELECT e.exec_id, e.process_id, e.seq, e.image, e.comm, e.argv, e.cwd_id,
+             e.resolved_id, CASE WHEN e.image = 0 THEN pr.first_ts ELSE e.ts END AS start_ts
+      FROM exec AS e JOIN process AS pr USING (process_id)
+      WHERE e.success = 1) AS i
+JOIN process AS p USING (process_id)
+LEFT JOIN path AS cp ON cp.path_id = i.cwd_id
+LEFT JOIN path AS rp ON rp.path_id = i.resolved_id
+WINDOW w AS (PARTITION BY i.process_id ORDER BY i.seq);

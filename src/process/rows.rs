@@ -150,9 +150,9 @@ pub struct ProcessRow {
     pub first_comm: Vec<u8>,
     /// Command name of its last record.
     pub last_comm: Vec<u8>,
-    /// First record's time.
+    /// The earliest record time (records are not always in time order).
     pub first_ts: i64,
-    /// Last record's time.
+    /// The latest record time.
     pub last_ts: i64,
     /// Argument of its `exit` call, when seen.
     pub exit_status: Option<i64>,
