@@ -1,6 +1,7 @@
 //! The build views (issue #15) against the truth's `build` section
-//! (`build_visible` where records were lost): the commands, in every
-//! dialect, with and without `--faithful --hazards`.
+//! (`build_visible` where records were lost): commands, every path's role
+//! with its first and last writer, the producer -> consumer flows and the
+//! hazards, in every dialect, with and without `--faithful --hazards`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -92,6 +93,83 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         f.iter().map(|k| s(&c[k])).collect::<Vec<_>>().join(" ")
     });
     assert_same(&got, &want, &format!("{ctx}: commands"));
+
+    let got = lines(
+        &conn,
+        "SELECT path, role, first_writer_id, last_writer_id FROM build_file",
+        &ids,
+    );
+    let want = truth_lines(&b["files"], |f| {
+        let f = ["path", "role", "first_writer", "last_writer"].map(|k| s(&f[k]));
+        f.join(" ")
+    });
+    assert_same(&got, &want, &format!("{ctx}: files"));
+
+    let got = lines(
+        &conn,
+        "SELECT path, producer_id, consumer_id, write_ts, read_ts FROM build_flow",
+        &ids,
+    );
+    let want = truth_lines(&b["flows"], |f| {
+        let f = ["path", "producer", "consumer", "write_ns", "read_ns"].map(|k| s(&f[k]));
+        f.join(" ")
+    });
+    assert_same(&got, &want, &format!("{ctx}: flows"));
+
+    // Hazards: kind, path, commands, and the times that show each.
+    let mut st = conn
+        .prepare(
+            "SELECT kind, path, commands, ts, other_ts, COALESCE(syscall, 'null')
+             FROM build_hazard",
+        )
+        .unwrap();
+    let got: BTreeSet<String> = st
+        .query_map([], |r| {
+            let commands: String = r.get(2)?;
+            let commands: Vec<i64> = serde_json::from_str(&commands).unwrap();
+            let named: Vec<&str> = commands.iter().map(|c| ids[c].as_str()).collect();
+            let kind: String = r.get(0)?;
+            let times = if kind == "double-write" {
+                String::new()
+            } else {
+                format!(" {} {} {}", r.get::<_, i64>(3)?, r.get::<_, i64>(4)?, {
+                    r.get::<_, String>(5)?
+                })
+            };
+            Ok(format!(
+                "{kind} {} {}{times}",
+                r.get::<_, String>(1)?,
+                named.join(",")
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let want = truth_lines(&b["hazards"], |h| {
+        let kind = s(&h["kind"]);
+        let commands: Vec<String> = h["commands"].as_array().unwrap().iter().map(s).collect();
+        let d = &h["detail"];
+        let times = match kind.as_str() {
+            "double-write" => String::new(),
+            "ghost-later-created" => format!(
+                " {} {} {}",
+                d["lookup_ns"],
+                d["create_ns"],
+                s(&d["syscall"])
+            ),
+            _ => format!(" {} {} null", d["read_ns"], d["write_ns"]),
+        };
+        format!("{kind} {} {}{times}", s(&h["path"]), commands.join(","))
+    });
+    assert_same(&got, &want, &format!("{ctx}: hazards"));
+    if extra.contains(&"--hazards") {
+        let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {
+            format!("{} {}", s(&p["kind"]), s(&p["path"]))
+        });
+        let found: BTreeSet<String> = lines(&conn, "SELECT kind, path FROM build_hazard", &ids);
+        assert!(planted.is_subset(&found), "{ctx}: planted hazards");
+        assert_eq!(planted.len(), 4, "{ctx}: planted");
+    }
 }
 
 #[test]
@@ -101,4 +179,18 @@ fn build_views_match_truth_in_every_dialect() {
         check_build(d, 2, &[]);
         check_build(d, 7, &["--faithful", "--hazards"]);
     }
+}
+
+/// Busier builds (more concurrent jobs: races), cut traces (unfinished
+/// lookups) and `-t cn` traces.
+#[test]
+fn build_views_match_truth_on_busy_and_cut_traces() {
+    crate::require_shared!(python);
+    let busy = ["--jobs", "8", "--processes", "40", "--hazards"];
+    for d in ["freebsd-v1-amd64", "openbsd-amd64", "darwin-ppc"] {
+        check_build(d, 11, &busy);
+    }
+    check_build("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]);
+    check_build("freebsd-v0-i386", 6, &["--truncate", "150000"]);
+    check_build("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]);
 }
