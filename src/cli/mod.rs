@@ -2,6 +2,7 @@
 //! them into library calls. The only module that knows clap or indicatif;
 //! library functions never take clap types.
 
+mod build;
 mod dump;
 mod import;
 mod report;
@@ -46,6 +47,13 @@ pub enum Command {
     Query(sql::QueryArgs),
     /// Print the documented schema (tables, indexes, views), or one object.
     Schema(sql::SchemaArgs),
+    /// List the build's sources: paths it read and never wrote or removed.
+    Inputs(build::InputsArgs),
+    /// List what the build left behind, with the command that wrote each.
+    Outputs(build::OutputsArgs),
+    /// List build hazards: double writes, races, paths used then changed,
+    /// failed lookups of paths the build created later.
+    Lint(build::LintArgs),
 }
 
 /// `kt2sql dump`.
@@ -97,6 +105,9 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Sql(args) => sql::run_sql(args),
         Command::Query(args) => sql::run_query(args),
         Command::Schema(args) => sql::run_schema(args),
+        Command::Inputs(args) => build::run_inputs(args),
+        Command::Outputs(args) => build::run_outputs(args),
+        Command::Lint(args) => build::run_lint(args),
     }
 }
 

@@ -1,14 +1,15 @@
 //! The build views (issue #15) against the truth's `build` section
 //! (`build_visible` where records were lost): commands, every path's role
 //! with its first and last writer, the producer -> consumer flows and the
-//! hazards, in every dialect, with and without `--faithful --hazards`.
+//! hazards, in every dialect, with and without `--faithful --hazards`;
+//! and the `inputs`, `outputs` and `lint` reports built on them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use rusqlite::Connection;
 use serde_json::Value;
 
-use super::composed;
+use super::{composed, kt2sql};
 use kt2sql::report;
 
 /// command_id -> the truth's `"<pid>.<n>#<image>"`: n counts the lifetimes
@@ -162,6 +163,46 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         format!("{kind} {} {}{times}", s(&h["path"]), commands.join(","))
     });
     assert_same(&got, &want, &format!("{ctx}: hazards"));
+    // The reports, through the binary's CSV: inputs are the sources,
+    // outputs what is left behind, lint the hazards by kind and path.
+    let report = |args: &[&str]| -> Vec<Vec<String>> {
+        let out = kt2sql()
+            .args(args)
+            .arg(&im.db)
+            .args(["--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{ctx}: kt2sql {args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let rows = text
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect());
+        rows.collect()
+    };
+    let by_role = |roles: &[&str]| -> BTreeSet<String> {
+        let files = b["files"].as_array().unwrap().iter();
+        let files = files.filter(|f| roles.contains(&f["role"].as_str().unwrap()));
+        files.map(|f| s(&f["path"])).collect()
+    };
+    let inputs = report(&["inputs"]);
+    assert_eq!(inputs[0][0], "path", "{ctx}: inputs header");
+    let got: BTreeSet<String> = inputs[1..].iter().map(|r| r[0].clone()).collect();
+    assert_same(&got, &by_role(&["source"]), &format!("{ctx}: inputs"));
+    let outputs = report(&["outputs"]);
+    assert_eq!(outputs[0][0], "path", "{ctx}: outputs header");
+    let got: BTreeSet<String> = outputs[1..].iter().map(|r| r[0].clone()).collect();
+    let want = by_role(&["output", "intermediate"]);
+    assert_same(&got, &want, &format!("{ctx}: outputs"));
+    let lint = report(&["lint"]);
+    assert_eq!(lint[0][..2], ["kind", "path"], "{ctx}: lint header");
+    let got: BTreeSet<String> = lint[1..]
+        .iter()
+        .map(|r| format!("{} {}", r[0], r[1]))
+        .collect();
+    let want = truth_lines(&b["hazards"], |h| {
+        format!("{} {}", s(&h["kind"]), s(&h["path"]))
+    });
+    assert_same(&got, &want, &format!("{ctx}: lint"));
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {
             format!("{} {}", s(&p["kind"]), s(&p["path"]))

@@ -116,6 +116,7 @@ fn sample(name: &str, pid: i64) -> String {
         "trace" | "all" => "1".into(),
         "limit" => "3".into(),
         "syscall" => "'open'".into(),
+        "under" => "'/usr/src/proj'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
 }
@@ -160,6 +161,18 @@ fn compare_all(db: &Path, pid: i64) {
         (&["files", "-v"], "files_verbose.sql", &[]),
         (&["namei", "-a", "-v"], "files_verbose.sql", &[("all", "1")]),
         (&["stats"], "syscall_top.sql", &[]),
+        (&["inputs"], "inputs.sql", &[]),
+        (
+            &["inputs", "-p", &p, "--under", "/usr/src/proj"],
+            "inputs.sql",
+            &[("pid", &p), ("under", "'/usr/src/proj'")],
+        ),
+        (
+            &["outputs", "--trace", "1"],
+            "outputs.sql",
+            &[("trace", "1")],
+        ),
+        (&["lint"], "lint.sql", &[]),
     ];
     for (args, file, params) in cases {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
