@@ -120,9 +120,10 @@ CREATE TABLE process (
   first_comm TEXT NOT NULL,
   -- Command name on its last record (changes with exec).
   last_comm TEXT NOT NULL,
-  -- Time of its first record (ns).
+  -- Time of its earliest record (ns): the first record's, unless a later
+  -- record carries an earlier time (NetBSD's EMUL can).
   first_ts INTEGER NOT NULL,
-  -- Time of its last record (ns).
+  -- Time of its latest record (ns).
   last_ts INTEGER NOT NULL,
   -- Argument of its exit call, when seen.
   exit_status INTEGER,
@@ -332,7 +333,19 @@ CREATE TABLE namei (
   -- 1 for the core file a process looks up as it dies of a signal: made
   -- by no call of its own (call_id is NULL), successful, and a file the
   -- process wrote; reports name its call `coredump`.
-  coredump INTEGER NOT NULL DEFAULT 0
+  coredump INTEGER NOT NULL DEFAULT 0,
+  -- What the call did to this path, decided at import from the call, its
+  -- flags (open/openat's O_ACCMODE, O_CREAT, O_TRUNC in the system's
+  -- values) and the lookup's position: `read` (open for reading only),
+  -- `write` (open with O_WRONLY, O_RDWR or O_TRUNC and without O_CREAT;
+  -- truncate), `create` (open with O_CREAT, creat, mkdir, mkfifo, mknod,
+  -- symlink's and link's new name, the core file), `delete` (unlink,
+  -- rmdir), `rename-from` and `rename-to` (a rename's first and second
+  -- lookup), `exec` (execve's and posix_spawn's program and runtime
+  -- linker), `attr` (chmod, chown, utimes, chflags, …) or `probe` (stat,
+  -- access, readlink, chdir, link's existing name and every other call).
+  -- Whether the call succeeded is the call's `success`.
+  access TEXT NOT NULL
 );
 
 -- Every other record: signals, I/O, structs, sysctl names, context

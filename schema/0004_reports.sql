@@ -128,51 +128,6 @@ SELECT p.trace_id, n.process_id, p.pid, n.exec_id, n.image, n.comm, n.ts, p.pare
 FROM node AS n
 JOIN process AS p USING (process_id);
 
--- Helper for file_access: what kind of access each call is. open-family
--- flags are read from the call's `args` text (the flags word is argument 1
--- of open, argument 2 of openat); O_WRONLY | O_RDWR | O_CREAT | O_TRUNC
--- (0x603, the same on every BSD and Darwin) make an open a write.
-CREATE VIEW IF NOT EXISTS _call_access (
-  -- call.call_id.
-  call_id,
-  -- `exec`, `write`, `read` or `lookup` (see file_access.access).
-  access
-) AS
-SELECT call_id,
-       CASE
-         WHEN syscall IN ('execve', 'fexecve', '__mac_execve') THEN 'exec'
-         WHEN syscall IN ('creat', 'mkdir', 'mkdirat', 'mkfifo', 'mkfifoat', 'mknod',
-                          'mknodat', '__mknod50', 'rename', 'renameat', 'renameat2',
-                          '__posix_rename', 'unlink', 'unlinkat', 'funlinkat', 'rmdir',
-                          'link', 'linkat', 'symlink', 'symlinkat', 'truncate', 'chmod',
-                          'lchmod', 'fchmodat', 'chown', 'lchown', 'fchownat',
-                          '__posix_chown', '__posix_lchown', 'utimes', '__utimes50',
-                          'lutimes', '__lutimes50', 'utimensat', 'futimesat')
-           THEN 'write'
-         WHEN flags IS NULL THEN
-           CASE WHEN syscall IN ('readlink', 'readlinkat') THEN 'read' ELSE 'lookup' END
-         WHEN ((instr('0123456789abcdef', substr(flags, 1, 1)) - 1) & 6) <> 0
-           OR ((instr('0123456789abcdef', substr(flags, 3, 1)) - 1) & 3) <> 0
-           THEN 'write'
-         ELSE 'read'
-       END
-FROM (
-  -- flags: the last three hex digits of the flags word ('000' if it is 0).
-  SELECT call_id, syscall,
-         substr('000' || substr(substr(w || ',', 1, instr(w || ',', ',') - 1), 3), -3) AS flags
-  FROM (
-    SELECT call_id, syscall,
-           CASE
-             WHEN syscall IN ('open', 'open_nocancel', 'open_extended') AND nargs >= 2
-               THEN substr(args, instr(args, ',') + 1)
-             WHEN syscall IN ('openat', 'openat_nocancel') AND nargs >= 3
-               THEN substr(substr(args, instr(args, ',') + 1),
-                           instr(substr(args, instr(args, ',') + 1), ',') + 1)
-           END AS w
-    FROM call
-  )
-);
-
 -- Every path lookup that was made absolute, with the call, its kind of
 -- access and whether it succeeded: what ptrace.py's namei list is made of.
 -- Lookups left relative (resolution `unknown base`) are only in
@@ -191,12 +146,9 @@ CREATE VIEW IF NOT EXISTS file_access (
   -- That call's syscall name; `coredump` for the core file a dying
   -- process looked up (namei.coredump); NULL when unknown or without a call.
   syscall,
-  -- `exec` (execve and the loader lookups it makes), `write` (creates,
-  -- changes or removes the file or its attributes: open/openat with
-  -- O_WRONLY, O_RDWR, O_CREAT or O_TRUNC, creat, mkdir, rename, unlink,
-  -- link, symlink, truncate, chmod, chown, utimes, …), `read` (open
-  -- without those flags, readlink) or `lookup` (stat, access, chdir, …);
-  -- a core file is a `write`; NULL without a call.
+  -- What the call did to the path (namei.access): `read`, `write`,
+  -- `create`, `delete`, `rename-from`, `rename-to`, `exec`, `attr` or
+  -- `probe`.
   access,
   -- Process lifetime.
   process_id,
@@ -219,7 +171,7 @@ SELECT n.namei_id, p.trace_id, rp.path,
        CASE WHEN rtrim(rp.path, replace(rp.path, '/', '')) = '/' THEN '/'
             ELSE rtrim(rtrim(rp.path, replace(rp.path, '/', '')), '/') END,
        n.call_id, CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
-       CASE WHEN n.coredump THEN 'write' ELSE a.access END, n.process_id, p.pid, e.comm,
+       n.access, n.process_id, p.pid, e.comm,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
        c.errno, c.errno_name, n.ts
 FROM namei AS n
@@ -227,7 +179,6 @@ JOIN process AS p USING (process_id)
 JOIN exec AS e ON e.exec_id = n.exec_id
 JOIN path AS rp ON rp.path_id = n.resolved_id
 LEFT JOIN call AS c ON c.call_id = n.call_id
-LEFT JOIN _call_access AS a ON a.call_id = n.call_id
 WHERE n.resolution <> 'unknown base';
 
 -- The distinct absolute paths successful calls looked up, per trace:
@@ -241,12 +192,14 @@ CREATE VIEW IF NOT EXISTS files (
   lookups,
   -- Distinct process lifetimes that looked it up.
   processes,
-  -- 1 when a successful call wrote it (file_access.access = 'write').
+  -- 1 when a successful call changed it: file_access.access is `write`,
+  -- `create`, `delete`, `rename-from`, `rename-to` or `attr`.
   written,
   -- Time (ns) of the first successful lookup.
   first_ts
 ) AS
-SELECT trace_id, path, count(*), count(DISTINCT process_id), max(access = 'write'), min(ts)
+SELECT trace_id, path, count(*), count(DISTINCT process_id),
+       max(access IN ('write', 'create', 'delete', 'rename-from', 'rename-to', 'attr')), min(ts)
 FROM file_access
 WHERE success = 1
 GROUP BY trace_id, path;
@@ -316,3 +269,293 @@ SELECT p.process_id, p.trace_id, p.pid, pp.pid, p.last_comm,
        p.first_ts, p.last_ts - p.first_ts, p.exit_status, p.exit_signal
 FROM process AS p
 LEFT JOIN process AS pp ON pp.process_id = p.parent_id;
+
+-- One command of the build: a process image (process_image), from its
+-- start to the start of the next image of its process, or to the
+-- process's last record. The build reports and views name commands by
+-- command_id.
+CREATE VIEW IF NOT EXISTS command (
+  -- The image's exec.exec_id: the command's id.
+  command_id,
+  -- Trace it was recorded in.
+  trace_id,
+  -- Process lifetime.
+  process_id,
+  -- OS pid.
+  pid,
+  -- 0 for the inherited image, then 1, 2, … per successful exec.
+  image,
+  -- Command name of the image.
+  comm,
+  -- Time (ns) it started: the process's first record for image 0, the
+  -- exec's return for a later image.
+  start_ts,
+  -- Time (ns) it ended: the next image's start, or the process's last
+  -- record.
+  end_ts,
+  -- end_ts - start_ts (ns).
+  dur,
+  -- Working directory when it started, when known.
+  cwd,
+  -- Program, made absolute where possible: the exec's path; NULL for an
+  -- image 0 (a forked copy of its parent).
+  path,
+  -- argv (JSON array, or BLOB of NUL-separated bytes) where the trace
+  -- records it (OpenBSD `-t x`, NetBSD exec args); else NULL.
+  argv,
+  -- The command that forked or spawned its process (process.parent_exec_id;
+  -- the same for every image of a lifetime); NULL for a root.
+  parent_id
+) AS
+SELECT i.exec_id, p.trace_id, i.process_id, p.pid, i.image, i.comm, i.start_ts,
+       COALESCE(lead(i.start_ts) OVER w, p.last_ts),
+       COALESCE(lead(i.start_ts) OVER w, p.last_ts) - i.start_ts,
+       cp.path, rp.path, i.argv, p.parent_exec_id
+FROM (SELECT e.exec_id, e.process_id, e.seq, e.image, e.comm, e.argv, e.cwd_id,
+             e.resolved_id, CASE WHEN e.image = 0 THEN pr.first_ts ELSE e.ts END AS start_ts
+      FROM exec AS e JOIN process AS pr USING (process_id)
+      WHERE e.success = 1) AS i
+JOIN process AS p USING (process_id)
+LEFT JOIN path AS cp ON cp.path_id = i.cwd_id
+LEFT JOIN path AS rp ON rp.path_id = i.resolved_id
+WINDOW w AS (PARTITION BY i.process_id ORDER BY i.seq);
+
+-- Every lookup of an absolute path as the build analysis sees it: the
+-- command that made it (the image current at its call), its access class
+-- and what it did to the path if it succeeded. Lookups left relative are
+-- not in it.
+CREATE VIEW IF NOT EXISTS build_access (
+  -- namei.namei_id.
+  namei_id,
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path (namei.resolved_id).
+  path_id,
+  -- The command that made it (command.command_id).
+  command_id,
+  -- Process lifetime.
+  process_id,
+  -- namei.access.
+  access,
+  -- The call's syscall name (`coredump` for a core file).
+  syscall,
+  -- 1 succeeded (a core file always did), 0 failed, NULL unfinished.
+  success,
+  -- What a successful lookup did: `read` (read, exec), `write` (write,
+  -- create, rename-to), `remove` (delete, rename-from) or `probe` (probe,
+  -- attr); NULL when it failed or is unfinished.
+  effect,
+  -- File offset of the NAMI record: the order of the accesses.
+  offset,
+  -- Record time (ns).
+  ts
+) AS
+SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
+       CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
+       CASE WHEN n.coredump THEN 1 ELSE c.success END,
+       CASE WHEN NOT (n.coredump OR c.success IS 1) THEN NULL
+            WHEN n.access IN ('read', 'exec') THEN 'read'
+            WHEN n.access IN ('write', 'create', 'rename-to') THEN 'write'
+            WHEN n.access IN ('delete', 'rename-from') THEN 'remove'
+            ELSE 'probe' END,
+       n.offset, n.ts
+FROM namei AS n
+JOIN process AS p USING (process_id)
+LEFT JOIN call AS c ON c.call_id = n.call_id
+WHERE n.resolution <> 'unknown base';
+
+-- Producer -> consumer: for each read, the latest earlier write of the
+-- path (by file order; removals do not reset it); when another command
+-- made it, that command produced what this one consumed. One row per
+-- (path, producer, consumer), at the consumer's first such read.
+CREATE VIEW IF NOT EXISTS build_flow (
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- The command that wrote it (command.command_id).
+  producer_id,
+  -- The command that read it afterwards.
+  consumer_id,
+  -- Time (ns) of that write.
+  write_ts,
+  -- Time (ns) of the consumer's first read after a write of the producer.
+  read_ts
+) AS
+WITH a AS (
+  SELECT trace_id, path_id, command_id, effect, offset, ts,
+         count(*) FILTER (WHERE effect = 'write')
+           OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS grp
+  FROM build_access
+  WHERE effect IN ('read', 'write')
+), b AS (
+  SELECT trace_id, path_id, command_id, effect, offset, ts, grp,
+         first_value(command_id) OVER g AS writer, first_value(ts) OVER g AS wts
+  FROM a
+  WINDOW g AS (PARTITION BY trace_id, path_id, grp ORDER BY offset)
+)
+SELECT trace_id, path_id, pa.path, writer, command_id, wts, ts
+FROM (SELECT trace_id, path_id, writer, command_id, wts, ts, min(offset)
+      FROM b
+      WHERE effect = 'read' AND grp > 0 AND writer <> command_id
+      GROUP BY trace_id, path_id, writer, command_id)
+JOIN path AS pa USING (path_id);
+
+-- Every path the build looked up, with its role: `temporary` (the last
+-- write or removal removed it), `intermediate` (written by one command,
+-- read later by another: build_flow), `output` (written, present at the
+-- end), `source` (read, never written or removed), `probe` (only
+-- stat-like lookups succeeded) or `ghost` (no lookup succeeded), the first
+-- that applies, as ktcompose's truth states them.
+CREATE VIEW IF NOT EXISTS build_file (
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- `temporary`, `intermediate`, `output`, `source`, `probe` or `ghost`.
+  role,
+  -- The command of the first successful write (command.command_id), or NULL.
+  first_writer_id,
+  -- The command of the last successful write, or NULL.
+  last_writer_id,
+  -- Commands that wrote it (write, create, rename-to).
+  writers,
+  -- Commands that read it (read, exec).
+  readers,
+  -- Successful lookups of it.
+  lookups,
+  -- Failed lookups of it.
+  failed
+) AS
+WITH s AS (
+  SELECT trace_id, path_id,
+         count(DISTINCT command_id) FILTER (WHERE effect = 'read') AS readers,
+         count(DISTINCT command_id) FILTER (WHERE effect = 'write') AS writers,
+         count(effect) AS lookups, count(*) FILTER (WHERE success = 0) AS failed,
+         max(offset * 2 + (effect = 'remove')) FILTER (WHERE effect IN ('write', 'remove'))
+           AS last_change,
+         min(offset) FILTER (WHERE effect = 'write') AS first_write,
+         max(offset) FILTER (WHERE effect = 'write') AS last_write
+  FROM build_access
+  GROUP BY trace_id, path_id
+), flowed AS (
+  SELECT DISTINCT trace_id, path_id FROM build_flow
+)
+SELECT s.trace_id, s.path_id, pa.path,
+       CASE WHEN s.last_change % 2 = 1 THEN 'temporary'
+            WHEN fl.path_id IS NOT NULL THEN 'intermediate'
+            WHEN s.writers > 0 THEN 'output'
+            WHEN s.readers > 0 THEN 'source'
+            WHEN s.lookups > 0 THEN 'probe'
+            ELSE 'ghost' END,
+       (SELECT a.command_id FROM build_access AS a
+        WHERE a.path_id = s.path_id AND a.trace_id = s.trace_id AND a.offset = s.first_write),
+       (SELECT a.command_id FROM build_access AS a
+        WHERE a.path_id = s.path_id AND a.trace_id = s.trace_id AND a.offset = s.last_write),
+       s.writers, s.readers, s.lookups, s.failed
+FROM s
+JOIN path AS pa USING (path_id)
+LEFT JOIN flowed AS fl ON fl.trace_id = s.trace_id AND fl.path_id = s.path_id;
+
+-- Build hazards, by ktcompose's rules (two commands of one process
+-- lifetime never make one): `double-write` (commands of two or more
+-- lifetimes wrote the path), `race` (a command read a path that a command
+-- running at the same time wrote: neither process an ancestor of the
+-- other, their lifetimes overlap), `used-then-changed` (a command read the
+-- path, and later a command of another lifetime wrote it) and
+-- `ghost-later-created` (a command's lookup of the path failed, and later
+-- a command outside its process's subtree created it).
+CREATE VIEW IF NOT EXISTS build_hazard (
+  -- Trace it was recorded in.
+  trace_id,
+  -- `double-write`, `race`, `used-then-changed` or `ghost-later-created`.
+  kind,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- The first command: the first writer (double-write), the reader (race,
+  -- used-then-changed) or the command whose lookup failed
+  -- (ghost-later-created).
+  command_id,
+  -- The other: the last writer to join (double-write), the writer (race,
+  -- used-then-changed) or the creator (ghost-later-created).
+  other_id,
+  -- Time (ns) of command_id's first write, first read or first failed
+  -- lookup of the path.
+  ts,
+  -- Time (ns) of other_id's write or create that makes the hazard (its
+  -- first write of the path for double-write and race).
+  other_ts,
+  -- The failed lookup's syscall (ghost-later-created), else NULL.
+  syscall,
+  -- The commands involved as a JSON array: every writer in the order of
+  -- its first write (double-write), else [command_id, other_id].
+  commands
+) AS
+WITH anc AS MATERIALIZED (
+  SELECT ancestor_id, process_id FROM process_descendant WHERE depth > 0
+), fr AS MATERIALIZED (
+  SELECT trace_id, path_id, command_id, process_id, ts, min(offset) AS off
+  FROM build_access WHERE effect = 'read' GROUP BY trace_id, path_id, command_id
+), fw AS MATERIALIZED (
+  SELECT trace_id, path_id, command_id, process_id, ts, min(offset) AS off
+  FROM build_access WHERE effect = 'write' GROUP BY trace_id, path_id, command_id
+), ff AS MATERIALIZED (
+  SELECT trace_id, path_id, command_id, process_id, ts, syscall, min(offset) AS off
+  FROM build_access WHERE success = 0 GROUP BY trace_id, path_id, command_id
+), wr AS MATERIALIZED (
+  SELECT trace_id, path_id, command_id, process_id, access, ts, offset
+  FROM build_access WHERE effect = 'write'
+), h AS (
+  SELECT trace_id, 'double-write' AS kind, path_id,
+         (SELECT w.command_id FROM fw AS w WHERE w.trace_id = d.trace_id
+          AND w.path_id = d.path_id ORDER BY w.off LIMIT 1) AS command_id,
+         (SELECT w.command_id FROM fw AS w WHERE w.trace_id = d.trace_id
+          AND w.path_id = d.path_id ORDER BY w.off DESC LIMIT 1) AS other_id,
+         first_ts AS ts, last_ts AS other_ts, NULL AS syscall,
+         (SELECT json_group_array(command_id)
+          FROM (SELECT w.command_id FROM fw AS w WHERE w.trace_id = d.trace_id
+                AND w.path_id = d.path_id ORDER BY w.off)) AS commands
+  FROM (SELECT trace_id, path_id, min(ts) AS first_ts, max(ts) AS last_ts
+        FROM fw GROUP BY trace_id, path_id HAVING count(DISTINCT process_id) > 1) AS d
+  UNION ALL
+  SELECT r.trace_id, 'race', r.path_id, r.command_id, w.command_id, r.ts, w.ts, NULL,
+         json_array(r.command_id, w.command_id)
+  FROM fr AS r
+  JOIN fw AS w ON w.trace_id = r.trace_id AND w.path_id = r.path_id
+   AND w.process_id <> r.process_id
+  JOIN process AS pr ON pr.process_id = r.process_id
+  JOIN process AS pw ON pw.process_id = w.process_id
+  WHERE pr.first_ts < pw.last_ts AND pw.first_ts < pr.last_ts
+    AND NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = r.process_id
+                    AND anc.process_id = w.process_id)
+    AND NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = w.process_id
+                    AND anc.process_id = r.process_id)
+  UNION ALL
+  SELECT trace_id, 'used-then-changed', path_id, rc, wc, rts, wts, NULL, json_array(rc, wc)
+  FROM (SELECT r.trace_id, r.path_id, r.command_id AS rc, w.command_id AS wc, r.ts AS rts,
+               w.ts AS wts, min(w.offset)
+        FROM fr AS r
+        JOIN wr AS w ON w.trace_id = r.trace_id AND w.path_id = r.path_id
+         AND w.offset > r.off AND w.process_id <> r.process_id
+        GROUP BY r.trace_id, r.path_id, r.command_id)
+  UNION ALL
+  SELECT trace_id, 'ghost-later-created', path_id, lc, cc, lts, cts, sc, json_array(lc, cc)
+  FROM (SELECT l.trace_id, l.path_id, l.command_id AS lc, c.command_id AS cc, l.ts AS lts,
+               c.ts AS cts, l.syscall AS sc, min(c.offset)
+        FROM ff AS l
+        JOIN wr AS c ON c.trace_id = l.trace_id AND c.path_id = l.path_id
+         AND c.access IN ('create', 'rename-to') AND c.offset > l.off
+         AND c.process_id <> l.process_id
+        WHERE NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = l.process_id
+                          AND anc.process_id = c.process_id)
+        GROUP BY l.trace_id, l.path_id, l.command_id)
+)
+SELECT h.trace_id, h.kind, h.path_id, pa.path, h.command_id, h.other_id, h.ts, h.other_ts,
+       h.syscall, h.commands
+FROM h JOIN path AS pa USING (path_id);

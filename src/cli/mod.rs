@@ -3,6 +3,7 @@
 //! library functions never take clap types.
 
 pub mod argv;
+mod build;
 mod dump;
 mod import;
 mod report;
@@ -54,6 +55,13 @@ pub enum Command {
     /// Print the manual page kt2sql(1) in roff, or write every page into a
     /// directory.
     Man(shell::ManArgs),
+    /// List the build's sources: paths it read and never wrote or removed.
+    Inputs(build::InputsArgs),
+    /// List what the build left behind, with the command that wrote each.
+    Outputs(build::OutputsArgs),
+    /// List build hazards: double writes, races, paths used then changed,
+    /// failed lookups of paths the build created later.
+    Lint(build::LintArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -142,6 +150,9 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Schema(args) => sql::run_schema(args),
         Command::Completions(args) => shell::run_completions(args),
         Command::Man(args) => shell::run_man(args),
+        Command::Inputs(args) => build::run_inputs(args),
+        Command::Outputs(args) => build::run_outputs(args),
+        Command::Lint(args) => build::run_lint(args),
     }
 }
 

@@ -24,7 +24,7 @@ pub struct CompletionsArgs {
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// Write kt2sql.1 and one page per command (kt2sql-import.1, …) into
-    /// this directory instead of printing kt2sql.1.
+    /// this directory (created if missing) instead of printing kt2sql.1.
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
 }
@@ -43,7 +43,9 @@ pub fn run_man(args: ManArgs) -> Result<ExitCode> {
     let cmd = Cli::command();
     match args.dir {
         Some(dir) => {
-            clap_mangen::generate_to(cmd, &dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| clap_mangen::generate_to(cmd, &dir))
+                .map_err(|e| format!("{}: {e}", dir.display()))?;
             Ok(ExitCode::SUCCESS)
         }
         None => emit(|out| clap_mangen::Man::new(cmd).render(out)),

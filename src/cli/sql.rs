@@ -109,7 +109,7 @@ fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
 /// Run `sql` on `db` and print each result as it comes, through a buffer
 /// to stdout; a closed pipe surfaces as an `io::Error` that `main` turns
 /// into a quiet exit.
-fn print(
+pub(super) fn print(
     db: &Path,
     sql: &str,
     params: &[(String, Cell)],

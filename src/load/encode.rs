@@ -508,6 +508,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
             path,
             resolved,
             resolution,
+            access,
         } = r;
         let path_id = self.intern(path)?;
         let resolved_id = self.intern(resolved)?;
@@ -526,6 +527,7 @@ impl<T: BatchTarget> Sink for Encoder<'_, T> {
                 ("resolution", SqlValue::Static(resolution.as_str())),
                 ("exec_id", SqlValue::Int(exec_id)),
                 ("coredump", SqlValue::Int(coredump.into())),
+                ("access", SqlValue::Static(access.as_str())),
             ],
         )
     }

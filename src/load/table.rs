@@ -68,7 +68,7 @@ tables! {
     /// `namei`.
     Namei = "namei", keyed: true, [
         "namei_id", "call_id", "process_id", "seq", "ts", "offset", "comm", "path_id",
-        "resolved_id", "resolution", "exec_id", "coredump",
+        "resolved_id", "resolution", "exec_id", "coredump", "access",
     ];
     /// `event`.
     Event = "event", keyed: true, [

@@ -4,8 +4,8 @@ use rusqlite::Connection;
 
 use super::*;
 use crate::process::rows::{
-    CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity, Sink,
-    Unpaired,
+    Access, CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity,
+    Sink, Unpaired,
 };
 use crate::schema;
 
@@ -101,6 +101,7 @@ fn namei(id: i64, path: &'static [u8]) -> NameiRow<'static> {
         path,
         resolved: path,
         resolution: Resolution::Absolute,
+        access: Access::Read,
     }
 }
 

@@ -50,6 +50,51 @@ impl Resolution {
     }
 }
 
+/// What a lookup's call did to the path (`namei.access`), decided from the
+/// call, its flags and the lookup's position (`syscall::access`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Opened for reading only (a directory too).
+    Read,
+    /// Opened for writing (O_WRONLY, O_RDWR or O_TRUNC) without O_CREAT,
+    /// or truncated.
+    Write,
+    /// Created, or opened with O_CREAT: creat, mkdir, mkfifo, mknod,
+    /// symlink's and link's new name, a dying process's core file.
+    Create,
+    /// Removed: unlink, rmdir.
+    Delete,
+    /// The source (first lookup) of a rename.
+    RenameFrom,
+    /// The target (second lookup) of a rename.
+    RenameTo,
+    /// The program and runtime-linker lookups of an exec or posix_spawn.
+    Exec,
+    /// The file's attributes changed, not its contents: chmod, chown,
+    /// utimes, chflags, ….
+    Attr,
+    /// Looked at, not opened: stat, access, readlink, chdir, pathconf,
+    /// link's existing name, and any call not named above.
+    Probe,
+}
+
+impl Access {
+    /// The name stored in `namei.access`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Read => "read",
+            Access::Write => "write",
+            Access::Create => "create",
+            Access::Delete => "delete",
+            Access::RenameFrom => "rename-from",
+            Access::RenameTo => "rename-to",
+            Access::Exec => "exec",
+            Access::Attr => "attr",
+            Access::Probe => "probe",
+        }
+    }
+}
+
 /// What showed that a process lifetime ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
@@ -108,9 +153,9 @@ pub struct ProcessRow {
     pub first_comm: Vec<u8>,
     /// Command name of its last record.
     pub last_comm: Vec<u8>,
-    /// First record's time.
+    /// The earliest record time (records are not always in time order).
     pub first_ts: i64,
-    /// Last record's time.
+    /// The latest record time.
     pub last_ts: i64,
     /// Argument of its `exit` call, when seen.
     pub exit_status: Option<i64>,
@@ -293,6 +338,8 @@ pub struct NameiRow<'a> {
     pub resolved: &'a [u8],
     /// How it was resolved.
     pub resolution: Resolution,
+    /// What the call did to the path.
+    pub access: Access,
 }
 
 /// One syscall number over a trace: the sums of the call rows with that

@@ -3,6 +3,8 @@
 //! keeps one rule per behaviour instead of one per dialect and number).
 
 use crate::decode::Family;
+use crate::process::rows::Access;
+use crate::tables::OpenFlags;
 
 /// The calls that change the process model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +124,55 @@ pub fn dirfd_arg(name: &str, seq: usize) -> Option<usize> {
     }
 }
 
+/// What the `seq`-th lookup of a call named `name` with argument words
+/// `args` did to its path, under the system's open flags. An unknown call
+/// (no name) is a probe.
+pub fn access(name: Option<&str>, seq: usize, args: &[u64], flags: OpenFlags) -> Access {
+    let Some(name) = name else {
+        return Access::Probe;
+    };
+    let open_flags = |i: usize| args.get(i).map_or(0, |&w| w);
+    match name {
+        "open" | "open_extended" => open_access(open_flags(1), flags),
+        "openat" => open_access(open_flags(2), flags),
+        "creat" | "mkdir" | "mkdirat" | "mkfifo" | "mkfifoat" | "mknod" | "mknodat"
+        | "__mknod50" | "symlink" | "symlinkat" => Access::Create,
+        "link" | "linkat" => {
+            if seq == 0 {
+                Access::Probe
+            } else {
+                Access::Create
+            }
+        }
+        "rename" | "renameat" | "renameat2" | "__posix_rename" => {
+            if seq == 0 {
+                Access::RenameFrom
+            } else {
+                Access::RenameTo
+            }
+        }
+        "unlink" | "unlinkat" | "funlinkat" | "rmdir" => Access::Delete,
+        "execve" | "fexecve" | "__mac_execve" | "posix_spawn" => Access::Exec,
+        "truncate" => Access::Write,
+        "chmod" | "lchmod" | "fchmodat" | "chown" | "lchown" | "fchownat" | "__posix_chown"
+        | "__posix_lchown" | "utimes" | "__utimes50" | "lutimes" | "__lutimes50" | "utimensat"
+        | "futimesat" | "chflags" | "lchflags" | "chflagsat" => Access::Attr,
+        _ => Access::Probe,
+    }
+}
+
+/// An open's access by its flags word: O_CREAT creates; O_WRONLY, O_RDWR
+/// or O_TRUNC write; anything else reads.
+fn open_access(word: u64, f: OpenFlags) -> Access {
+    if word & f.creat != 0 {
+        Access::Create
+    } else if word & f.accmode == f.wronly || word & f.accmode == f.rdwr || word & f.trunc != 0 {
+        Access::Write
+    } else {
+        Access::Read
+    }
+}
+
 /// AT_FDCWD on FreeBSD, NetBSD and OpenBSD.
 pub const AT_FDCWD: i64 = -100;
 
@@ -142,4 +193,36 @@ pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
 /// shared by the BSDs and Darwin).
 pub fn fatal_by_default(signo: i32) -> bool {
     matches!(signo, 1..=15 | 24..=27 | 30 | 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tables::{open_flags, NameTable};
+
+    #[test]
+    fn access_follows_the_call_its_flags_and_the_lookup() {
+        let f = open_flags(NameTable::FreeBsd);
+        let open = |flags: u64| access(Some("open"), 0, &[0x1000, flags], f);
+        let openat = |flags: u64| access(Some("openat"), 0, &[0xffff_ff9c, 0x1000, flags], f);
+        assert_eq!(open(0), Access::Read);
+        assert_eq!(open(0x0010_0000), Access::Read, "O_CLOEXEC alone reads");
+        assert_eq!(open(0x1), Access::Write, "O_WRONLY");
+        assert_eq!(open(0x2), Access::Write, "O_RDWR");
+        assert_eq!(open(0x9), Access::Write, "O_WRONLY|O_APPEND");
+        assert_eq!(open(0x400), Access::Write, "O_TRUNC");
+        assert_eq!(open(0x601), Access::Create, "O_WRONLY|O_CREAT|O_TRUNC");
+        assert_eq!(openat(0x200), Access::Create);
+        assert_eq!(openat(0x1), Access::Write);
+        assert_eq!(openat(0x20000), Access::Read, "O_DIRECTORY");
+        assert_eq!(access(Some("rename"), 0, &[], f), Access::RenameFrom);
+        assert_eq!(access(Some("rename"), 1, &[], f), Access::RenameTo);
+        assert_eq!(access(Some("link"), 0, &[], f), Access::Probe);
+        assert_eq!(access(Some("link"), 1, &[], f), Access::Create);
+        assert_eq!(access(Some("execve"), 1, &[], f), Access::Exec);
+        assert_eq!(access(Some("unlinkat"), 0, &[], f), Access::Delete);
+        assert_eq!(access(Some("__stat50"), 0, &[], f), Access::Probe);
+        assert_eq!(access(Some("chmod"), 0, &[], f), Access::Attr);
+        assert_eq!(access(None, 0, &[], f), Access::Probe);
+    }
 }

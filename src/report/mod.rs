@@ -43,7 +43,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         "files_verbose.sql",
         include_str!("../../queries/files_verbose.sql"),
     ),
+    ("inputs.sql", include_str!("../../queries/inputs.sql")),
     ("issues.sql", include_str!("../../queries/issues.sql")),
+    ("lint.sql", include_str!("../../queries/lint.sql")),
+    ("outputs.sql", include_str!("../../queries/outputs.sql")),
     (
         "pid_lifetimes.sql",
         include_str!("../../queries/pid_lifetimes.sql"),

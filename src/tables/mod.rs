@@ -50,13 +50,20 @@
 //! Do not edit them by hand: change the script or its inputs and
 //! regenerate. [`NameTable::OpenBsdPre55`] shares OpenBSD's errno and
 //! signal tables, which did not change at 5.5.
+//!
+//! `open_flags.rs` holds the few `open(2)` flag bits the process model
+//! needs to tell a read from a write or a create ([`OpenFlags`]), taken by
+//! hand from each system's `sys/fcntl.h` (its `//!` names the sources).
 
 pub mod args;
 mod darwin;
 mod freebsd;
 mod netbsd;
+mod open_flags;
 mod openbsd;
 mod openbsd_pre55;
+
+pub use open_flags::{open_flags, OpenFlags};
 
 /// Which system's name tables to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

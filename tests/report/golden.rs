@@ -116,7 +116,7 @@ fn example_sql_query_and_schema() {
         &[
             "sql",
             "DB",
-            "SELECT path, access, pid FROM file_access WHERE access = 'write'",
+            "SELECT path, access, pid FROM file_access WHERE access NOT IN ('read', 'exec', 'probe')",
             "--format",
             "csv",
         ],

@@ -4,6 +4,7 @@
 //! `queries/*.sql` under the real sqlite3 shell; safe output; `sql` and
 //! `query` themselves.
 
+mod build;
 mod golden;
 mod safety;
 mod shell;

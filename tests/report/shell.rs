@@ -116,6 +116,7 @@ fn sample(name: &str, pid: i64) -> String {
         "trace" | "all" => "1".into(),
         "limit" => "3".into(),
         "syscall" => "'open'".into(),
+        "under" => "'/usr/src/proj'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
 }
@@ -165,6 +166,18 @@ fn compare_all(db: &Path, pid: i64) {
             "syscall_top.sql",
             &[("limit", "3")],
         ),
+        (&["inputs"], "inputs.sql", &[]),
+        (
+            &["inputs", "-p", &p, "--under", "/usr/src/proj"],
+            "inputs.sql",
+            &[("pid", &p), ("under", "'/usr/src/proj'")],
+        ),
+        (
+            &["outputs", "--trace", "1"],
+            "outputs.sql",
+            &[("trace", "1")],
+        ),
+        (&["lint"], "lint.sql", &[]),
     ];
     for (args, file, params) in cases {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();

@@ -97,13 +97,18 @@ impl TraceState {
         rec: &Record<'_>,
         sink: &mut S,
     ) -> Result<Action, S::Error> {
+        // The earliest and the latest time, not the first and the last
+        // record's: a record can carry an earlier time than the one before
+        // it (NetBSD writes a process's EMUL after its first CALL's time).
         if !p.seen {
             p.seen = true;
             p.row.first_ts = rec.ts;
+            p.row.last_ts = rec.ts;
             p.row.first_comm = rec.comm.to_vec();
         }
         p.row.records += 1;
-        p.row.last_ts = rec.ts;
+        p.row.first_ts = p.row.first_ts.min(rec.ts);
+        p.row.last_ts = p.row.last_ts.max(rec.ts);
         if p.awaiting_comm.is_some() {
             self.write_awaiting(p, &rec.comm, sink)?;
         }

@@ -2,10 +2,11 @@
 //! directory fd, and the core file a dying process looks up.
 
 use crate::process::path::resolve;
-use crate::process::rows::{End, NameiRow, Resolution, Sink};
+use crate::process::rows::{Access, End, NameiRow, Resolution, Sink};
 use crate::process::state::{Proc, TraceState};
-use crate::process::syscall::{dirfd_arg, Effect, AT_FDCWD};
+use crate::process::syscall::{access, dirfd_arg, Effect, AT_FDCWD};
 use crate::record::Record;
+use crate::tables::open_flags;
 
 impl TraceState {
     pub(super) fn on_namei<S: Sink>(
@@ -47,6 +48,10 @@ impl TraceState {
         let call_id = call.as_ref().map(|c| c.call_id);
         let exec_id = call.as_ref().map_or(p.image_id, |c| c.image_id);
         let absolute = how != Resolution::Unknown;
+        let access = match &call {
+            Some(c) => access(c.name, seq, c.args(), open_flags(self.names)),
+            None => Access::Create,
+        };
         p.row.lookups += 1;
         if !absolute {
             p.row.unresolved_lookups += 1;
@@ -66,6 +71,7 @@ impl TraceState {
             path: raw,
             resolved: &resolved,
             resolution: how,
+            access,
         };
         sink.namei(&row)?;
         if let Some(c) = call {

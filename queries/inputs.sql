@@ -1,0 +1,23 @@
+-- The build's sources: the paths it read and never wrote or removed
+-- (build_file.role `source`), with how many commands read each.
+--
+-- @param  trace    Only this trace_id (default: every trace).
+-- @param  pid      Only sources read by the processes of this pid and
+--                  their descendants (default: the whole build).
+-- @param  under    Only paths in this directory tree (default: all).
+-- @column path     The source path (TEXT, or BLOB when not UTF-8).
+-- @column readers  Commands that read it.
+SELECT f.path, sum(f.readers) AS readers
+FROM build_file AS f
+WHERE f.role = 'source' AND (:trace IS NULL OR f.trace_id = :trace)
+  AND (:under IS NULL OR f.path = rtrim(:under, '/')
+       OR substr(f.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
+  AND (:pid IS NULL OR EXISTS (
+        SELECT 1
+        FROM build_access AS a
+        JOIN process_descendant AS d ON d.process_id = a.process_id
+        JOIN process AS q ON q.process_id = d.ancestor_id
+        WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'read'
+          AND q.pid = :pid))
+GROUP BY f.path
+ORDER BY CAST(f.path AS BLOB);

@@ -1,0 +1,237 @@
+//! The build views (issue #15) against the truth's `build` section
+//! (`build_visible` where records were lost): commands, every path's role
+//! with its first and last writer, the producer -> consumer flows and the
+//! hazards, in every dialect, with and without `--faithful --hazards`;
+//! and the `inputs`, `outputs` and `lint` reports built on them.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use rusqlite::Connection;
+use serde_json::Value;
+
+use super::{composed, kt2sql};
+use kt2sql::report;
+
+/// command_id -> the truth's `"<pid>.<n>#<image>"`: n counts the lifetimes
+/// of the pid in the trace (process ids are assigned in lifetime order).
+fn command_ids(conn: &Connection) -> BTreeMap<i64, String> {
+    let mut st = conn
+        .prepare(
+            "SELECT c.command_id, c.pid || '.' ||
+                    (SELECT count(*) FROM process AS q
+                     WHERE q.trace_id = c.trace_id AND q.pid = c.pid
+                       AND q.process_id <= c.process_id) || '#' || c.image
+             FROM command AS c",
+        )
+        .unwrap();
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+/// Rows of `sql` as strings, one line each, sorted.
+fn lines(conn: &Connection, sql: &str, ids: &BTreeMap<i64, String>) -> BTreeSet<String> {
+    let mut st = conn.prepare(sql).unwrap();
+    let names: Vec<String> = st.column_names().iter().map(|s| s.to_string()).collect();
+    let rows = st
+        .query_map([], |r| {
+            let mut out = Vec::new();
+            for (i, name) in names.iter().enumerate() {
+                let v: rusqlite::types::Value = r.get(i)?;
+                let text = match v {
+                    rusqlite::types::Value::Null => "null".to_string(),
+                    rusqlite::types::Value::Integer(x) if name.ends_with("_id") => {
+                        ids.get(&x).cloned().unwrap_or_else(|| format!("?{x}"))
+                    }
+                    rusqlite::types::Value::Integer(x) => x.to_string(),
+                    rusqlite::types::Value::Text(s) => s,
+                    other => format!("{other:?}"),
+                };
+                out.push(text);
+            }
+            Ok(out.join(" "))
+        })
+        .unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+fn s(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn truth_lines(list: &Value, f: impl Fn(&Value) -> String) -> BTreeSet<String> {
+    list.as_array().unwrap().iter().map(f).collect()
+}
+
+/// The lines that differ, for a readable failure.
+fn assert_same(got: &BTreeSet<String>, want: &BTreeSet<String>, what: &str) {
+    if got != want {
+        let extra: Vec<_> = got.difference(want).take(10).collect();
+        let missing: Vec<_> = want.difference(got).take(10).collect();
+        panic!("{what}: extra {extra:#?}\nmissing {missing:#?}");
+    }
+}
+
+fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
+    let im = composed(dialect, seed, extra);
+    let ctx = format!("{dialect} seed {seed} {extra:?}");
+    let t = &im.c.truth;
+    let b = t.get("build_visible").unwrap_or(&t["build"]);
+    let conn = report::open(&im.db).unwrap();
+    let ids = command_ids(&conn);
+
+    let got = lines(
+        &conn,
+        "SELECT command_id, comm, COALESCE(path, 'null'), start_ts, end_ts, cwd, parent_id
+         FROM command",
+        &ids,
+    );
+    let want = truth_lines(&b["commands"], |c| {
+        let f = ["id", "comm", "path", "start_ns", "end_ns", "cwd", "parent"];
+        f.iter().map(|k| s(&c[k])).collect::<Vec<_>>().join(" ")
+    });
+    assert_same(&got, &want, &format!("{ctx}: commands"));
+
+    let got = lines(
+        &conn,
+        "SELECT path, role, first_writer_id, last_writer_id FROM build_file",
+        &ids,
+    );
+    let want = truth_lines(&b["files"], |f| {
+        let f = ["path", "role", "first_writer", "last_writer"].map(|k| s(&f[k]));
+        f.join(" ")
+    });
+    assert_same(&got, &want, &format!("{ctx}: files"));
+
+    let got = lines(
+        &conn,
+        "SELECT path, producer_id, consumer_id, write_ts, read_ts FROM build_flow",
+        &ids,
+    );
+    let want = truth_lines(&b["flows"], |f| {
+        let f = ["path", "producer", "consumer", "write_ns", "read_ns"].map(|k| s(&f[k]));
+        f.join(" ")
+    });
+    assert_same(&got, &want, &format!("{ctx}: flows"));
+
+    // Hazards: kind, path, commands, and the times that show each.
+    let mut st = conn
+        .prepare(
+            "SELECT kind, path, commands, ts, other_ts, COALESCE(syscall, 'null')
+             FROM build_hazard",
+        )
+        .unwrap();
+    let got: BTreeSet<String> = st
+        .query_map([], |r| {
+            let commands: String = r.get(2)?;
+            let commands: Vec<i64> = serde_json::from_str(&commands).unwrap();
+            let named: Vec<&str> = commands.iter().map(|c| ids[c].as_str()).collect();
+            let kind: String = r.get(0)?;
+            let times = if kind == "double-write" {
+                String::new()
+            } else {
+                format!(" {} {} {}", r.get::<_, i64>(3)?, r.get::<_, i64>(4)?, {
+                    r.get::<_, String>(5)?
+                })
+            };
+            Ok(format!(
+                "{kind} {} {}{times}",
+                r.get::<_, String>(1)?,
+                named.join(",")
+            ))
+        })
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let want = truth_lines(&b["hazards"], |h| {
+        let kind = s(&h["kind"]);
+        let commands: Vec<String> = h["commands"].as_array().unwrap().iter().map(s).collect();
+        let d = &h["detail"];
+        let times = match kind.as_str() {
+            "double-write" => String::new(),
+            "ghost-later-created" => format!(
+                " {} {} {}",
+                d["lookup_ns"],
+                d["create_ns"],
+                s(&d["syscall"])
+            ),
+            _ => format!(" {} {} null", d["read_ns"], d["write_ns"]),
+        };
+        format!("{kind} {} {}{times}", s(&h["path"]), commands.join(","))
+    });
+    assert_same(&got, &want, &format!("{ctx}: hazards"));
+    // The reports, through the binary's CSV: inputs are the sources,
+    // outputs what is left behind, lint the hazards by kind and path.
+    let report = |args: &[&str]| -> Vec<Vec<String>> {
+        let out = kt2sql()
+            .args(args)
+            .arg(&im.db)
+            .args(["--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{ctx}: kt2sql {args:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        let rows = text
+            .lines()
+            .map(|l| l.split(',').map(String::from).collect());
+        rows.collect()
+    };
+    let by_role = |roles: &[&str]| -> BTreeSet<String> {
+        let files = b["files"].as_array().unwrap().iter();
+        let files = files.filter(|f| roles.contains(&f["role"].as_str().unwrap()));
+        files.map(|f| s(&f["path"])).collect()
+    };
+    let inputs = report(&["inputs"]);
+    assert_eq!(inputs[0][0], "path", "{ctx}: inputs header");
+    let got: BTreeSet<String> = inputs[1..].iter().map(|r| r[0].clone()).collect();
+    assert_same(&got, &by_role(&["source"]), &format!("{ctx}: inputs"));
+    let outputs = report(&["outputs"]);
+    assert_eq!(outputs[0][0], "path", "{ctx}: outputs header");
+    let got: BTreeSet<String> = outputs[1..].iter().map(|r| r[0].clone()).collect();
+    let want = by_role(&["output", "intermediate"]);
+    assert_same(&got, &want, &format!("{ctx}: outputs"));
+    let lint = report(&["lint"]);
+    assert_eq!(lint[0][..2], ["kind", "path"], "{ctx}: lint header");
+    let got: BTreeSet<String> = lint[1..]
+        .iter()
+        .map(|r| format!("{} {}", r[0], r[1]))
+        .collect();
+    let want = truth_lines(&b["hazards"], |h| {
+        format!("{} {}", s(&h["kind"]), s(&h["path"]))
+    });
+    assert_same(&got, &want, &format!("{ctx}: lint"));
+    if extra.contains(&"--hazards") {
+        let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {
+            format!("{} {}", s(&p["kind"]), s(&p["path"]))
+        });
+        let found: BTreeSet<String> = lines(&conn, "SELECT kind, path FROM build_hazard", &ids);
+        assert!(planted.is_subset(&found), "{ctx}: planted hazards");
+        assert_eq!(planted.len(), 4, "{ctx}: planted");
+    }
+}
+
+#[test]
+fn build_views_match_truth_in_every_dialect() {
+    crate::require_shared!(python);
+    for d in crate::util::COMPOSE_DIALECTS {
+        check_build(d, 2, &[]);
+        check_build(d, 7, &["--faithful", "--hazards"]);
+    }
+}
+
+/// Busier builds (more concurrent jobs: races), cut traces (unfinished
+/// lookups) and `-t cn` traces.
+#[test]
+fn build_views_match_truth_on_busy_and_cut_traces() {
+    crate::require_shared!(python);
+    let busy = ["--jobs", "8", "--processes", "40", "--hazards"];
+    for d in ["freebsd-v1-amd64", "openbsd-amd64", "darwin-ppc"] {
+        check_build(d, 11, &busy);
+    }
+    check_build("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]);
+    check_build("freebsd-v0-i386", 6, &["--truncate", "150000"]);
+    check_build("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]);
+}
