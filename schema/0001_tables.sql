@@ -120,9 +120,10 @@ CREATE TABLE process (
   first_comm TEXT NOT NULL,
   -- Command name on its last record (changes with exec).
   last_comm TEXT NOT NULL,
-  -- Time of its first record (ns).
+  -- Time of its earliest record (ns): of its first record, unless a later
+  -- one bears an earlier time (NetBSD's EMUL of a fork child).
   first_ts INTEGER NOT NULL,
-  -- Time of its last record (ns).
+  -- Time of its latest record (ns).
   last_ts INTEGER NOT NULL,
   -- Argument of its exit call, when seen.
   exit_status INTEGER,

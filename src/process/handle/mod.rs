@@ -100,10 +100,15 @@ impl TraceState {
         if !p.seen {
             p.seen = true;
             p.row.first_ts = rec.ts;
+            p.row.last_ts = rec.ts;
             p.row.first_comm = rec.comm.to_vec();
         }
         p.row.records += 1;
-        p.row.last_ts = rec.ts;
+        // The earliest and latest times, not the first and last records':
+        // NetBSD writes a fork child's EMUL before its `RET fork 0` but
+        // stamps it later (issue #16: the timeline's process intervals).
+        p.row.first_ts = p.row.first_ts.min(rec.ts);
+        p.row.last_ts = p.row.last_ts.max(rec.ts);
         if p.awaiting_comm.is_some() {
             self.write_awaiting(p, &rec.comm, sink)?;
         }
