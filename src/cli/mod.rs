@@ -6,6 +6,7 @@ mod dump;
 mod import;
 mod report;
 mod sql;
+mod timeline;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -46,6 +47,9 @@ pub enum Command {
     Query(sql::QueryArgs),
     /// Print the documented schema (tables, indexes, views), or one object.
     Schema(sql::SchemaArgs),
+    /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
+    /// UI, or an SVG picture, with the critical path highlighted.
+    Timeline(timeline::TimelineArgs),
 }
 
 /// `kt2sql dump`.
@@ -97,6 +101,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Sql(args) => sql::run_sql(args),
         Command::Query(args) => sql::run_query(args),
         Command::Schema(args) => sql::run_schema(args),
+        Command::Timeline(args) => timeline::run(args),
     }
 }
 
