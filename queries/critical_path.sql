@@ -43,11 +43,20 @@ WITH RECURSIVE
     SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
   ),
   -- The roots of the scope: the processes the walk cannot go above.
-  top (process_id) AS MATERIALIZED (
-    SELECT process_id FROM process
+  top (process_id, pid, first_ts, last_ts) AS MATERIALIZED (
+    SELECT process_id, pid, first_ts, last_ts FROM process
     WHERE (:trace IS NULL OR trace_id = :trace)
       AND CASE WHEN :pid IS NULL THEN parent_id IS NULL ELSE pid = :pid END
   ),
+  -- Each root's predecessor: the other root that ended last before it began.
+  after_root (process_id, prev_id) AS MATERIALIZED (
+    SELECT r.process_id,
+           (SELECT k.process_id FROM top AS k
+            WHERE k.last_ts <= r.first_ts AND k.process_id <> r.process_id
+            ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
+    FROM top AS r
+  ),
+  bound (n) AS MATERIALIZED (SELECT 2 * count(*) + 1 FROM member),
   -- States of the backward walk: in process `process_id` at time `t`.
   walk (n, process_id, t) AS (
     SELECT 0, process_id, last_ts FROM (
@@ -56,7 +65,10 @@ WITH RECURSIVE
     UNION ALL
     SELECT w.n + 1,
            COALESCE(c.process_id, up.process_id, r.process_id),
-           COALESCE(c.last_ts, min(COALESCE(p.fork_ts, p.first_ts), p.first_ts), r.last_ts)
+           COALESCE(c.last_ts,
+                    CASE WHEN up.process_id IS NOT NULL
+                         THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
+                    r.last_ts)
     FROM walk AS w
     JOIN process AS p ON p.process_id = w.process_id
     LEFT JOIN process AS c ON c.process_id = (
@@ -65,15 +77,13 @@ WITH RECURSIVE
       ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
     LEFT JOIN process AS up
       ON c.process_id IS NULL AND up.process_id = p.parent_id
-     AND p.process_id NOT IN top
-    LEFT JOIN process AS r ON c.process_id IS NULL AND p.process_id IN top AND r.process_id = (
-      SELECT k.process_id FROM process AS k JOIN top USING (process_id)
-      WHERE k.last_ts <= p.first_ts AND k.process_id <> p.process_id
-      ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
+     AND p.process_id NOT IN (SELECT process_id FROM top)
+    LEFT JOIN after_root AS ar ON c.process_id IS NULL AND ar.process_id = p.process_id
+    LEFT JOIN process AS r ON r.process_id = ar.prev_id
     WHERE COALESCE(c.process_id, up.process_id, r.process_id) IS NOT NULL
       -- A correct path has at most two steps per process; this ends the
       -- walk in a tie of equal times that would otherwise go round.
-      AND w.n < 2 * (SELECT count(*) FROM member) + 1
+      AND w.n < (SELECT n FROM bound)
   ),
   -- One segment per state: the process held the path up to `t` from the
   -- end of the child it waited for, else from its own start.
@@ -85,11 +95,12 @@ WITH RECURSIVE
                 WHEN s.next_id = p.parent_id THEN 'fork'
                 ELSE 'after' END
     FROM (
-      SELECT w.n, w.process_id, w.t, nx.process_id AS next_id, nx.t AS next_t,
-             nx.process_id IS NOT NULL AND kid.parent_id = w.process_id AS descended
-      FROM (SELECT n, process_id, t, lead(n) OVER (ORDER BY n) AS next_n FROM walk) AS w
-      LEFT JOIN walk AS nx ON nx.n = w.next_n
-      LEFT JOIN process AS kid ON kid.process_id = nx.process_id
+      SELECT w.n, w.process_id, w.t, w.next_id, w.next_t,
+             w.next_id IS NOT NULL AND kid.parent_id = w.process_id AS descended
+      FROM (SELECT n, process_id, t, lead(process_id) OVER (ORDER BY n) AS next_id,
+                   lead(t) OVER (ORDER BY n) AS next_t
+            FROM walk) AS w
+      LEFT JOIN process AS kid ON kid.process_id = w.next_id
     ) AS s
     JOIN process AS p ON p.process_id = s.process_id
   ),

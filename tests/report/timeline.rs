@@ -301,8 +301,15 @@ fn truth_path(t: &Value) -> Steps {
 #[test]
 fn critical_path_is_what_the_truth_implies_in_every_dialect() {
     crate::require_shared!(python);
+    // Repeated blocks are separate process trees one after another: the
+    // path goes from each root to the one that ended before it began.
+    let blocks = ["--target-bytes", "1500K", "--truth-detail", "full"];
     for d in COMPOSE_DIALECTS {
-        for (seed, extra) in [(4, &["--faithful"][..]), (11, &["--jobs", "6"][..])] {
+        for (seed, extra) in [
+            (4, &["--faithful"][..]),
+            (11, &["--jobs", "6"][..]),
+            (6, &blocks[..]),
+        ] {
             let im = composed(d, seed, extra);
             let ctx = format!("{d} seed {seed} {extra:?}");
             let conn = report::open(&im.db).unwrap();
@@ -313,6 +320,12 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
                 .collect();
             let want = truth_path(&im.c.truth);
             assert_eq!(got, want, "{ctx}: critical path");
+            let roots = lives(&im.c.truth)
+                .values()
+                .filter(|l| l.1.is_none())
+                .count();
+            let after = got.iter().filter(|s| s.5 == "after").count();
+            assert!(after + 1 >= roots.min(2), "{ctx}: {after} root changes");
             // It spans the wall time: own times and waits add up.
             let lv = lives(&im.c.truth);
             let wall =
