@@ -96,7 +96,8 @@ for size in $sizes; do
             printf "| %s | %s | %d | %.1f M/s, %.0f MB/s | %.2f s | %.2f M/s, %.0f MB/s | %.2f s | %.2f× | %d MB | %.2f |",
                 d, s, n, n/ds/1e6, b/ds/1e6, w, n/w/1e6, b/w/1e6, f, w/f, m, db/b }')")
         if [ "$size" = "1G" ] || { [ "$quick" = 1 ] && [ "$size" = "64M" ]; }; then
-            for cmd in "tree" "files" "files -v" "stats"; do
+            for cmd in "tree" "files" "files -v" "stats" "timeline" "timeline --calls" \
+                "timeline --format svg"; do
                 rbest=""
                 rrss=0
                 for _ in $(seq $runs); do

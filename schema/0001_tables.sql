@@ -120,8 +120,8 @@ CREATE TABLE process (
   first_comm TEXT NOT NULL,
   -- Command name on its last record (changes with exec).
   last_comm TEXT NOT NULL,
-  -- Time of its earliest record (ns): the first record's, unless a later
-  -- record carries an earlier time (NetBSD's EMUL can).
+  -- Time of its earliest record (ns): of its first record, unless a later
+  -- one bears an earlier time (NetBSD's EMUL of a fork child).
   first_ts INTEGER NOT NULL,
   -- Time of its latest record (ns).
   last_ts INTEGER NOT NULL,

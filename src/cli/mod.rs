@@ -9,6 +9,7 @@ mod import;
 mod report;
 mod shell;
 mod sql;
+mod timeline;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -62,6 +63,9 @@ pub enum Command {
     /// List build hazards: double writes, races, paths used then changed,
     /// failed lookups of paths the build created later.
     Lint(build::LintArgs),
+    /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
+    /// UI, or an SVG picture, with the critical path highlighted.
+    Timeline(timeline::TimelineArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -153,6 +157,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Inputs(args) => build::run_inputs(args),
         Command::Outputs(args) => build::run_outputs(args),
         Command::Lint(args) => build::run_lint(args),
+        Command::Timeline(args) => timeline::run(args),
     }
 }
 

@@ -241,7 +241,7 @@ pub fn emit(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<ExitCode
 
 /// The scope of a report: check `--trace` and `-p`, saying on stderr when
 /// the pid was reused (`-p` covers every lifetime of it).
-fn scope(conn: &Connection, c: &Common, pid: Option<i64>) -> Result<Scope> {
+pub fn scope(conn: &Connection, c: &Common, pid: Option<i64>) -> Result<Scope> {
     check_trace(conn, c)?;
     if let Some(pid) = pid {
         let lives = report::lifetimes(conn, pid, c.trace)?;

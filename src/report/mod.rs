@@ -3,7 +3,8 @@
 //! running them (and `kt2sql sql`'s SQL) for reading only ([`guard`]) with
 //! bound named parameters, rows streamed to a writer ([`rows`]), and the reports
 //! built from their rows: [`tree`], [`files`] and [`stats`], each with its
-//! text, JSON and CSV (and DOT) renderers. It never decodes a trace and
+//! text, JSON and CSV (and DOT) renderers, and [`timeline`] (Chrome Trace
+//! Event JSON and SVG, streamed). It never decodes a trace and
 //! never writes a database; every filter is a bound parameter.
 //!
 //! The `kt2sql` commands run exactly these files, so `.param set :pid 1383`
@@ -17,6 +18,7 @@ pub mod meta;
 pub mod rows;
 pub mod stats;
 pub mod table;
+pub mod timeline;
 pub mod tree;
 
 use std::path::{Path, PathBuf};
@@ -35,6 +37,14 @@ pub use table::{Cell, ResultSet};
 /// `queries/` is listed.
 pub const QUERIES: &[(&str, &str)] = &[
     (
+        "build_time.sql",
+        include_str!("../../queries/build_time.sql"),
+    ),
+    (
+        "critical_path.sql",
+        include_str!("../../queries/critical_path.sql"),
+    ),
+    (
         "failed_lookups.sql",
         include_str!("../../queries/failed_lookups.sql"),
     ),
@@ -47,6 +57,10 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("issues.sql", include_str!("../../queries/issues.sql")),
     ("lint.sql", include_str!("../../queries/lint.sql")),
     ("outputs.sql", include_str!("../../queries/outputs.sql")),
+    (
+        "parallelism.sql",
+        include_str!("../../queries/parallelism.sql"),
+    ),
     (
         "pid_lifetimes.sql",
         include_str!("../../queries/pid_lifetimes.sql"),
@@ -62,6 +76,18 @@ pub const QUERIES: &[(&str, &str)] = &[
     (
         "syscall_top.sql",
         include_str!("../../queries/syscall_top.sql"),
+    ),
+    (
+        "timeline_calls.sql",
+        include_str!("../../queries/timeline_calls.sql"),
+    ),
+    (
+        "timeline_forks.sql",
+        include_str!("../../queries/timeline_forks.sql"),
+    ),
+    (
+        "timeline_slices.sql",
+        include_str!("../../queries/timeline_slices.sql"),
     ),
     ("traces.sql", include_str!("../../queries/traces.sql")),
     ("tree.sql", include_str!("../../queries/tree.sql")),
@@ -224,6 +250,28 @@ pub fn run_sql(
         Ok(())
     })?;
     Ok(table)
+}
+
+/// Run the registered query `name` as [`run`] does, handing each row to
+/// `f` as SQLite produces it, without collecting them: for outputs that
+/// must stay flat in memory on a large database (`kt2sql timeline`).
+pub fn each(
+    conn: &Connection,
+    name: &str,
+    params: &[(&str, Cell)],
+    f: impl FnMut(&[Cell]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let q = query(name).ok_or_else(|| Error::Sqlite {
+        context: format!("no query called {name:?}"),
+        source: rusqlite::Error::InvalidQuery,
+    })?;
+    let context = format!("running queries/{}", q.file);
+    let mut stmt = conn.prepare(q.sql).map_err(sql_err(context.clone()))?;
+    let taken = bind(&mut stmt, params, &context)?;
+    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
+        return Err(unknown_param(&context, k, &taken));
+    }
+    each_row(&mut stmt, &context, f)
 }
 
 /// Run every statement of `sql` on `db` and hand each result to `sink` row

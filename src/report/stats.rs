@@ -1,12 +1,14 @@
 //! `kt2sql stats`: what a database holds, from `queries/traces.sql`,
-//! `issues.sql`, `process_top.sql` and `syscall_top.sql`: each trace's
-//! identity, time span and counts, the import issues, the busiest
-//! processes, and a syscall histogram drawn with bars in the DTrace
-//! `quantize` / ktap `histogram()` style.
+//! `build_time.sql`, `issues.sql`, `process_top.sql`, `critical_path.sql`
+//! and `syscall_top.sql`: each trace's identity, time span and counts, its
+//! wall time, summed process time and parallelism, the import issues, the
+//! busiest processes, each trace's critical path, and a syscall histogram
+//! drawn with bars in the DTrace `quantize` / ktap `histogram()` style.
 //!
 //! Shapes (stable):
-//! * json: `{"traces":[…],"issues":[…],"processes":[…],"syscalls":[…]}`,
-//!   each an array of row objects with the columns of its query.
+//! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
+//!   "critical_path":[…],"syscalls":[…]}`, each an array of row objects
+//!   with the columns of its query (`critical_path`: every trace's steps).
 //! * csv: the histogram, i.e. the rows of syscall_top.sql
 //!   (`syscall,calls,failed,total_dur,max_dur`); the other parts are
 //!   `kt2sql query DB traces|issues|process-top --format csv`.
@@ -26,6 +28,10 @@ const BAR: usize = 40;
 pub struct Stats {
     /// Rows of traces.sql.
     pub traces: ResultSet,
+    /// Rows of build_time.sql.
+    pub build: ResultSet,
+    /// Rows of critical_path.sql, one trace after another.
+    pub critical: ResultSet,
     /// Rows of issues.sql.
     pub issues: ResultSet,
     /// Rows of process_top.sql.
@@ -52,8 +58,18 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
     let keep = usize::try_from(top).unwrap_or(0);
     let syscalls_more = syscalls.rows.len().saturating_sub(keep);
     syscalls.rows.truncate(keep);
+    let build = run(conn, "build_time", &t)?;
+    let mut critical = ResultSet::default();
+    for r in &build.rows {
+        let one = [("trace", r[build.col("trace_id")].clone())];
+        let path = run(conn, "critical_path", &one)?;
+        critical.columns = path.columns;
+        critical.rows.extend(path.rows);
+    }
     Ok(Stats {
         traces: run(conn, "traces", &t)?,
+        build,
+        critical,
         issues: run(conn, "issues", &t)?,
         processes: run(
             conn,
@@ -90,6 +106,7 @@ impl Stats {
                 _ => "no records".into(),
             };
             writeln!(out, "    time       {time}")?;
+            self.write_build(out, n("trace_id"))?;
             writeln!(
                 out,
                 "    processes  {} ({} running at start), {} threads, {} execs ({} failed)",
@@ -119,7 +136,82 @@ impl Stats {
         }
         self.write_issues(out)?;
         self.write_processes(out)?;
+        self.write_critical(out)?;
         self.write_histogram(out)
+    }
+
+    /// The `build` line of a trace: wall time, summed time, parallelism.
+    fn write_build(&self, out: &mut dyn Write, trace: i64) -> io::Result<()> {
+        let t = &self.build;
+        let Some(r) = t
+            .rows
+            .iter()
+            .find(|r| r[t.col("trace_id")].int() == Some(trace))
+        else {
+            return Ok(());
+        };
+        let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
+        writeln!(
+            out,
+            "    build      {} wall, {} summed over {} processes; parallelism {} average, {} peak",
+            duration(n("wall")),
+            duration(n("process_time")),
+            n("processes"),
+            r[t.col("avg_parallel")].display(),
+            n("peak_parallel")
+        )
+    }
+
+    /// Each trace's critical path: one line per step.
+    fn write_critical(&self, out: &mut dyn Write) -> io::Result<()> {
+        let t = &self.critical;
+        let mut trace = None;
+        for (i, r) in t.rows.iter().enumerate() {
+            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
+            if trace != Some(n("trace_id")) {
+                trace = Some(n("trace_id"));
+                let mine = t.rows[i..]
+                    .iter()
+                    .take_while(|x| x[t.col("trace_id")].int() == trace);
+                let (own, wait) = mine.fold((0, 0), |(o, w), x| {
+                    let m = |c: &str| x[t.col(c)].int().unwrap_or(0);
+                    (o + m("dur"), w + m("wait"))
+                });
+                writeln!(
+                    out,
+                    "Critical path of trace {}: {} ({} in commands, {} waiting):",
+                    n("trace_id"),
+                    duration(own + wait),
+                    duration(own),
+                    duration(wait)
+                )?;
+                writeln!(
+                    out,
+                    "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  command",
+                    "step", "start", "own", "wait", "via", "pid"
+                )?;
+            }
+            let first = self.build.rows.iter().find_map(|b| {
+                (b[self.build.col("trace_id")].int() == trace)
+                    .then(|| b[self.build.col("start_ts")].int())
+                    .flatten()
+            });
+            writeln!(
+                out,
+                "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  {}",
+                n("step"),
+                format!("+{}", duration(n("start_ts") - first.unwrap_or(0))),
+                duration(n("dur")),
+                duration(n("wait")),
+                r[t.col("via")].display(),
+                n("pid"),
+                r[t.col("comm")].display()
+            )?;
+        }
+        if trace.is_some() {
+            writeln!(out)?;
+        }
+        Ok(())
     }
 
     fn write_issues(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -200,12 +292,14 @@ impl Stats {
         Ok(())
     }
 
-    /// One JSON object holding the four tables.
+    /// One JSON object holding the six tables.
     pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
         let parts = [
             ("traces", &self.traces),
+            ("build", &self.build),
             ("issues", &self.issues),
             ("processes", &self.processes),
+            ("critical_path", &self.critical),
             ("syscalls", &self.syscalls),
         ];
         for (i, (k, t)) in parts.iter().enumerate() {

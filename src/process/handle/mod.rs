@@ -97,9 +97,6 @@ impl TraceState {
         rec: &Record<'_>,
         sink: &mut S,
     ) -> Result<Action, S::Error> {
-        // The earliest and the latest time, not the first and the last
-        // record's: a record can carry an earlier time than the one before
-        // it (NetBSD writes a process's EMUL after its first CALL's time).
         if !p.seen {
             p.seen = true;
             p.row.first_ts = rec.ts;
@@ -107,6 +104,9 @@ impl TraceState {
             p.row.first_comm = rec.comm.to_vec();
         }
         p.row.records += 1;
+        // The earliest and latest times, not the first and last records':
+        // NetBSD writes a fork child's EMUL before its `RET fork 0` but
+        // stamps it later (issue #16: the timeline's process intervals).
         p.row.first_ts = p.row.first_ts.min(rec.ts);
         p.row.last_ts = p.row.last_ts.max(rec.ts);
         if p.awaiting_comm.is_some() {

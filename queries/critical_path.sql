@@ -1,0 +1,136 @@
+-- The critical path: the chain of commands that set the wall time, through
+-- fork, exec and wait ordering, earliest step first. It is found backwards
+-- from the process that ended last: a process waited for the child of its
+-- that ended last before the point reached (and ran on from that child's
+-- end); a process with no such child ran from its start, which its parent
+-- reached at its fork's return (or at the child's first record, when that
+-- came first); a root in scope (no traced parent, or the `:pid` lifetimes)
+-- follows the root that ended last before it began. Each step is one
+-- command (process image) over the stretch of time it held the path.
+-- `kt2sql stats` prints it per trace; `kt2sql timeline` highlights it.
+--
+-- @param  trace      Only this trace_id (default: every trace, chained by time).
+-- @param  pid        Only every lifetime of this pid and their descendants
+--                    (default: every process).
+-- @column step       1, 2, … in time order.
+-- @column trace_id   Trace it was recorded in.
+-- @column process_id Process lifetime (process.process_id).
+-- @column pid        OS pid.
+-- @column exec_id    The command: its image (exec.exec_id).
+-- @column image      0 for the inherited image, then 1, 2, … per successful exec.
+-- @column comm       Command name of the image.
+-- @column start_ts   Time (ns) the step began.
+-- @column end_ts     Time (ns) it ended.
+-- @column dur        end_ts - start_ts (ns): the step's own time.
+-- @column wait       Time (ns) between the previous step's end and this
+--                    step's start, in no command of the path: the fork's
+--                    hand-over to a child, or the gap between two roots.
+-- @column via        How the step follows the previous one: `start` (the
+--                    first step), `fork` (a child after its parent's fork),
+--                    `exec` (the next image of the same process), `wait`
+--                    (a parent after its child's end), `after` (a root after
+--                    an earlier root ended, with no traced edge between them).
+WITH RECURSIVE
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
+  member (process_id) AS (
+    SELECT process_id FROM process
+    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
+    UNION ALL
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+  ),
+  -- The roots of the scope: the processes the walk cannot go above.
+  top (process_id, pid, first_ts, last_ts) AS MATERIALIZED (
+    SELECT process_id, pid, first_ts, last_ts FROM process
+    WHERE (:trace IS NULL OR trace_id = :trace)
+      AND CASE WHEN :pid IS NULL THEN parent_id IS NULL ELSE pid = :pid END
+  ),
+  -- Each root's predecessor: the other root that ended last before it began.
+  after_root (process_id, prev_id) AS MATERIALIZED (
+    SELECT r.process_id,
+           (SELECT k.process_id FROM top AS k
+            WHERE k.last_ts <= r.first_ts AND k.process_id <> r.process_id
+            ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
+    FROM top AS r
+  ),
+  bound (n) AS MATERIALIZED (SELECT 2 * count(*) + 1 FROM member),
+  -- States of the backward walk: in process `process_id` at time `t`.
+  walk (n, process_id, t) AS (
+    SELECT 0, process_id, last_ts FROM (
+      SELECT p.process_id, p.last_ts FROM process AS p JOIN member AS m USING (process_id)
+      ORDER BY p.last_ts DESC, p.first_ts, p.process_id LIMIT 1)
+    UNION ALL
+    SELECT w.n + 1,
+           COALESCE(c.process_id, up.process_id, r.process_id),
+           COALESCE(c.last_ts,
+                    CASE WHEN up.process_id IS NOT NULL
+                         THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
+                    r.last_ts)
+    FROM walk AS w
+    JOIN process AS p ON p.process_id = w.process_id
+    LEFT JOIN process AS c ON c.process_id = (
+      SELECT k.process_id FROM process AS k
+      WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
+      ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
+    LEFT JOIN process AS up
+      ON c.process_id IS NULL AND up.process_id = p.parent_id
+     AND p.process_id NOT IN (SELECT process_id FROM top)
+    LEFT JOIN after_root AS ar ON c.process_id IS NULL AND ar.process_id = p.process_id
+    LEFT JOIN process AS r ON r.process_id = ar.prev_id
+    WHERE COALESCE(c.process_id, up.process_id, r.process_id) IS NOT NULL
+      -- A correct path has at most two steps per process; this ends the
+      -- walk in a tie of equal times that would otherwise go round.
+      AND w.n < (SELECT n FROM bound)
+  ),
+  -- One segment per state: the process held the path up to `t` from the
+  -- end of the child it waited for, else from its own start.
+  seg (n, process_id, start_ts, end_ts, prev_end, via) AS (
+    SELECT s.n, s.process_id,
+           CASE WHEN s.descended THEN s.next_t ELSE p.first_ts END, s.t, s.next_t,
+           CASE WHEN s.next_id IS NULL THEN 'start'
+                WHEN s.descended THEN 'wait'
+                WHEN s.next_id = p.parent_id THEN 'fork'
+                ELSE 'after' END
+    FROM (
+      SELECT w.n, w.process_id, w.t, w.next_id, w.next_t,
+             w.next_id IS NOT NULL AND kid.parent_id = w.process_id AS descended
+      FROM (SELECT n, process_id, t, lead(process_id) OVER (ORDER BY n) AS next_id,
+                   lead(t) OVER (ORDER BY n) AS next_t
+            FROM walk) AS w
+      LEFT JOIN process AS kid ON kid.process_id = w.next_id
+    ) AS s
+    JOIN process AS p ON p.process_id = s.process_id
+  ),
+  -- Every successful image of a process on the path, with the time the
+  -- next one began (the inherited image begins at the first record).
+  img (exec_id, process_id, image, comm, ts, next_ts) AS (
+    SELECT e.exec_id, e.process_id, e.image, e.comm,
+           CASE WHEN e.image = 0 THEN p.first_ts ELSE e.ts END,
+           (SELECT min(e2.ts) FROM exec AS e2
+            WHERE e2.process_id = e.process_id AND e2.image > e.image)
+    FROM exec AS e
+    JOIN process AS p ON p.process_id = e.process_id
+    WHERE e.image IS NOT NULL AND e.process_id IN (SELECT process_id FROM seg)
+  ),
+  -- Each segment cut at its process's execs: one piece per command.
+  piece AS (
+    SELECT s.n, i.image, s.process_id, i.exec_id, i.comm,
+           max(s.start_ts, i.ts) AS start_ts,
+           min(s.end_ts, COALESCE(i.next_ts, s.end_ts)) AS end_ts,
+           s.prev_end, s.via,
+           row_number() OVER (PARTITION BY s.n ORDER BY i.image) AS k
+    FROM seg AS s
+    JOIN img AS i ON i.process_id = s.process_id
+    WHERE (i.next_ts IS NULL OR i.next_ts > s.start_ts)
+      AND (i.ts < s.end_ts OR i.ts <= s.start_ts)
+  )
+SELECT row_number() OVER (ORDER BY x.n DESC, x.image) AS step, p.trace_id, x.process_id,
+       p.pid, x.exec_id, x.image, x.comm, x.start_ts, x.end_ts, x.end_ts - x.start_ts AS dur,
+       CASE WHEN x.k = 1 THEN COALESCE(x.start_ts - x.prev_end, 0) ELSE 0 END AS wait,
+       CASE WHEN x.k = 1 THEN x.via ELSE 'exec' END AS via
+FROM piece AS x
+JOIN process AS p ON p.process_id = x.process_id
+ORDER BY step;

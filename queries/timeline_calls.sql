@@ -1,0 +1,40 @@
+-- The system calls of the timeline (`kt2sql timeline --calls`): every call
+-- with a CALL record, on its thread, in call_id order (the table's own
+-- order, so the rows stream without a sort).
+--
+-- @param  trace      Only this trace_id (default: every trace).
+-- @param  pid        Only every lifetime of this pid and their descendants
+--                    (default: every process).
+-- @param  min_dur    Only calls that took at least this long (ns); calls
+--                    without a return are then left out (default: all).
+-- @column pid        OS pid.
+-- @column tid        OS thread id; the pid when the dialect records none.
+-- @column syscall    Syscall name, or `#N` when the table does not know number N.
+-- @column ts         CALL time (ns).
+-- @column dur        Duration (ns); 0 for a call without a return.
+-- @column retval     Return value; NULL without a return.
+-- @column errno      Symbolic errno of a failed call (`ENOENT`, or `errno N`).
+-- @column success    1 succeeded, 0 failed, NULL no return.
+-- @column unpaired   Why the call has no return (call.unpaired), else NULL.
+-- @column call_id    The call (call.call_id).
+WITH
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
+  member (process_id) AS (
+    SELECT process_id FROM process
+    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
+    UNION ALL
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+  )
+SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) AS syscall,
+       c.ts, COALESCE(c.dur, 0) AS dur, c.retval,
+       COALESCE(c.errno_name, 'errno ' || c.errno) AS errno, c.success, c.unpaired, c.call_id
+FROM call AS c
+JOIN process AS p ON p.process_id = c.process_id
+LEFT JOIN thread AS h ON h.thread_id = c.thread_id
+WHERE c.ts IS NOT NULL AND (:min_dur IS NULL OR c.dur >= :min_dur)
+  AND c.process_id IN member
+ORDER BY c.call_id;

@@ -1,0 +1,45 @@
+-- The fork arrows of the timeline: for every forked process in scope, its
+-- parent's fork call and its own first record. A child whose parent is
+-- outside the scope (`:pid`'s lifetimes) has no arrow.
+--
+-- @param  trace       Only this trace_id (default: every trace).
+-- @param  pid         Only every lifetime of this pid and their descendants
+--                     (default: every process).
+-- @column process_id  The child's lifetime (process.process_id): the arrow's id.
+-- @column fork_syscall Syscall the parent created it with.
+-- @column parent_pid  The parent's OS pid.
+-- @column parent_tid  The parent's first thread (as timeline_slices' tid).
+-- @column fork_ts     Time (ns) of the parent's fork CALL, or of its
+--                     return when the CALL was not recorded.
+-- @column pid         The child's OS pid.
+-- @column tid         The child's first thread (as timeline_slices' tid).
+-- @column first_ts    Time (ns) of the child's first record.
+WITH
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
+  member (process_id) AS (
+    SELECT process_id FROM process
+    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
+    UNION ALL
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+  ),
+  first_tid (process_id, tid) AS (
+    SELECT p.process_id,
+           COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = p.process_id
+                     ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid)
+    FROM process AS p
+  )
+SELECT c.process_id, c.fork_syscall, p.pid AS parent_pid, pt.tid AS parent_tid,
+       min(COALESCE(f.ts, c.fork_ts), c.first_ts) AS fork_ts, c.pid, ct.tid, c.first_ts
+FROM member AS m
+JOIN process AS c ON c.process_id = m.process_id
+JOIN member AS pm ON pm.process_id = c.parent_id
+JOIN process AS p ON p.process_id = c.parent_id
+JOIN first_tid AS pt ON pt.process_id = p.process_id
+JOIN first_tid AS ct ON ct.process_id = c.process_id
+LEFT JOIN call AS f ON f.call_id = c.fork_call_id
+WHERE COALESCE(f.ts, c.fork_ts) IS NOT NULL
+ORDER BY c.first_ts, c.process_id;

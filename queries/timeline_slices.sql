@@ -1,0 +1,62 @@
+-- The timeline's rows: one per command (process image) in process-tree
+-- order, with the time it held its process and what `kt2sql timeline`
+-- shows on its slice.
+--
+-- @param  trace        Only this trace_id (default: every trace).
+-- @param  pid          Only every lifetime of this pid and their descendants
+--                      (default: every process).
+-- @column trace_id     Trace it was recorded in.
+-- @column process_id   Process lifetime (process.process_id).
+-- @column pid          OS pid.
+-- @column tid          OS thread id of the process's first thread; the pid
+--                      when the dialect records no thread ids.
+-- @column exec_id      The image (exec.exec_id).
+-- @column image        0 for the inherited image, then 1, 2, … per successful exec.
+-- @column depth        Forks below the scope's roots.
+-- @column comm         Command name of the image.
+-- @column start_ts     Time (ns) the image began: the process's first
+--                      record, or the return of the exec.
+-- @column end_ts       Time (ns) the next image began, or the process's last record.
+-- @column path         Program path made absolute (NULL for an inherited image).
+-- @column argv         argv where recorded (JSON array, or BLOB of NUL-separated bytes).
+-- @column cwd          Working directory at the exec, when known.
+-- @column exit_status  Argument of the process's exit call (on its last image only).
+-- @column exit_signal  Signal that killed it (on its last image only).
+-- @column calls        System calls the image made.
+-- @column files        Distinct absolute paths the process's successful calls looked up.
+WITH
+  root (process_id) AS (
+    SELECT process_id FROM process
+    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
+  member (process_id) AS (
+    SELECT process_id FROM process
+    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
+    UNION ALL
+    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+  )
+SELECT t.trace_id, t.process_id, t.pid,
+       COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
+                 ORDER BY h.first_ts, h.thread_id LIMIT 1), t.pid) AS tid,
+       t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, t.comm,
+       CASE WHEN t.image = 0 THEN p.first_ts ELSE t.ts END AS start_ts,
+       COALESCE(i.next_ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
+       CASE WHEN i.next_ts IS NULL THEN p.exit_status END AS exit_status,
+       CASE WHEN i.next_ts IS NULL THEN p.exit_signal END AS exit_signal,
+       (SELECT count(*) FROM call AS c
+        WHERE c.process_id = t.process_id
+          AND COALESCE(c.call_offset, c.ret_offset) >= i.start_offset
+          AND (i.end_offset IS NULL OR COALESCE(c.call_offset, c.ret_offset) < i.end_offset))
+         AS calls,
+       p.files
+FROM process_tree AS t
+JOIN member USING (process_id)
+JOIN process AS p ON p.process_id = t.process_id
+JOIN exec AS e ON e.exec_id = t.exec_id
+JOIN (SELECT exec_id, start_offset, end_offset,
+             lead(ts) OVER (PARTITION BY process_id ORDER BY seq) AS next_ts
+      FROM process_image) AS i ON i.exec_id = t.exec_id
+LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
+LEFT JOIN path AS cp ON cp.path_id = e.cwd_id
+ORDER BY t.sort_key;

@@ -1,0 +1,332 @@
+//! The timeline as Chrome Trace Event JSON (the "JSON Object Format" of
+//! Google's Trace Event Format document, which Perfetto, chrome://tracing
+//! and speedscope read): `{"otherData":{…},"traceEvents":[…]}`, one event
+//! per line, written as the rows come.
+//!
+//! * One track per OS pid (`process_name` metadata: its commands' names;
+//!   `process_sort_index`: process-tree order, so children sit under their
+//!   parents). A reused pid shares its track (its lifetimes do not overlap).
+//! * A complete slice (`ph: "X"`, `cat: "command"`) per command (process
+//!   image) on the process's first thread, named by its comm, with the
+//!   program path, argv, cwd, exit status or signal, calls and files in
+//!   `args`; `args.critical_ns` on the commands of the critical path.
+//! * With `--calls`: a slice per system call on its thread (`cat:
+//!   "syscall"`, or `"syscall,failed"` with `args.errno` for a failed one).
+//! * Flow arrows (`ph: "s"` / `"f"`, `cat: "fork"`, `id`: the child's
+//!   process_id) from the parent's fork call to the child's first slice.
+//! * On track pid 0 (`kt2sql build`): a counter (`ph: "C"`) of running
+//!   processes, and the critical path as slices on its thread 0.
+//!
+//! `ts` and `dur` are microseconds, as the format requires, written with
+//! three decimals so nanoseconds survive; `ts` counts from the scope's first
+//! process start, given in `otherData.origin_ns` (absolute ns since the
+//! epoch would not fit a double's 53 bits at ns precision).
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+
+use rusqlite::Connection;
+
+use super::{critical_path, each_slice, extents, int, on_path, out_err, slice, Options, Step};
+use crate::json::Obj;
+use crate::report::{each, Cell};
+use crate::text::is_utf8;
+use crate::Error;
+
+/// The pid of the synthetic track holding the counter and the critical path.
+pub const BUILD_PID: i64 = 0;
+
+/// Writes events, one per line, separated by commas.
+struct Events<'w> {
+    out: &'w mut dyn Write,
+    origin: i64,
+    first: bool,
+    buf: String,
+}
+
+impl Events<'_> {
+    /// Write the event built by `f` into a fresh object.
+    fn event(&mut self, f: impl FnOnce(&mut Obj<'_>, i64)) -> Result<(), Error> {
+        self.buf.clear();
+        let mut o = Obj::new(&mut self.buf);
+        f(&mut o, self.origin);
+        o.end();
+        let sep = if self.first { "" } else { ",\n" };
+        self.first = false;
+        write!(self.out, "{sep}{}", self.buf).map_err(out_err)
+    }
+
+    /// A metadata event naming or ordering a process or thread.
+    fn meta(&mut self, name: &str, pid: i64, tid: Option<i64>, args: &str) -> Result<(), Error> {
+        self.event(|o, _| {
+            o.str("name", name).str("ph", "M").int("pid", pid);
+            if let Some(tid) = tid {
+                o.int("tid", tid);
+            }
+            o.raw("args", args);
+        })
+    }
+}
+
+/// Microseconds with three decimals for `ns` after `origin`.
+pub fn micros(ns: i64, origin: i64) -> String {
+    let d = ns - origin;
+    let sign = if d < 0 { "-" } else { "" };
+    let a = d.unsigned_abs();
+    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+}
+
+/// A JSON string value.
+fn js(b: &[u8]) -> String {
+    let mut s = String::new();
+    crate::text::json_str(&mut s, b);
+    s
+}
+
+/// Write the Chrome Trace Event JSON of `opts` to `out`.
+pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
+    let ext = extents(conn, opts.scope)?;
+    let origin = ext.iter().map(|e| e.start_ts).min().unwrap_or(0);
+    let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
+    let steps = critical_path(conn, opts.scope, &traces)?;
+    writeln!(
+        out,
+        "{{\"otherData\":{{\"generator\":\"kt2sql\",\"origin_ns\":{origin}}},\
+         \"displayTimeUnit\":\"ns\",\"traceEvents\":["
+    )
+    .map_err(out_err)?;
+    let mut ev = Events {
+        out,
+        origin,
+        first: true,
+        buf: String::new(),
+    };
+    build_track(&mut ev, &steps)?;
+    let tracks = slices(conn, opts, &mut ev, &on_path(&steps))?;
+    forks(conn, opts, &mut ev)?;
+    // Issue #15's producer → consumer file flows belong here: one `s`/`f`
+    // pair per flow, `cat: "file"` (so their ids never meet the fork
+    // arrows', which are process_ids under `cat: "fork"`), from the
+    // producer's slice at its write to the consumer's at its read.
+    counter(conn, opts, &mut ev)?;
+    if opts.calls {
+        calls(conn, opts, &mut ev)?;
+    }
+    // Track names: the commands of the pid, in the order they appeared.
+    for (pid, (_, names)) in &tracks {
+        let name = names.join(&b" \xe2\x86\x92 "[..]);
+        ev.meta(
+            "process_name",
+            *pid,
+            None,
+            &format!("{{\"name\":{}}}", js(&name)),
+        )?;
+    }
+    writeln!(ev.out, "\n]}}").map_err(out_err)
+}
+
+/// Track 0: its names, the critical path's slices.
+fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
+    ev.meta(
+        "process_name",
+        BUILD_PID,
+        None,
+        "{\"name\":\"kt2sql build\"}",
+    )?;
+    ev.meta("process_sort_index", BUILD_PID, None, "{\"sort_index\":-1}")?;
+    ev.meta(
+        "thread_name",
+        BUILD_PID,
+        Some(0),
+        "{\"name\":\"critical path\"}",
+    )?;
+    for (i, s) in steps.iter().enumerate() {
+        ev.event(|o, origin| {
+            o.bytes("name", &s.comm)
+                .str("cat", "critical")
+                .str("ph", "X")
+                .raw("ts", &micros(s.start_ts, origin))
+                .raw("dur", &micros(s.end_ts - s.start_ts, 0))
+                .int("pid", BUILD_PID)
+                .int("tid", 0);
+            let mut a = String::new();
+            let mut args = Obj::new(&mut a);
+            args.int("step", i + 1)
+                .int("pid", s.pid)
+                .int("image", s.image)
+                .int("trace_id", s.trace_id)
+                .int("own_ns", s.end_ts - s.start_ts)
+                .int("wait_ns", s.wait)
+                .str("via", &s.via);
+            args.end();
+            o.raw("args", &a);
+        })?;
+    }
+    Ok(())
+}
+
+/// Each pid's track: its sort index (tree order) and its commands' names
+/// in the order they appeared.
+type Tracks = BTreeMap<i64, (usize, Vec<Vec<u8>>)>;
+
+/// The command slices in tree order; returns the tracks they made.
+fn slices(
+    conn: &Connection,
+    opts: &Options,
+    ev: &mut Events<'_>,
+    critical: &HashMap<i64, i64>,
+) -> Result<Tracks, Error> {
+    let mut tracks = Tracks::new();
+    each_slice(conn, opts, |r| {
+        let pid = int(&r[slice::PID]);
+        let comm = r[slice::COMM].to_bytes();
+        let seen = tracks.len();
+        let (_, names) = tracks.entry(pid).or_insert_with(|| (seen, Vec::new()));
+        if names.is_empty() {
+            let arg = format!("{{\"sort_index\":{seen}}}");
+            ev.meta("process_sort_index", pid, None, &arg)?;
+        }
+        if !names.iter().any(|c| c[..] == comm[..]) {
+            names.push(comm.to_vec());
+        }
+        ev.event(|o, origin| {
+            o.bytes("name", &comm)
+                .str("cat", "command")
+                .str("ph", "X")
+                .raw("ts", &micros(int(&r[slice::START]), origin))
+                .raw(
+                    "dur",
+                    &micros(int(&r[slice::END]) - int(&r[slice::START]), 0),
+                )
+                .int("pid", pid)
+                .int("tid", int(&r[slice::TID]))
+                .raw("args", &slice_args(r, critical));
+        })
+    })?;
+    Ok(tracks)
+}
+
+/// The `args` of a command slice.
+fn slice_args(r: &[Cell], critical: &HashMap<i64, i64>) -> String {
+    let mut a = String::new();
+    let mut o = Obj::new(&mut a);
+    o.int("exec_id", int(&r[slice::EXEC_ID]))
+        .int("image", int(&r[slice::IMAGE]))
+        .int("depth", int(&r[slice::DEPTH]));
+    let mut text = |k: &str, c: &Cell| {
+        if let Some(b) = c.bytes() {
+            o.bytes(k, b);
+        }
+    };
+    text("path", &r[slice::PATH]);
+    text("cwd", &r[slice::CWD]);
+    match &r[slice::ARGV] {
+        // Stored as a JSON array of strings when every string is UTF-8.
+        Cell::Text(b) if b.first() == Some(&b'[') && is_utf8(b) => {
+            o.raw("argv", std::str::from_utf8(b).unwrap_or("null"));
+        }
+        Cell::Text(b) | Cell::Blob(b) => {
+            o.bytes("argv", b);
+        }
+        _ => {}
+    }
+    for (k, c) in [
+        ("exit_status", &r[slice::EXIT_STATUS]),
+        ("exit_signal", &r[slice::EXIT_SIGNAL]),
+    ] {
+        if let Some(v) = c.int() {
+            o.int(k, v);
+        }
+    }
+    o.int("calls", int(&r[slice::CALLS]))
+        .int("files", int(&r[slice::FILES]));
+    if let Some(ns) = critical.get(&int(&r[slice::EXEC_ID])) {
+        o.int("critical_ns", ns);
+    }
+    o.end();
+    a
+}
+
+/// A flow arrow per fork: parent's fork call → child's first slice.
+fn forks(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+    each(conn, "timeline_forks", &opts.params(), |r| {
+        let id = int(&r[0]);
+        let name = r[1].to_bytes().into_owned();
+        let ends = [
+            ("s", int(&r[2]), int(&r[3]), int(&r[4])),
+            ("f", int(&r[5]), int(&r[6]), int(&r[7])),
+        ];
+        for (ph, pid, tid, ts) in ends {
+            ev.event(|o, origin| {
+                o.bytes("name", &name)
+                    .str("cat", "fork")
+                    .str("ph", ph)
+                    .int("id", id)
+                    .raw("ts", &micros(ts, origin))
+                    .int("pid", pid)
+                    .int("tid", tid);
+                if ph == "f" {
+                    o.str("bp", "e");
+                }
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// The running-processes counter on track 0.
+fn counter(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+    each(conn, "parallelism", &opts.params(), |r| {
+        ev.event(|o, origin| {
+            o.str("name", "running processes")
+                .str("ph", "C")
+                .raw("ts", &micros(int(&r[0]), origin))
+                .int("pid", BUILD_PID)
+                .raw("args", &format!("{{\"running\":{}}}", int(&r[1])));
+        })
+    })
+}
+
+/// One slice per system call, on its thread.
+fn calls(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+    let mut params = opts.params();
+    params.push(("min_dur", super::opt_int(opts.min_dur)));
+    each(conn, "timeline_calls", &params, |r| {
+        let failed = r[7].int() == Some(0);
+        ev.event(|o, origin| {
+            o.bytes("name", &r[2].to_bytes())
+                .str("cat", if failed { "syscall,failed" } else { "syscall" })
+                .str("ph", "X")
+                .raw("ts", &micros(int(&r[3]), origin))
+                .raw("dur", &micros(int(&r[4]), 0))
+                .int("pid", int(&r[0]))
+                .int("tid", int(&r[1]));
+            let mut a = String::new();
+            let mut args = Obj::new(&mut a);
+            args.int("call_id", int(&r[9]));
+            if let Some(v) = r[5].int() {
+                args.int("retval", v);
+            }
+            if failed {
+                args.bytes("errno", &r[6].to_bytes());
+            }
+            if let Some(u) = r[8].bytes() {
+                args.bytes("unpaired", u);
+            }
+            args.end();
+            o.raw("args", &a);
+        })
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn micros_keep_nanoseconds() {
+        assert_eq!(micros(1_234_567, 0), "1234.567");
+        assert_eq!(micros(5, 0), "0.005");
+        assert_eq!(micros(0, 1500), "-1.500");
+    }
+}

@@ -1,0 +1,278 @@
+//! The timeline as a static SVG picture, readable in any browser or image
+//! viewer: the parallelism strip on top (processes running over time), a
+//! time axis, then one row per command (process image) in process-tree
+//! order, its bar coloured by program (a hash of its comm) and labelled
+//! `pid comm`, each with a `<title>` tooltip. The critical path's pieces
+//! are outlined in red and joined by a red line. Rows are written as they
+//! come from SQLite; only the critical path is held.
+
+use std::collections::HashMap;
+use std::io::Write;
+
+use rusqlite::Connection;
+
+use super::{critical_path, each_slice, extents, int, out_err, slice, Options, Step};
+use crate::report::each;
+use crate::report::stats::duration;
+use crate::text::vis;
+use crate::Error;
+
+/// Width of the label column (px).
+const LABEL: f64 = 230.0;
+/// Width of the time plot (px).
+const PLOT: f64 = 900.0;
+/// Height of one command row (px).
+pub const ROW: f64 = 14.0;
+/// Height of the parallelism strip (px).
+const STRIP: f64 = 60.0;
+/// Top of the strip (below the title).
+const TOP: f64 = 24.0;
+/// Top of the first row (below the strip and the axis labels).
+const ROWS: f64 = TOP + STRIP + 22.0;
+
+/// Text safe inside XML: escaped as [`vis`] does, then `& < > "`.
+pub fn xml(b: &[u8]) -> String {
+    let v = vis(b);
+    let mut s = String::with_capacity(v.len());
+    for c in v.chars() {
+        match c {
+            '&' => s.push_str("&amp;"),
+            '<' => s.push_str("&lt;"),
+            '>' => s.push_str("&gt;"),
+            '"' => s.push_str("&quot;"),
+            c => s.push(c),
+        }
+    }
+    s
+}
+
+/// A fill colour for a program: its comm hashed (FNV-1a) to a hue.
+pub fn colour(comm: &[u8]) -> String {
+    let h = comm.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    format!("hsl({},55%,62%)", h % 360)
+}
+
+/// Time to x.
+struct Scale {
+    start: i64,
+    span: f64,
+}
+
+impl Scale {
+    fn x(&self, ns: i64) -> f64 {
+        LABEL + (ns - self.start) as f64 * PLOT / self.span
+    }
+}
+
+/// A tick spacing of 1, 2 or 5 × 10^k ns giving about 8 ticks.
+fn tick(span: i64) -> i64 {
+    let raw = (span / 8).max(1);
+    let mut p = 1_i64;
+    while p.saturating_mul(10) <= raw {
+        p *= 10;
+    }
+    [1, 2, 5, 10]
+        .iter()
+        .map(|m| p.saturating_mul(*m))
+        .find(|s| *s >= raw)
+        .unwrap_or(p)
+}
+
+/// Write the SVG picture of `opts` to `out`.
+pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
+    let ext = extents(conn, opts.scope)?;
+    let start = ext.iter().map(|e| e.start_ts).min().unwrap_or(0);
+    let end = ext.iter().map(|e| e.end_ts).max().unwrap_or(0);
+    let rows: i64 = ext.iter().map(|e| e.commands).sum();
+    let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
+    let steps = critical_path(conn, opts.scope, &traces)?;
+    let sc = Scale {
+        start,
+        span: (end - start).max(1) as f64,
+    };
+    let height = ROWS + rows as f64 * ROW + 8.0;
+    let width = LABEL + PLOT + 20.0;
+    let path_ns: i64 = steps.iter().map(|s| s.end_ts - s.start_ts + s.wait).sum();
+    let w = |out: &mut dyn Write, s: String| out.write_all(s.as_bytes()).map_err(out_err);
+    w(
+        out,
+        format!(
+            "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n\
+             <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+             viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"10\">\n\
+             <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
+             <text x=\"4\" y=\"14\" font-size=\"12\">kt2sql timeline: {rows} commands, wall time {}; \
+             critical path ({} steps, {}) in red</text>\n",
+            duration(end - start),
+            steps.len(),
+            duration(path_ns)
+        ),
+    )?;
+    strip(conn, opts, out, &sc, end)?;
+    axis(out, &sc, end, height)?;
+    let drawn = command_rows(conn, opts, out, &sc, &steps)?;
+    path_line(out, &sc, &steps, &drawn)?;
+    w(out, "</svg>\n".into())
+}
+
+/// The parallelism strip: a step area of running processes.
+fn strip(
+    conn: &Connection,
+    opts: &Options,
+    out: &mut dyn Write,
+    sc: &Scale,
+    end: i64,
+) -> Result<(), Error> {
+    let mut peak = 0;
+    each(conn, "parallelism", &opts.scope.params(), |r| {
+        peak = peak.max(int(&r[1]));
+        Ok(())
+    })?;
+    let base = TOP + STRIP;
+    let y = |n: i64| base - n as f64 * STRIP / peak.max(1) as f64;
+    write!(
+        out,
+        "<text x=\"4\" y=\"{}\">running processes</text>\n\
+         <text x=\"4\" y=\"{}\">(peak {peak})</text>\n\
+         <path fill=\"#8fa8c8\" stroke=\"#4a6a98\" stroke-width=\"0.5\" d=\"M{:.2} {base}",
+        TOP + STRIP / 2.0,
+        TOP + STRIP / 2.0 + 12.0,
+        sc.x(sc.start)
+    )
+    .map_err(out_err)?;
+    let mut last = 0;
+    each(conn, "parallelism", &opts.scope.params(), |r| {
+        let (x, n) = (sc.x(int(&r[0])), int(&r[1]));
+        write!(out, " L{x:.2} {:.2} L{x:.2} {:.2}", y(last), y(n)).map_err(out_err)?;
+        last = n;
+        Ok(())
+    })?;
+    writeln!(out, " L{:.2} {base} Z\"/>", sc.x(end)).map_err(out_err)
+}
+
+/// Tick lines and labels, relative to the start.
+fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Error> {
+    let step = tick(end - sc.start);
+    let mut t = 0_i64;
+    while sc.start + t <= end {
+        let x = sc.x(sc.start + t);
+        write!(
+            out,
+            "<line x1=\"{x:.2}\" y1=\"{TOP}\" x2=\"{x:.2}\" y2=\"{height}\" stroke=\"#ddd\"/>\n\
+             <text x=\"{x:.2}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
+            TOP + STRIP + 14.0,
+            if t == 0 {
+                "0".into()
+            } else {
+                format!("+{}", duration(t))
+            }
+        )
+        .map_err(out_err)?;
+        t += step;
+    }
+    Ok(())
+}
+
+/// One row per command; returns the row (y) of each critical step drawn.
+fn command_rows(
+    conn: &Connection,
+    opts: &Options,
+    out: &mut dyn Write,
+    sc: &Scale,
+    steps: &[Step],
+) -> Result<HashMap<usize, f64>, Error> {
+    let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
+    for (i, s) in steps.iter().enumerate() {
+        by_exec.entry(s.exec_id).or_default().push(i);
+    }
+    let mut drawn = HashMap::new();
+    let mut y = ROWS;
+    each_slice(conn, opts, |r| {
+        let comm = r[slice::COMM].to_bytes();
+        let (s, e) = (int(&r[slice::START]), int(&r[slice::END]));
+        let (x0, x1) = (sc.x(s), sc.x(e));
+        let indent = 4.0 + 8.0 * int(&r[slice::DEPTH]).min(20) as f64;
+        let path = r[slice::PATH].bytes().map(xml).unwrap_or_default();
+        write!(
+            out,
+            "<g class=\"cmd\"><title>pid {} {} ({}) {path}</title>\
+             <text x=\"{indent}\" y=\"{:.1}\">{} {}</text>\
+             <rect x=\"{x0:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" fill=\"{}\"/>",
+            int(&r[slice::PID]),
+            xml(&comm),
+            duration(e - s),
+            y + ROW - 3.0,
+            int(&r[slice::PID]),
+            xml(&comm),
+            y + 1.0,
+            (x1 - x0).max(0.5),
+            ROW - 2.0,
+            colour(&comm)
+        )
+        .map_err(out_err)?;
+        for &i in by_exec.get(&int(&r[slice::EXEC_ID])).into_iter().flatten() {
+            let st = &steps[i];
+            let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
+            write!(
+                out,
+                "<rect x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
+                 fill=\"none\" stroke=\"#d00\" stroke-width=\"1.5\"/>",
+                y + 1.0,
+                (b - a).max(0.5),
+                ROW - 2.0
+            )
+            .map_err(out_err)?;
+            drawn.insert(i, y + ROW / 2.0);
+        }
+        writeln!(out, "</g>").map_err(out_err)?;
+        y += ROW;
+        Ok(())
+    })?;
+    Ok(drawn)
+}
+
+/// The red line from each critical step's end to the next one's start.
+fn path_line(
+    out: &mut dyn Write,
+    sc: &Scale,
+    steps: &[Step],
+    drawn: &HashMap<usize, f64>,
+) -> Result<(), Error> {
+    let mut d = String::new();
+    for i in 1..steps.len() {
+        let (Some(ya), Some(yb)) = (drawn.get(&(i - 1)), drawn.get(&i)) else {
+            continue;
+        };
+        let (xa, xb) = (sc.x(steps[i - 1].end_ts), sc.x(steps[i].start_ts));
+        d.push_str(&format!("M{xa:.2} {ya:.1} L{xb:.2} {yb:.1} "));
+    }
+    if d.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "<path class=\"critical\" d=\"{}\" fill=\"none\" stroke=\"#d00\" stroke-width=\"1\"/>",
+        d.trim_end()
+    )
+    .map_err(out_err)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round() {
+        assert_eq!(tick(16_000_000), 2_000_000);
+        assert_eq!(tick(80), 10);
+        assert_eq!(tick(0), 1);
+    }
+
+    #[test]
+    fn text_is_escaped_for_xml() {
+        assert_eq!(xml(b"a<b>&\"c"), "a&lt;b&gt;&amp;&quot;c");
+        assert_eq!(xml(b"\x01"), "\\001");
+    }
+}

@@ -1,0 +1,565 @@
+//! `kt2sql timeline` and the critical path (issue #16) on composed traces of
+//! every dialect (`--faithful`): the Chrome JSON is valid Trace Event
+//! format whose command slices are the truth's commands to the
+//! nanosecond; the SVG is well-formed XML with one row per command; the
+//! critical path is what the truth's process times and fork edges imply.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde_json::Value;
+
+use super::{composed, kt2sql};
+use crate::util::{self, COMPOSE_DIALECTS};
+use kt2sql::report::{self, timeline, Scope};
+
+/// The truth's commands as the written records show them.
+fn commands(t: &Value) -> &Vec<Value> {
+    let b = t.get("build_visible").unwrap_or(&t["build"]);
+    b["commands"].as_array().unwrap()
+}
+
+fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
+    let conn = report::open(db).unwrap();
+    let mut out = Vec::new();
+    timeline::chrome::write(&conn, opts, &mut out).unwrap();
+    serde_json::from_slice(&out).expect("the timeline is JSON")
+}
+
+/// Microseconds (a JSON number with up to three decimals) as ns.
+fn ns(v: &Value) -> i64 {
+    (v.as_f64().expect("a number") * 1000.0).round() as i64
+}
+
+/// Every event has the fields its `ph` requires, in the right types.
+fn check_events(events: &[Value], ctx: &str) {
+    for e in events {
+        let ph = e["ph"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{ctx}: no ph: {e}"));
+        assert!(e["pid"].is_i64(), "{ctx}: pid: {e}");
+        assert!(e["name"].is_string(), "{ctx}: name: {e}");
+        match ph {
+            "X" => {
+                assert!(e["tid"].is_i64() && e["cat"].is_string(), "{ctx}: {e}");
+                assert!(ns(&e["ts"]) >= 0 && ns(&e["dur"]) >= 0, "{ctx}: {e}");
+                assert!(e["args"].is_object(), "{ctx}: {e}");
+            }
+            "M" => {
+                let n = e["name"].as_str().unwrap();
+                assert!(
+                    ["process_name", "process_sort_index", "thread_name"].contains(&n),
+                    "{ctx}: {e}"
+                );
+                assert!(e["args"].is_object(), "{ctx}: {e}");
+                if n == "thread_name" {
+                    assert!(e["tid"].is_i64(), "{ctx}: {e}");
+                }
+            }
+            "s" | "f" => {
+                assert!(e["id"].is_i64() && e["tid"].is_i64(), "{ctx}: {e}");
+                assert!(ns(&e["ts"]) >= 0, "{ctx}: {e}");
+                if ph == "f" {
+                    assert_eq!(e["bp"], "e", "{ctx}: {e}");
+                }
+            }
+            "C" => {
+                assert!(ns(&e["ts"]) >= 0, "{ctx}: {e}");
+                let args = e["args"].as_object().unwrap();
+                assert!(args.values().all(Value::is_i64), "{ctx}: {e}");
+            }
+            other => panic!("{ctx}: unexpected ph {other}: {e}"),
+        }
+    }
+}
+
+/// Each flow id has one start and one end, the start not after the end;
+/// the (parent pid, child pid) pairs.
+fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+    let mut ends: BTreeMap<i64, (Option<&Value>, Option<&Value>)> = BTreeMap::new();
+    for e in events {
+        let slot = ends.entry(e["id"].as_i64().unwrap_or(-1));
+        match e["ph"].as_str() {
+            Some("s") => assert!(slot.or_default().0.replace(e).is_none(), "{ctx}: two s"),
+            Some("f") => assert!(slot.or_default().1.replace(e).is_none(), "{ctx}: two f"),
+            _ => {}
+        }
+    }
+    ends.values()
+        .map(|(s, f)| {
+            let (s, f) = (s.expect("a start"), f.expect("an end"));
+            assert!(
+                ns(&s["ts"]) <= ns(&f["ts"]),
+                "{ctx}: flow backwards {s} {f}"
+            );
+            (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap())
+        })
+        .collect()
+}
+
+/// A process lifetime of the truth: (pid, parent key, first, last).
+type Life = (i64, Option<String>, i64, i64);
+
+/// The process lifetimes of the truth by key.
+type Lives = BTreeMap<String, Life>;
+
+fn lives(t: &Value) -> Lives {
+    let mut m = Lives::new();
+    let key_of = |id: &str| id.split('#').next().unwrap().to_string();
+    for c in commands(t) {
+        let key = c["key"].as_str().unwrap().to_string();
+        let parent = c["parent"].as_str().map(key_of);
+        let (s, e) = (
+            c["start_ns"].as_i64().unwrap(),
+            c["end_ns"].as_i64().unwrap(),
+        );
+        let pid = c["pid"].as_i64().unwrap();
+        let l = m.entry(key).or_insert((pid, parent, s, e));
+        l.2 = l.2.min(s);
+        l.3 = l.3.max(e);
+    }
+    m
+}
+
+#[test]
+fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful"]);
+        let (t, ctx) = (&im.c.truth, format!("{d} seed 4 --faithful"));
+        let v = chrome(&im.db, &timeline::Options::default());
+        let origin = v["otherData"]["origin_ns"].as_i64().unwrap();
+        let events = v["traceEvents"].as_array().unwrap();
+        check_events(events, &ctx);
+        // Command slices = the truth's commands, to the nanosecond.
+        let got: BTreeSet<(i64, i64, String, i64, i64)> = events
+            .iter()
+            .filter(|e| e["cat"] == "command")
+            .map(|e| {
+                let ts = ns(&e["ts"]) + origin;
+                let image = e["args"]["image"].as_i64().unwrap();
+                let name = e["name"].as_str().unwrap().to_string();
+                (
+                    e["pid"].as_i64().unwrap(),
+                    image,
+                    name,
+                    ts,
+                    ts + ns(&e["dur"]),
+                )
+            })
+            .collect();
+        let want: BTreeSet<(i64, i64, String, i64, i64)> = commands(t)
+            .iter()
+            .map(|c| {
+                let n = |k: &str| c[k].as_i64().unwrap();
+                let comm = c["comm"].as_str().unwrap().to_string();
+                (n("pid"), n("image"), comm, n("start_ns"), n("end_ns"))
+            })
+            .collect();
+        assert_eq!(got, want, "{ctx}: command slices");
+        assert_eq!(
+            origin,
+            want.iter().map(|w| w.3).min().unwrap(),
+            "{ctx}: origin"
+        );
+        // Fork arrows: the truth's fork edges.
+        let lv = lives(t);
+        let edges: BTreeSet<(i64, i64)> = lv
+            .values()
+            .filter_map(|(pid, parent, _, _)| parent.as_ref().map(|p| (lv[p].0, *pid)))
+            .collect();
+        assert_eq!(flows(events, &ctx), edges, "{ctx}: fork arrows");
+        // The counter's peak: most lifetimes running at once (half-open).
+        let mut change: BTreeMap<i64, i64> = BTreeMap::new();
+        for (_, _, s, e) in lv.values() {
+            *change.entry(*s).or_default() += 1;
+            *change.entry(*e).or_default() -= 1;
+        }
+        let peak = change
+            .values()
+            .scan(0, |n, d| {
+                *n += d;
+                Some(*n)
+            })
+            .max();
+        let counted = events
+            .iter()
+            .filter(|e| e["ph"] == "C")
+            .map(|e| e["args"]["running"].as_i64().unwrap())
+            .max();
+        assert_eq!(counted, peak, "{ctx}: peak parallelism");
+        // Tracks are named and ordered by the tree: the root's first.
+        let sort: Vec<i64> = events
+            .iter()
+            .filter(|e| e["name"] == "process_sort_index")
+            .map(|e| e["pid"].as_i64().unwrap())
+            .collect();
+        let first = commands(t).iter().find(|c| c["parent"].is_null()).unwrap();
+        assert_eq!(
+            sort[1],
+            first["pid"].as_i64().unwrap(),
+            "{ctx}: first track"
+        );
+    }
+}
+
+/// The steps the truth implies: (pid, image, start, end, wait, via).
+type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
+
+/// The critical path from the truth's lifetimes and fork edges, by the rule
+/// queries/critical_path.sql states, restated over the truth.
+fn truth_path(t: &Value) -> Steps {
+    let lv = lives(t);
+    // The parent's fork return, unless the composer lost that record.
+    let lost: BTreeSet<String> = t["dropped_records"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["child_key"].as_str().map(String::from))
+        .collect();
+    let fork: BTreeMap<String, i64> = t["forks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| {
+            let k = util::truth::key_of(f, "child_key", "child")?;
+            (!lost.contains(&k)).then(|| (k, f["time_ns"].as_i64().unwrap()))
+        })
+        .collect();
+    let last_first = |a: &Life| (a.3, -a.2);
+    let pick = |cands: Vec<(&String, &Life)>| {
+        cands
+            .into_iter()
+            .max_by_key(|(_, l)| (last_first(l), l.0))
+            .map(|(k, _)| k.clone())
+    };
+    let start = lv
+        .iter()
+        .max_by_key(|(_, l)| (l.3, -l.2, -l.0))
+        .map(|(k, _)| k.clone());
+    let mut walk: Vec<(String, i64)> = Vec::new();
+    let mut state = start.map(|k| (k.clone(), lv[&k].3));
+    while let Some((k, at)) = state.take() {
+        walk.push((k.clone(), at));
+        let me = &lv[&k];
+        let kids = lv
+            .iter()
+            .filter(|(_, l)| l.1.as_ref() == Some(&k) && l.3 <= at)
+            .collect();
+        state = if let Some(c) = pick(kids) {
+            let t = lv[&c].3;
+            Some((c, t))
+        } else if let Some(p) = &me.1 {
+            Some((p.clone(), fork.get(&k).copied().unwrap_or(me.2).min(me.2)))
+        } else {
+            let roots = lv
+                .iter()
+                .filter(|(o, l)| l.1.is_none() && l.3 <= me.2 && **o != k)
+                .collect();
+            pick(roots).map(|r| {
+                let t = lv[&r].3;
+                (r, t)
+            })
+        };
+    }
+    let mut steps = Steps::new();
+    for i in (0..walk.len()).rev() {
+        let (k, end) = &walk[i];
+        let me = &lv[k];
+        let next = walk.get(i + 1);
+        let descended = next.is_some_and(|(n, _)| lv[n].1.as_ref() == Some(k));
+        let start = if descended { next.unwrap().1 } else { me.2 };
+        let via = match next {
+            None => "start",
+            Some(_) if descended => "wait",
+            Some((n, _)) if me.1.as_ref() == Some(n) => "fork",
+            Some(_) => "after",
+        };
+        let wait = next.map_or(0, |(_, t)| start - t);
+        // Cut at the process's images.
+        let mut first = true;
+        for c in commands(t).iter().filter(|c| c["key"] == k.as_str()) {
+            let (a, b) = (
+                c["start_ns"].as_i64().unwrap(),
+                c["end_ns"].as_i64().unwrap(),
+            );
+            let last = !commands(t)
+                .iter()
+                .any(|o| o["key"] == k.as_str() && o["image"].as_i64() > c["image"].as_i64());
+            let b_open = if last { None } else { Some(b) };
+            if b_open.is_some_and(|b| b <= start) || !(a < *end || a <= start) {
+                continue;
+            }
+            let (s, e) = (start.max(a), b_open.map_or(*end, |b| b.min(*end)));
+            let (w, v) = if first { (wait, via) } else { (0, "exec") };
+            first = false;
+            steps.push((me.0, c["image"].as_i64().unwrap(), s, e, w, v.to_string()));
+        }
+    }
+    steps
+}
+
+#[test]
+fn critical_path_is_what_the_truth_implies_in_every_dialect() {
+    crate::require_shared!(python);
+    // Repeated blocks are separate process trees one after another: the
+    // path goes from each root to the one that ended before it began.
+    let blocks = ["--target-bytes", "1500K", "--truth-detail", "full"];
+    for d in COMPOSE_DIALECTS {
+        for (seed, extra) in [
+            (4, &["--faithful"][..]),
+            (11, &["--jobs", "6"][..]),
+            (6, &blocks[..]),
+        ] {
+            let im = composed(d, seed, extra);
+            let ctx = format!("{d} seed {seed} {extra:?}");
+            let conn = report::open(&im.db).unwrap();
+            let got: Steps = timeline::critical_path(&conn, Scope::default(), &[1])
+                .unwrap()
+                .into_iter()
+                .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
+                .collect();
+            let want = truth_path(&im.c.truth);
+            assert_eq!(got, want, "{ctx}: critical path");
+            let roots = lives(&im.c.truth)
+                .values()
+                .filter(|l| l.1.is_none())
+                .count();
+            let after = got.iter().filter(|s| s.5 == "after").count();
+            assert!(after + 1 >= roots.min(2), "{ctx}: {after} root changes");
+            // It spans the wall time: own times and waits add up.
+            let lv = lives(&im.c.truth);
+            let wall =
+                lv.values().map(|l| l.3).max().unwrap() - lv.values().map(|l| l.2).min().unwrap();
+            let sum: i64 = got.iter().map(|s| s.3 - s.2 + s.4).sum();
+            assert_eq!(sum, wall, "{ctx}: path length");
+        }
+    }
+}
+
+/// A small XML well-formedness check: tags nest and close, attributes are
+/// quoted, `&` starts a known entity. Returns the element names opened.
+fn xml_elements(s: &str) -> Vec<String> {
+    let (mut stack, mut seen) = (Vec::<String>::new(), Vec::new());
+    let mut rest = s.strip_prefix("<?xml").expect("an XML declaration");
+    rest = &rest[rest.find("?>").expect("declaration ends") + 2..];
+    while let Some(lt) = rest.find('<') {
+        check_text(&rest[..lt]);
+        let gt = rest[lt..].find('>').expect("tag ends") + lt;
+        let tag = &rest[lt + 1..gt];
+        if let Some(name) = tag.strip_prefix('/') {
+            assert_eq!(stack.pop().as_deref(), Some(name), "close tag {name}");
+        } else {
+            let selfclose = tag.ends_with('/');
+            let body = tag.trim_end_matches('/');
+            let name = body
+                .split_whitespace()
+                .next()
+                .expect("a tag name")
+                .to_string();
+            check_attributes(&body[name.len()..]);
+            seen.push(name.clone());
+            if !selfclose {
+                stack.push(name);
+            }
+        }
+        rest = &rest[gt + 1..];
+    }
+    check_text(rest);
+    assert!(stack.is_empty(), "unclosed {stack:?}");
+    seen
+}
+
+fn check_text(t: &str) {
+    assert!(!t.contains('>'), "bare > in {t:?}");
+    for (i, _) in t.match_indices('&') {
+        let ent = &t[i..t[i..].find(';').expect("entity ends") + i + 1];
+        assert!(
+            ["&amp;", "&lt;", "&gt;", "&quot;", "&apos;"].contains(&ent),
+            "entity {ent}"
+        );
+    }
+}
+
+fn check_attributes(mut a: &str) {
+    loop {
+        a = a.trim_start();
+        if a.is_empty() {
+            return;
+        }
+        let eq = a.find('=').expect("name=value");
+        assert!(!a[..eq].contains(char::is_whitespace), "attribute {a}");
+        let v = a[eq + 1..].strip_prefix('"').expect("quoted value");
+        let end = v.find('"').expect("value ends");
+        check_text(&v[..end]);
+        a = &v[end + 1..];
+    }
+}
+
+#[test]
+fn svg_is_xml_with_one_row_per_command() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful"]);
+        let ctx = format!("{d} seed 4 --faithful");
+        let conn = report::open(&im.db).unwrap();
+        let mut out = Vec::new();
+        timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        let elements = xml_elements(&s);
+        assert_eq!(elements[0], "svg", "{ctx}");
+        let rows: Vec<&str> = s
+            .lines()
+            .filter(|l| l.starts_with("<g class=\"cmd\">"))
+            .collect();
+        let want: Vec<String> = commands(&im.c.truth)
+            .iter()
+            .map(|c| format!("{} {}", c["pid"], c["comm"].as_str().unwrap()))
+            .collect();
+        assert_eq!(rows.len(), want.len(), "{ctx}: one row per command");
+        let labels: BTreeSet<String> = rows
+            .iter()
+            .map(|r| {
+                let t = &r[r.find("\">").unwrap()..];
+                let t = &t[t.find("<text").unwrap()..];
+                t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string()
+            })
+            .collect();
+        assert_eq!(labels, want.into_iter().collect(), "{ctx}: row labels");
+        let outlined = s.matches("stroke=\"#d00\" stroke-width=\"1.5\"").count();
+        let steps = timeline::critical_path(&conn, Scope::default(), &[1]).unwrap();
+        assert_eq!(outlined, steps.len(), "{ctx}: critical steps outlined");
+    }
+}
+
+#[test]
+fn the_binary_writes_calls_subtrees_and_files() {
+    crate::require_shared!(python);
+    let im = composed("openbsd-amd64", 5, &["--faithful"]);
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("t.json");
+    let o = kt2sql()
+        .args(["timeline"])
+        .arg(&im.db)
+        .args(["--calls", "--min-dur", "20us", "-o"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert!(o.status.success() && o.stdout.is_empty(), "{o:?}");
+    let v: Value = serde_json::from_slice(&std::fs::read(&file).unwrap()).unwrap();
+    let events = v["traceEvents"].as_array().unwrap();
+    check_events(events, "--calls");
+    let calls: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["cat"].as_str().is_some_and(|c| c.starts_with("syscall")))
+        .collect();
+    let conn = rusqlite::Connection::open(&im.db).unwrap();
+    let (n, failed): (usize, usize) = conn
+        .query_row(
+            "SELECT count(*), count(CASE WHEN success = 0 THEN 1 END) FROM call
+             WHERE ts IS NOT NULL AND dur >= 20000",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert!(n > 0 && calls.len() == n, "{} calls, want {n}", calls.len());
+    assert!(calls.iter().all(|c| ns(&c["dur"]) >= 20_000));
+    let marked: Vec<&&Value> = calls
+        .iter()
+        .filter(|c| c["cat"] == "syscall,failed")
+        .collect();
+    assert_eq!(marked.len(), failed);
+    assert!(marked.iter().all(|c| c["args"]["errno"].is_string()));
+    // -p: the subtree's commands only, and the SVG as well.
+    let (pid, sub) = im.c.truth["subtrees"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .unwrap();
+    let want: BTreeSet<i64> = sub["pids"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    let o = kt2sql()
+        .arg("timeline")
+        .arg(&im.db)
+        .args(["-p", pid, "--trace", "1"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    let pids: BTreeSet<i64> = v["traceEvents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["cat"] == "command")
+        .map(|e| e["pid"].as_i64().unwrap())
+        .collect();
+    assert_eq!(pids, want, "-p {pid}");
+    let o = kt2sql()
+        .arg("timeline")
+        .arg(&im.db)
+        .args(["-p", pid, "--format", "svg"])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{o:?}");
+    xml_elements(std::str::from_utf8(&o.stdout).unwrap());
+    // Refusals: --calls on the SVG, --min-dur without --calls, no such trace.
+    for args in [
+        &["--calls", "--format", "svg"][..],
+        &["--min-dur", "1ms"][..],
+        &["--calls", "--min-dur", "3 weeks"][..],
+        &["--trace", "9"][..],
+    ] {
+        let o = kt2sql()
+            .arg("timeline")
+            .arg(&im.db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {o:?}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("error"),
+            "{args:?}"
+        );
+    }
+}
+
+#[test]
+fn stats_prints_the_build_time_and_critical_path() {
+    crate::require_shared!(python);
+    let im = composed("netbsd-v2-amd64", 4, &["--faithful"]);
+    let o = kt2sql().arg("stats").arg(&im.db).output().unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
+    let conn = report::open(&im.db).unwrap();
+    let steps = timeline::critical_path(&conn, Scope::default(), &[1]).unwrap();
+    assert!(text.contains("    build      "), "{text}");
+    assert!(text.contains("Critical path of trace 1: "), "{text}");
+    let lines = text
+        .lines()
+        .skip_while(|l| !l.starts_with("Critical path"))
+        .skip(2)
+        .take_while(|l| !l.is_empty())
+        .count();
+    assert_eq!(lines, steps.len());
+    let o = kt2sql()
+        .arg("stats")
+        .arg(&im.db)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let v: Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["critical_path"].as_array().unwrap().len(), steps.len());
+    let b = &v["build"][0];
+    let wall = b["wall"].as_i64().unwrap();
+    let sum: i64 = v["critical_path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["dur"].as_i64().unwrap() + s["wait"].as_i64().unwrap())
+        .sum();
+    assert_eq!(sum, wall, "the path spans the wall time");
+    assert!(b["peak_parallel"].as_i64().unwrap() >= 1);
+}
