@@ -72,11 +72,11 @@ fn check_events(events: &[Value], ctx: &str) {
     }
 }
 
-/// Each flow id has one start and one end, the start not after the end;
-/// the (parent pid, child pid) pairs.
-fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+/// The arrows of category `cat`: each id has one start and one end, the
+/// start not after the end; the (start, end) events.
+fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
     let mut ends: BTreeMap<i64, (Option<&Value>, Option<&Value>)> = BTreeMap::new();
-    for e in events {
+    for e in events.iter().filter(|e| e["cat"] == cat) {
         let slot = ends.entry(e["id"].as_i64().unwrap_or(-1));
         match e["ph"].as_str() {
             Some("s") => assert!(slot.or_default().0.replace(e).is_none(), "{ctx}: two s"),
@@ -84,15 +84,23 @@ fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
             _ => {}
         }
     }
-    ends.values()
+    ends.into_values()
         .map(|(s, f)| {
             let (s, f) = (s.expect("a start"), f.expect("an end"));
             assert!(
                 ns(&s["ts"]) <= ns(&f["ts"]),
                 "{ctx}: flow backwards {s} {f}"
             );
-            (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap())
+            (s, f)
         })
+        .collect()
+}
+
+/// The fork arrows' (parent pid, child pid) pairs.
+fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+    arrows(events, "fork", ctx)
+        .into_iter()
+        .map(|(s, f)| (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap()))
         .collect()
 }
 
@@ -199,6 +207,88 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
             first["pid"].as_i64().unwrap(),
             "{ctx}: first track"
         );
+    }
+}
+
+#[test]
+fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful", "--hazards"]);
+        let (t, ctx) = (&im.c.truth, format!("{d} seed 4 --faithful --hazards"));
+        let v = chrome(&im.db, &timeline::Options::default());
+        let events = v["traceEvents"].as_array().unwrap();
+        check_events(events, &ctx);
+        let pid_of: BTreeMap<&str, i64> = commands(t)
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap(), c["pid"].as_i64().unwrap()))
+            .collect();
+        let b = t.get("build_visible").unwrap_or(&t["build"]);
+        let want: Vec<(String, i64, i64, i64, i64)> = b["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let pid = |k: &str| pid_of[f[k].as_str().unwrap()];
+                let n = |k: &str| f[k].as_i64().unwrap();
+                let path = f["path"].as_str().unwrap().to_string();
+                (
+                    path,
+                    pid("producer"),
+                    n("write_ns"),
+                    pid("consumer"),
+                    n("read_ns"),
+                )
+            })
+            .collect();
+        assert!(!want.is_empty(), "{ctx}: the truth has flows");
+        let origin = v["otherData"]["origin_ns"].as_i64().unwrap();
+        let slices: Vec<&Value> = events.iter().filter(|e| e["cat"] == "command").collect();
+        // The slice on (pid, tid) that holds `e`'s time: its binding point.
+        let holder = |e: &Value| {
+            let ts = ns(&e["ts"]);
+            slices.iter().any(|s| {
+                s["pid"] == e["pid"]
+                    && s["tid"] == e["tid"]
+                    && ns(&s["ts"]) <= ts
+                    && ts <= ns(&s["ts"]) + ns(&s["dur"])
+            })
+        };
+        let fork_ids: BTreeSet<i64> = arrows(events, "fork", &ctx)
+            .iter()
+            .map(|(s, _)| s["id"].as_i64().unwrap())
+            .collect();
+        let mut got = Vec::new();
+        for (s, f) in arrows(events, "file", &ctx) {
+            assert_eq!(s["name"], f["name"], "{ctx}: one path per arrow");
+            assert!(holder(s) && holder(f), "{ctx}: binding points {s} {f}");
+            assert!(
+                !fork_ids.contains(&s["id"].as_i64().unwrap()),
+                "{ctx}: id shared with a fork arrow: {s}"
+            );
+            got.push((
+                s["name"].as_str().unwrap().to_string(),
+                s["pid"].as_i64().unwrap(),
+                ns(&s["ts"]) + origin,
+                f["pid"].as_i64().unwrap(),
+                ns(&f["ts"]) + origin,
+            ));
+        }
+        let (mut got, mut want) = (got, want);
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{ctx}: one arrow per flow");
+        // The SVG draws the same flows as thin lines.
+        let conn = report::open(&im.db).unwrap();
+        let mut out = Vec::new();
+        timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        xml_elements(&s);
+        let lines = s
+            .lines()
+            .filter(|l| l.starts_with("<line class=\"file\""))
+            .count();
+        assert_eq!(lines, want.len(), "{ctx}: SVG file lines");
     }
 }
 
