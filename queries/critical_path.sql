@@ -1,12 +1,17 @@
 -- The critical path: the chain of commands that set the wall time, through
--- fork, exec and wait ordering, earliest step first. It is found backwards
--- from the process that ended last: a process waited for the child of its
--- that ended last before the point reached (and ran on from that child's
--- end); a process with no such child ran from its start, which its parent
--- reached at its fork's return (or at the child's first record, when that
--- came first); a root in scope (no traced parent, or the `:pid` lifetimes)
--- follows the root that ended last before it began. Each step is one
--- command (process image) over the stretch of time it held the path.
+-- fork, exec and wait ordering and file dependencies, earliest step first.
+-- It is found backwards from the process that ended last: a process
+-- waited for the child of its that ended last before the point reached
+-- (and ran on from that child's end); a process with no such child ran
+-- from its start, which its parent reached at its fork's return (or at the
+-- child's first record, when that came first); a root in scope (no traced
+-- parent, or the `:pid` lifetimes) follows the root that ended last before
+-- it began. But when a command of the process read, before the point
+-- reached, a file that another process in scope wrote (build_flow), and
+-- the latest such write came after that child's end, fork or earlier
+-- root, the process waited for the write instead: the path goes to the
+-- writer at its write. Each step is one command (process image) over the
+-- stretch of time it held the path.
 -- `kt2sql stats` prints it per trace; `kt2sql timeline` highlights it.
 --
 -- @param  trace      Only this trace_id (default: every trace, chained by time).
@@ -28,8 +33,10 @@
 -- @column via        How the step follows the previous one: `start` (the
 --                    first step), `fork` (a child after its parent's fork),
 --                    `exec` (the next image of the same process), `wait`
---                    (a parent after its child's end), `after` (a root after
---                    an earlier root ended, with no traced edge between them).
+--                    (a parent after its child's end), `file` (a reader of
+--                    a file after the previous step's write of it), `after`
+--                    (a root after an earlier root ended, with no traced
+--                    edge between them).
 WITH RECURSIVE
   root (process_id) AS (
     SELECT process_id FROM process
@@ -56,52 +63,75 @@ WITH RECURSIVE
             ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
     FROM top AS r
   ),
-  bound (n) AS MATERIALIZED (SELECT 2 * count(*) + 1 FROM member),
-  -- States of the backward walk: in process `process_id` at time `t`.
-  walk (n, process_id, t) AS (
-    SELECT 0, process_id, last_ts FROM (
+  -- File dependencies between two processes of the scope: the consumer's
+  -- process read at read_ts what the producer's wrote at write_ts.
+  dep (consumer, producer, write_ts, read_ts) AS MATERIALIZED (
+    SELECT DISTINCT ce.process_id, pe.process_id, f.write_ts, f.read_ts
+    FROM build_flow AS f
+    JOIN exec AS ce ON ce.exec_id = f.consumer_id
+    JOIN exec AS pe ON pe.exec_id = f.producer_id
+    WHERE (:trace IS NULL OR f.trace_id = :trace) AND ce.process_id <> pe.process_id
+      AND ce.process_id IN (SELECT process_id FROM member)
+      AND pe.process_id IN (SELECT process_id FROM member)
+  ),
+  bound (n) AS MATERIALIZED (SELECT 3 * count(*) + 1 FROM member),
+  -- States of the backward walk: in process `process_id` at time `t`,
+  -- reached from the previous state by `how` (NULL for the first).
+  walk (n, process_id, t, how) AS (
+    SELECT 0, process_id, last_ts, NULL FROM (
       SELECT p.process_id, p.last_ts FROM process AS p JOIN member AS m USING (process_id)
       ORDER BY p.last_ts DESC, p.first_ts, p.process_id LIMIT 1)
     UNION ALL
     SELECT w.n + 1,
-           COALESCE(c.process_id, up.process_id, r.process_id),
-           COALESCE(c.last_ts,
+           COALESCE(d.producer, c.process_id, up.process_id, r.process_id),
+           COALESCE(d.write_ts, c.last_ts,
                     CASE WHEN up.process_id IS NOT NULL
                          THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
-                    r.last_ts)
+                    r.last_ts),
+           CASE WHEN d.producer IS NOT NULL THEN 'file'
+                WHEN c.process_id IS NOT NULL THEN 'wait'
+                WHEN up.process_id IS NOT NULL THEN 'fork' ELSE 'after' END
     FROM walk AS w
     JOIN process AS p ON p.process_id = w.process_id
     LEFT JOIN process AS c ON c.process_id = (
       SELECT k.process_id FROM process AS k
       WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
+        -- Back at a fork, a child that ended at that very time is the one
+        -- just left (all its records at one instant): not again.
+        AND NOT (w.how IS 'fork' AND k.last_ts = w.t)
       ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
     LEFT JOIN process AS up
       ON c.process_id IS NULL AND up.process_id = p.parent_id
      AND p.process_id NOT IN (SELECT process_id FROM top)
     LEFT JOIN after_root AS ar ON c.process_id IS NULL AND ar.process_id = p.process_id
     LEFT JOIN process AS r ON r.process_id = ar.prev_id
-    WHERE COALESCE(c.process_id, up.process_id, r.process_id) IS NOT NULL
-      -- A correct path has at most two steps per process; this ends the
+    -- The latest write the process read before `t`, when it came after
+    -- the other way back (strictly: a tie keeps the process-tree edge).
+    LEFT JOIN dep AS d
+      ON (d.consumer, d.producer, d.write_ts, d.read_ts) = (
+           SELECT k.consumer, k.producer, k.write_ts, k.read_ts FROM dep AS k
+           WHERE k.consumer = w.process_id AND k.read_ts <= w.t
+           ORDER BY k.write_ts DESC, k.read_ts DESC, k.producer DESC LIMIT 1)
+     AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL
+          OR d.write_ts > COALESCE(c.last_ts,
+                                   CASE WHEN up.process_id IS NOT NULL
+                                        THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
+                                   r.last_ts))
+    WHERE COALESCE(d.producer, c.process_id, up.process_id, r.process_id) IS NOT NULL
+      -- A correct path has at most three steps per process; this ends the
       -- walk in a tie of equal times that would otherwise go round.
       AND w.n < (SELECT n FROM bound)
   ),
   -- One segment per state: the process held the path up to `t` from the
-  -- end of the child it waited for, else from its own start.
+  -- end of the child it waited for or the write it waited for, else from
+  -- its own start.
   seg (n, process_id, start_ts, end_ts, prev_end, via) AS (
     SELECT s.n, s.process_id,
-           CASE WHEN s.descended THEN s.next_t ELSE p.first_ts END, s.t, s.next_t,
-           CASE WHEN s.next_id IS NULL THEN 'start'
-                WHEN s.descended THEN 'wait'
-                WHEN s.next_id = p.parent_id THEN 'fork'
-                ELSE 'after' END
-    FROM (
-      SELECT w.n, w.process_id, w.t, w.next_id, w.next_t,
-             w.next_id IS NOT NULL AND kid.parent_id = w.process_id AS descended
-      FROM (SELECT n, process_id, t, lead(process_id) OVER (ORDER BY n) AS next_id,
-                   lead(t) OVER (ORDER BY n) AS next_t
-            FROM walk) AS w
-      LEFT JOIN process AS kid ON kid.process_id = w.next_id
-    ) AS s
+           CASE WHEN s.next_how IN ('wait', 'file') THEN s.next_t ELSE p.first_ts END,
+           s.t, s.next_t, COALESCE(s.next_how, 'start')
+    FROM (SELECT n, process_id, t, lead(t) OVER (ORDER BY n) AS next_t,
+                 lead(how) OVER (ORDER BY n) AS next_how
+          FROM walk) AS s
     JOIN process AS p ON p.process_id = s.process_id
   ),
   -- Every successful image of a process on the path, with the time the

@@ -82,6 +82,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/timeline_calls.sql"),
     ),
     (
+        "timeline_flows.sql",
+        include_str!("../../queries/timeline_flows.sql"),
+    ),
+    (
         "timeline_forks.sql",
         include_str!("../../queries/timeline_forks.sql"),
     ),

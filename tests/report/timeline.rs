@@ -72,11 +72,11 @@ fn check_events(events: &[Value], ctx: &str) {
     }
 }
 
-/// Each flow id has one start and one end, the start not after the end;
-/// the (parent pid, child pid) pairs.
-fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+/// The arrows of category `cat`: each id has one start and one end, the
+/// start not after the end; the (start, end) events.
+fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
     let mut ends: BTreeMap<i64, (Option<&Value>, Option<&Value>)> = BTreeMap::new();
-    for e in events {
+    for e in events.iter().filter(|e| e["cat"] == cat) {
         let slot = ends.entry(e["id"].as_i64().unwrap_or(-1));
         match e["ph"].as_str() {
             Some("s") => assert!(slot.or_default().0.replace(e).is_none(), "{ctx}: two s"),
@@ -84,15 +84,23 @@ fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
             _ => {}
         }
     }
-    ends.values()
+    ends.into_values()
         .map(|(s, f)| {
             let (s, f) = (s.expect("a start"), f.expect("an end"));
             assert!(
                 ns(&s["ts"]) <= ns(&f["ts"]),
                 "{ctx}: flow backwards {s} {f}"
             );
-            (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap())
+            (s, f)
         })
+        .collect()
+}
+
+/// The fork arrows' (parent pid, child pid) pairs.
+fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+    arrows(events, "fork", ctx)
+        .into_iter()
+        .map(|(s, f)| (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap()))
         .collect()
 }
 
@@ -202,13 +210,142 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
     }
 }
 
+#[test]
+fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful", "--hazards"]);
+        let (t, ctx) = (&im.c.truth, format!("{d} seed 4 --faithful --hazards"));
+        let v = chrome(&im.db, &timeline::Options::default());
+        let events = v["traceEvents"].as_array().unwrap();
+        check_events(events, &ctx);
+        let pid_of: BTreeMap<&str, i64> = commands(t)
+            .iter()
+            .map(|c| (c["id"].as_str().unwrap(), c["pid"].as_i64().unwrap()))
+            .collect();
+        let b = t.get("build_visible").unwrap_or(&t["build"]);
+        let want: Vec<(String, i64, i64, i64, i64)> = b["flows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| {
+                let pid = |k: &str| pid_of[f[k].as_str().unwrap()];
+                let n = |k: &str| f[k].as_i64().unwrap();
+                let path = f["path"].as_str().unwrap().to_string();
+                (
+                    path,
+                    pid("producer"),
+                    n("write_ns"),
+                    pid("consumer"),
+                    n("read_ns"),
+                )
+            })
+            .collect();
+        assert!(!want.is_empty(), "{ctx}: the truth has flows");
+        let origin = v["otherData"]["origin_ns"].as_i64().unwrap();
+        let slices: Vec<&Value> = events.iter().filter(|e| e["cat"] == "command").collect();
+        // The slice on (pid, tid) that holds `e`'s time: its binding point.
+        let holder = |e: &Value| {
+            let ts = ns(&e["ts"]);
+            slices.iter().any(|s| {
+                s["pid"] == e["pid"]
+                    && s["tid"] == e["tid"]
+                    && ns(&s["ts"]) <= ts
+                    && ts <= ns(&s["ts"]) + ns(&s["dur"])
+            })
+        };
+        let fork_ids: BTreeSet<i64> = arrows(events, "fork", &ctx)
+            .iter()
+            .map(|(s, _)| s["id"].as_i64().unwrap())
+            .collect();
+        let mut got = Vec::new();
+        for (s, f) in arrows(events, "file", &ctx) {
+            assert_eq!(s["name"], f["name"], "{ctx}: one path per arrow");
+            assert!(holder(s) && holder(f), "{ctx}: binding points {s} {f}");
+            assert!(
+                !fork_ids.contains(&s["id"].as_i64().unwrap()),
+                "{ctx}: id shared with a fork arrow: {s}"
+            );
+            got.push((
+                s["name"].as_str().unwrap().to_string(),
+                s["pid"].as_i64().unwrap(),
+                ns(&s["ts"]) + origin,
+                f["pid"].as_i64().unwrap(),
+                ns(&f["ts"]) + origin,
+            ));
+        }
+        let (mut got, mut want) = (got, want);
+        got.sort();
+        want.sort();
+        assert_eq!(got, want, "{ctx}: one arrow per flow");
+        // The SVG draws the same flows as thin lines.
+        let conn = report::open(&im.db).unwrap();
+        let mut out = Vec::new();
+        timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        xml_elements(&s);
+        let lines = s
+            .lines()
+            .filter(|l| l.starts_with("<line class=\"file\""))
+            .count();
+        assert_eq!(lines, want.len(), "{ctx}: SVG file lines");
+    }
+}
+
 /// The steps the truth implies: (pid, image, start, end, wait, via).
 type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
 
-/// The critical path from the truth's lifetimes and fork edges, by the rule
-/// queries/critical_path.sql states, restated over the truth.
-fn truth_path(t: &Value) -> Steps {
-    let lv = lives(t);
+/// A file dependency of the truth: (consumer key, producer key, write, read).
+type Dep = (String, String, i64, i64);
+
+/// The truth's flows between two processes of `member`.
+fn deps(t: &Value, member: &BTreeSet<String>) -> BTreeSet<Dep> {
+    let key_of: BTreeMap<&str, &str> = commands(t)
+        .iter()
+        .map(|c| (c["id"].as_str().unwrap(), c["key"].as_str().unwrap()))
+        .collect();
+    let b = t.get("build_visible").unwrap_or(&t["build"]);
+    let key = |f: &Value, k: &str| key_of[f[k].as_str().unwrap()].to_string();
+    b["flows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            let n = |k: &str| f[k].as_i64().unwrap();
+            (
+                key(f, "consumer"),
+                key(f, "producer"),
+                n("write_ns"),
+                n("read_ns"),
+            )
+        })
+        .filter(|d| d.0 != d.1 && member.contains(&d.0) && member.contains(&d.1))
+        .collect()
+}
+
+/// The critical path from the truth's lifetimes, fork edges and file
+/// flows, by the rule queries/critical_path.sql states, restated over the
+/// truth; with `pid`, over every lifetime of that pid and its descendants.
+fn truth_path(t: &Value, pid: Option<i64>) -> Steps {
+    let all = lives(t);
+    let top = |l: &Life| pid.map_or(l.1.is_none(), |p| l.0 == p);
+    let mut member: BTreeSet<String> = BTreeSet::new();
+    for (k, l) in &all {
+        // A member is a top, or has one above it.
+        let mut at = Some((k, l));
+        while let Some((_, life)) = at {
+            if top(life) {
+                member.insert(k.clone());
+                break;
+            }
+            at = life.1.as_ref().and_then(|p| all.get_key_value(p));
+        }
+    }
+    let lv: Lives = all
+        .into_iter()
+        .filter(|(k, _)| member.contains(k))
+        .collect();
+    let dep = deps(t, &member);
     // The parent's fork return, unless the composer lost that record.
     let lost: BTreeSet<String> = t["dropped_records"]
         .as_array()
@@ -236,45 +373,56 @@ fn truth_path(t: &Value) -> Steps {
         .iter()
         .max_by_key(|(_, l)| (l.3, -l.2, -l.0))
         .map(|(k, _)| k.clone());
-    let mut walk: Vec<(String, i64)> = Vec::new();
-    let mut state = start.map(|k| (k.clone(), lv[&k].3));
-    while let Some((k, at)) = state.take() {
-        walk.push((k.clone(), at));
+    // (process, time, how it was reached from the previous state).
+    let mut walk: Vec<(String, i64, &str)> = Vec::new();
+    let mut state = start.map(|k| (k.clone(), lv[&k].3, ""));
+    while let Some((k, at, how)) = state.take() {
+        walk.push((k.clone(), at, how));
         let me = &lv[&k];
         let kids = lv
             .iter()
             .filter(|(_, l)| l.1.as_ref() == Some(&k) && l.3 <= at)
+            .filter(|(_, l)| !(how == "fork" && l.3 == at))
             .collect();
-        state = if let Some(c) = pick(kids) {
+        let other = if let Some(c) = pick(kids) {
             let t = lv[&c].3;
-            Some((c, t))
-        } else if let Some(p) = &me.1 {
-            Some((p.clone(), fork.get(&k).copied().unwrap_or(me.2).min(me.2)))
+            Some((c, t, "wait"))
+        } else if let Some(p) = me.1.as_ref().filter(|_| !top(me)) {
+            let t = fork.get(&k).copied().unwrap_or(me.2).min(me.2);
+            Some((p.clone(), t, "fork"))
         } else {
             let roots = lv
                 .iter()
-                .filter(|(o, l)| l.1.is_none() && l.3 <= me.2 && **o != k)
+                .filter(|(o, l)| top(l) && l.3 <= me.2 && **o != k)
                 .collect();
             pick(roots).map(|r| {
                 let t = lv[&r].3;
-                (r, t)
+                (r, t, "after")
             })
         };
+        // The latest write this process read before `at`.
+        let file = dep
+            .iter()
+            .filter(|d| d.0 == k && d.3 <= at)
+            .max_by_key(|d| (d.2, d.3, lv[&d.1].2, lv[&d.1].0));
+        state = match (file, other) {
+            (Some(d), o) if o.as_ref().is_none_or(|o| d.2 > o.1) => {
+                Some((d.1.clone(), d.2, "file"))
+            }
+            (_, o) => o,
+        };
+        assert!(walk.len() <= 3 * lv.len() + 1, "the truth walk goes round");
     }
     let mut steps = Steps::new();
     for i in (0..walk.len()).rev() {
-        let (k, end) = &walk[i];
+        let (k, end, _) = &walk[i];
         let me = &lv[k];
         let next = walk.get(i + 1);
-        let descended = next.is_some_and(|(n, _)| lv[n].1.as_ref() == Some(k));
-        let start = if descended { next.unwrap().1 } else { me.2 };
-        let via = match next {
-            None => "start",
-            Some(_) if descended => "wait",
-            Some((n, _)) if me.1.as_ref() == Some(n) => "fork",
-            Some(_) => "after",
+        let via = next.map_or("start", |n| n.2);
+        let start = match next {
+            Some((_, t, "wait" | "file")) => *t,
+            _ => me.2,
         };
-        let wait = next.map_or(0, |(_, t)| start - t);
         // Cut at the process's images.
         let mut first = true;
         for c in commands(t).iter().filter(|c| c["key"] == k.as_str()) {
@@ -290,6 +438,7 @@ fn truth_path(t: &Value) -> Steps {
                 continue;
             }
             let (s, e) = (start.max(a), b_open.map_or(*end, |b| b.min(*end)));
+            let wait = next.map_or(0, |n| s - n.1);
             let (w, v) = if first { (wait, via) } else { (0, "exec") };
             first = false;
             steps.push((me.0, c["image"].as_i64().unwrap(), s, e, w, v.to_string()));
@@ -304,9 +453,11 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
     // Repeated blocks are separate process trees one after another: the
     // path goes from each root to the one that ended before it began.
     let blocks = ["--target-bytes", "1500K", "--truth-detail", "full"];
+    let mut by_file = 0;
     for d in COMPOSE_DIALECTS {
         for (seed, extra) in [
             (4, &["--faithful"][..]),
+            (4, &["--faithful", "--hazards"][..]),
             (11, &["--jobs", "6"][..]),
             (6, &blocks[..]),
         ] {
@@ -318,7 +469,7 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
                 .into_iter()
                 .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
                 .collect();
-            let want = truth_path(&im.c.truth);
+            let want = truth_path(&im.c.truth, None);
             assert_eq!(got, want, "{ctx}: critical path");
             let roots = lives(&im.c.truth)
                 .values()
@@ -332,8 +483,41 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
                 lv.values().map(|l| l.3).max().unwrap() - lv.values().map(|l| l.2).min().unwrap();
             let sum: i64 = got.iter().map(|s| s.3 - s.2 + s.4).sum();
             assert_eq!(sum, wall, "{ctx}: path length");
+            by_file += got.iter().filter(|s| s.5 == "file").count();
+            // -p: the walk over every subtree the truth names, and under
+            // each parent of two processes with a file between them (the
+            // --hazards job's shell, whose sed writes what its cc reads).
+            let lv = lives(&im.c.truth);
+            let everyone: BTreeSet<String> = lv.keys().cloned().collect();
+            let mut pids: BTreeSet<i64> = im.c.truth["subtrees"]
+                .as_object()
+                .unwrap()
+                .keys()
+                .map(|p| p.parse().unwrap())
+                .collect();
+            for (c, p, _, _) in deps(&im.c.truth, &everyone) {
+                if let Some(parent) = lv[&c].1.as_ref().filter(|k| lv[&p].1.as_ref() == Some(*k)) {
+                    pids.insert(lv[parent].0);
+                }
+            }
+            for pid in pids {
+                let scope = Scope {
+                    trace: Some(1),
+                    pid: Some(pid),
+                };
+                let got: Steps = timeline::critical_path(&conn, scope, &[1])
+                    .unwrap()
+                    .into_iter()
+                    .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
+                    .collect();
+                let want = truth_path(&im.c.truth, Some(pid));
+                assert!(!want.is_empty(), "{ctx} -p {pid}");
+                assert_eq!(got, want, "{ctx} -p {pid}: critical path");
+                by_file += got.iter().filter(|s| s.5 == "file").count();
+            }
         }
     }
+    assert!(by_file > 0, "no step followed a file");
 }
 
 /// A small XML well-formedness check: tags nest and close, attributes are

@@ -14,6 +14,9 @@
 //!   "syscall"`, or `"syscall,failed"` with `args.errno` for a failed one).
 //! * Flow arrows (`ph: "s"` / `"f"`, `cat: "fork"`, `id`: the child's
 //!   process_id) from the parent's fork call to the child's first slice.
+//! * Flow arrows (`cat: "file"`, named by the path, ids above every
+//!   process_id) per producer → consumer file flow (`build_flow`): from
+//!   the producer's slice at its write to the consumer's at its read.
 //! * On track pid 0 (`kt2sql build`): a counter (`ph: "C"`) of running
 //!   processes, and the critical path as slices on its thread 0.
 //!
@@ -104,10 +107,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     build_track(&mut ev, &steps)?;
     let tracks = slices(conn, opts, &mut ev, &on_path(&steps))?;
     forks(conn, opts, &mut ev)?;
-    // Issue #15's producer → consumer file flows belong here: one `s`/`f`
-    // pair per flow, `cat: "file"` (so their ids never meet the fork
-    // arrows', which are process_ids under `cat: "fork"`), from the
-    // producer's slice at its write to the consumer's at its read.
+    file_flows(conn, opts, &mut ev)?;
     counter(conn, opts, &mut ev)?;
     if opts.calls {
         calls(conn, opts, &mut ev)?;
@@ -265,6 +265,30 @@ fn forks(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), E
                     .raw("ts", &micros(ts, origin))
                     .int("pid", pid)
                     .int("tid", tid);
+                if ph == "f" {
+                    o.str("bp", "e");
+                }
+            })?;
+        }
+        Ok(())
+    })
+}
+
+/// A flow arrow per producer → consumer file flow: from the producer's
+/// slice at its write to the consumer's slice at its read.
+fn file_flows(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+    each(conn, "timeline_flows", &opts.params(), |r| {
+        let id = int(&r[0]);
+        let path = r[1].to_bytes().into_owned();
+        for (ph, pid, tid, ts) in [("s", &r[3], &r[4], &r[5]), ("f", &r[7], &r[8], &r[9])] {
+            ev.event(|o, origin| {
+                o.bytes("name", &path)
+                    .str("cat", "file")
+                    .str("ph", ph)
+                    .int("id", id)
+                    .raw("ts", &micros(int(ts), origin))
+                    .int("pid", int(pid))
+                    .int("tid", int(tid));
                 if ph == "f" {
                     o.str("bp", "e");
                 }

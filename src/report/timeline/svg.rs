@@ -2,9 +2,11 @@
 //! viewer: the parallelism strip on top (processes running over time), a
 //! time axis, then one row per command (process image) in process-tree
 //! order, its bar coloured by program (a hash of its comm) and labelled
-//! `pid comm`, each with a `<title>` tooltip. The critical path's pieces
-//! are outlined in red and joined by a red line. Rows are written as they
-//! come from SQLite; only the critical path is held.
+//! `pid comm`, each with a `<title>` tooltip. A thin grey line joins the
+//! producer's row at its write to the consumer's at its read, per file
+//! flow (`build_flow`). The critical path's pieces are outlined in red and
+//! joined by a red line. Rows are written as they come from SQLite; only
+//! the critical path and each command's row are held.
 
 use std::collections::HashMap;
 use std::io::Write;
@@ -112,7 +114,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     )?;
     strip(conn, opts, out, &sc, end)?;
     axis(out, &sc, end, height)?;
-    let drawn = command_rows(conn, opts, out, &sc, &steps)?;
+    let (drawn, row_of) = command_rows(conn, opts, out, &sc, &steps)?;
+    file_lines(conn, opts, out, &sc, &row_of)?;
     path_line(out, &sc, &steps, &drawn)?;
     w(out, "</svg>\n".into())
 }
@@ -175,19 +178,24 @@ fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Er
     Ok(())
 }
 
-/// One row per command; returns the row (y) of each critical step drawn.
+/// The middle (y) of the row each step (by index) or command (by exec_id)
+/// was drawn in.
+type Drawn<K = usize> = HashMap<K, f64>;
+
+/// One row per command; returns the row (y) of each critical step drawn
+/// and of each command (by exec_id).
 fn command_rows(
     conn: &Connection,
     opts: &Options,
     out: &mut dyn Write,
     sc: &Scale,
     steps: &[Step],
-) -> Result<HashMap<usize, f64>, Error> {
+) -> Result<(Drawn, Drawn<i64>), Error> {
     let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         by_exec.entry(s.exec_id).or_default().push(i);
     }
-    let mut drawn = HashMap::new();
+    let (mut drawn, mut row_of) = (HashMap::new(), HashMap::new());
     let mut y = ROWS;
     each_slice(conn, opts, |r| {
         let comm = r[slice::COMM].to_bytes();
@@ -227,19 +235,39 @@ fn command_rows(
             drawn.insert(i, y + ROW / 2.0);
         }
         writeln!(out, "</g>").map_err(out_err)?;
+        row_of.insert(int(&r[slice::EXEC_ID]), y + ROW / 2.0);
         y += ROW;
         Ok(())
     })?;
-    Ok(drawn)
+    Ok((drawn, row_of))
+}
+
+/// A thin line per producer → consumer file flow, from the producer's row
+/// at its write to the consumer's row at its read.
+fn file_lines(
+    conn: &Connection,
+    opts: &Options,
+    out: &mut dyn Write,
+    sc: &Scale,
+    row_of: &Drawn<i64>,
+) -> Result<(), Error> {
+    each(conn, "timeline_flows", &opts.params(), |r| {
+        let (Some(ya), Some(yb)) = (row_of.get(&int(&r[2])), row_of.get(&int(&r[6]))) else {
+            return Ok(());
+        };
+        let (xa, xb) = (sc.x(int(&r[5])), sc.x(int(&r[9])));
+        writeln!(
+            out,
+            "<line class=\"file\" x1=\"{xa:.2}\" y1=\"{ya:.1}\" x2=\"{xb:.2}\" y2=\"{yb:.1}\" \
+             stroke=\"#555\" stroke-width=\"0.4\"><title>{}</title></line>",
+            xml(&r[1].to_bytes())
+        )
+        .map_err(out_err)
+    })
 }
 
 /// The red line from each critical step's end to the next one's start.
-fn path_line(
-    out: &mut dyn Write,
-    sc: &Scale,
-    steps: &[Step],
-    drawn: &HashMap<usize, f64>,
-) -> Result<(), Error> {
+fn path_line(out: &mut dyn Write, sc: &Scale, steps: &[Step], drawn: &Drawn) -> Result<(), Error> {
     let mut d = String::new();
     for i in 1..steps.len() {
         let (Some(ya), Some(yb)) = (drawn.get(&(i - 1)), drawn.get(&i)) else {
