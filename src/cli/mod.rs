@@ -63,6 +63,9 @@ pub enum Command {
     /// List build hazards: double writes, races, paths used then changed,
     /// failed lookups of paths the build created later.
     Lint(build::LintArgs),
+    /// List what files were built from, transitively: the commands and the
+    /// sources; `--format make` writes a depfile.
+    Deps(build::DepsArgs),
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.
     Timeline(timeline::TimelineArgs),
@@ -157,6 +160,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Inputs(args) => build::run_inputs(args),
         Command::Outputs(args) => build::run_outputs(args),
         Command::Lint(args) => build::run_lint(args),
+        Command::Deps(args) => build::run_deps(args),
         Command::Timeline(args) => timeline::run(args),
     }
 }

@@ -11,6 +11,7 @@
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 
+pub mod depfile;
 pub mod files;
 mod guard;
 mod json;
@@ -44,6 +45,7 @@ pub const QUERIES: &[(&str, &str)] = &[
         "critical_path.sql",
         include_str!("../../queries/critical_path.sql"),
     ),
+    ("deps.sql", include_str!("../../queries/deps.sql")),
     (
         "failed_lookups.sql",
         include_str!("../../queries/failed_lookups.sql"),

@@ -2,7 +2,7 @@
 //! (`build_visible` where records were lost): commands, every path's role
 //! with its first and last writer, the producer -> consumer flows and the
 //! hazards, in every dialect, with and without `--faithful --hazards`;
-//! and the `inputs`, `outputs` and `lint` reports built on them.
+//! and the `inputs`, `outputs`, `lint` and `deps` reports built on them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -54,7 +54,7 @@ fn lines(conn: &Connection, sql: &str, ids: &BTreeMap<i64, String>) -> BTreeSet<
     rows.map(Result::unwrap).collect()
 }
 
-fn s(v: &Value) -> String {
+pub(super) fn s(v: &Value) -> String {
     match v {
         Value::Null => "null".into(),
         Value::String(s) => s.clone(),
@@ -67,7 +67,7 @@ fn truth_lines(list: &Value, f: impl Fn(&Value) -> String) -> BTreeSet<String> {
 }
 
 /// The lines that differ, for a readable failure.
-fn assert_same(got: &BTreeSet<String>, want: &BTreeSet<String>, what: &str) {
+pub(super) fn assert_same(got: &BTreeSet<String>, want: &BTreeSet<String>, what: &str) {
     if got != want {
         let extra: Vec<_> = got.difference(want).take(10).collect();
         let missing: Vec<_> = want.difference(got).take(10).collect();
@@ -203,6 +203,7 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         format!("{} {}", s(&h["kind"]), s(&h["path"]))
     });
     assert_same(&got, &want, &format!("{ctx}: lint"));
+    super::deps::check_deps(&im.db, b, &ctx);
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {
             format!("{} {}", s(&p["kind"]), s(&p["path"]))
