@@ -231,3 +231,38 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
         format,
     )
 }
+
+/// `kt2sql graph --format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// A Graphviz digraph.
+    Dot,
+}
+
+/// `kt2sql graph`.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// The kt2sql database (opened read-only).
+    pub db: PathBuf,
+    /// Only commands: one edge per producer -> consumer pair (build_dep),
+    /// labelled with the number of paths.
+    #[arg(long)]
+    pub commands: bool,
+    /// Only this trace (trace_id).
+    #[arg(long, value_name = "ID")]
+    pub trace: Option<i64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
+}
+
+/// Run `kt2sql graph`.
+pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
+    let GraphFormat::Dot = a.format;
+    let db = report::open(&a.db)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    report::graph::write_dot(&db, a.trace, a.commands, &mut out)?;
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
+}

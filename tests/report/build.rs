@@ -2,7 +2,8 @@
 //! (`build_visible` where records were lost): commands, every path's role
 //! with its first and last writer, the producer -> consumer flows and the
 //! hazards, in every dialect, with and without `--faithful --hazards`;
-//! and the `inputs`, `outputs`, `lint` and `deps` reports built on them.
+//! and the `inputs`, `outputs`, `lint`, `deps` and `graph` reports built
+//! on them.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -204,6 +205,7 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     });
     assert_same(&got, &want, &format!("{ctx}: lint"));
     super::deps::check_deps(&im.db, b, &ctx);
+    super::graph::check_graph(&im.db, b, &ids, &ctx);
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {
             format!("{} {}", s(&p["kind"]), s(&p["path"]))

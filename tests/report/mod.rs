@@ -7,6 +7,7 @@
 mod build;
 mod deps;
 mod golden;
+mod graph;
 mod safety;
 mod shell;
 mod sql;
