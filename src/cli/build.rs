@@ -51,6 +51,11 @@ pub struct OutputsArgs {
 pub struct LintArgs {
     /// The kt2sql database (opened read-only).
     pub db: PathBuf,
+    /// A directory the build may read in (repeatable): every path read
+    /// outside them is a `read-outside` hazard. Without it, only the top
+    /// directories read outside the directory the trace started in.
+    #[arg(long, value_name = "DIR")]
+    pub allow: Vec<String>,
     /// Only this trace (trace_id).
     #[arg(long, value_name = "ID")]
     pub trace: Option<i64>,
@@ -101,12 +106,22 @@ pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql lint`.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
-    run(
-        &a.db,
-        "lint",
-        vec![("trace", a.trace.map(Cell::Int))],
-        a.format,
-    )
+    let allow = (!a.allow.is_empty()).then(|| Cell::Text(json_array(&a.allow).into_bytes()));
+    let params = vec![("trace", a.trace.map(Cell::Int)), ("allow", allow)];
+    run(&a.db, "lint", params, a.format)
+}
+
+/// `items` as a JSON array of strings.
+fn json_array(items: &[String]) -> String {
+    let mut out = String::from("[");
+    for (i, p) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        kt2sql::text::json_str(&mut out, p.as_bytes());
+    }
+    out.push(']');
+    out
 }
 
 /// `kt2sql deps --format`.
@@ -182,15 +197,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
             .into());
         }
     }
-    let mut files = String::from("[");
-    for (i, p) in paths.iter().enumerate() {
-        if i > 0 {
-            files.push(',');
-        }
-        kt2sql::text::json_str(&mut files, p.as_bytes());
-    }
-    files.push(']');
-    let files = Cell::Text(files.into_bytes());
+    let files = Cell::Text(json_array(&paths).into_bytes());
     let mut params = vec![("files", files)];
     if let Some(t) = a.trace {
         params.push(("trace", Cell::Int(t)));

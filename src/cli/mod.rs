@@ -61,7 +61,8 @@ pub enum Command {
     /// List what the build left behind, with the command that wrote each.
     Outputs(build::OutputsArgs),
     /// List build hazards: double writes, races, paths used then changed,
-    /// failed lookups of paths the build created later.
+    /// failed lookups of paths the build created later, reads outside the
+    /// allowed directories.
     Lint(build::LintArgs),
     /// List what files were built from, transitively: the commands and the
     /// sources; `--format make` writes a depfile.

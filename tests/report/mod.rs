@@ -8,6 +8,7 @@ mod build;
 mod deps;
 mod golden;
 mod graph;
+mod lint_allow;
 mod safety;
 mod shell;
 mod sql;
