@@ -3,21 +3,59 @@
 -- the first and the last writer), `race` (reader and a concurrent writer),
 -- `used-then-changed` (reader, and the later writer) and
 -- `ghost-later-created` (the command whose lookup failed, and the one
--- that created the path later).
+-- that created the path later); then `read-outside`: with :allow, every
+-- path the build read outside the allowed directories; without it, each
+-- top directory (`/usr`) the build read in outside the directory the
+-- trace started in (trace.start_cwd; none when that is unknown), with the
+-- command that read there first.
 --
 -- @param  trace    Only this trace_id (default: every trace).
--- @column kind     `double-write`, `race`, `used-then-changed` or `ghost-later-created`.
--- @column path     The path (TEXT, or BLOB when not UTF-8).
--- @column command  The first command as `comm [pid]`.
--- @column other    The other command as `comm [pid]`.
+-- @param  allow    The allowed directories as a JSON array (`lint --allow`);
+--                  default: the start directory, reported by top directory.
+-- @column kind     `double-write`, `race`, `used-then-changed`,
+--                  `ghost-later-created` or `read-outside`.
+-- @column path     The path (TEXT, or BLOB when not UTF-8); for a default
+--                  `read-outside`, the top directory.
+-- @column command  The first command as `comm [pid]` (for `read-outside`,
+--                  the first that read there).
+-- @column other    The other command as `comm [pid]`; NULL for `read-outside`.
 -- @column ts       Time (ns) of the first command's access.
 -- @column other_ts Time (ns) of the other command's write or create.
+WITH allowed (trace_id, dir) AS (
+  SELECT t.trace_id, rtrim(j.value, '/') FROM trace AS t, json_each(:allow) AS j
+  WHERE :allow IS NOT NULL
+  UNION ALL
+  SELECT trace_id, rtrim(start_cwd, '/') FROM trace
+  WHERE :allow IS NULL AND start_cwd IS NOT NULL
+), outside AS (
+  SELECT a.trace_id, a.command_id, a.ts, a.offset,
+         CASE WHEN :allow IS NOT NULL THEN pa.path
+              WHEN instr(substr(pa.path, 2), '/') > 0
+              THEN substr(pa.path, 1, instr(substr(pa.path, 2), '/'))
+              ELSE pa.path END AS path
+  FROM build_access AS a
+  JOIN path AS pa USING (path_id)
+  WHERE a.effect = 'read' AND (:trace IS NULL OR a.trace_id = :trace)
+    AND EXISTS (SELECT 1 FROM allowed AS d WHERE d.trace_id = a.trace_id)
+    AND NOT EXISTS (SELECT 1 FROM allowed AS d
+                    WHERE d.trace_id = a.trace_id
+                      AND (pa.path = d.dir OR d.dir = ''
+                           OR substr(pa.path, 1, length(d.dir) + 1) = d.dir || '/'))
+), h AS (
+  SELECT kind, path, command_id, other_id, ts, other_ts, trace_id
+  FROM build_hazard
+  WHERE :trace IS NULL OR trace_id = :trace
+  UNION ALL
+  SELECT 'read-outside', path, command_id, NULL, ts, NULL, trace_id
+  FROM (SELECT trace_id, path, command_id, ts, min(offset)
+        FROM outside GROUP BY trace_id, path)
+)
 SELECT h.kind, h.path, a.comm || ' [' || a.pid || ']' AS command,
        b.comm || ' [' || b.pid || ']' AS other, h.ts, h.other_ts
-FROM build_hazard AS h
+FROM h
 JOIN command AS a ON a.command_id = h.command_id
-JOIN command AS b ON b.command_id = h.other_id
-WHERE :trace IS NULL OR h.trace_id = :trace
+LEFT JOIN command AS b ON b.command_id = h.other_id
 ORDER BY CASE h.kind WHEN 'double-write' THEN 1 WHEN 'race' THEN 2
-                     WHEN 'used-then-changed' THEN 3 ELSE 4 END,
+                     WHEN 'used-then-changed' THEN 3 WHEN 'ghost-later-created' THEN 4
+                     ELSE 5 END,
          CAST(h.path AS BLOB), h.ts, a.pid, b.pid;

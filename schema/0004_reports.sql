@@ -403,6 +403,26 @@ FROM (SELECT trace_id, path_id, writer, command_id, wts, ts, min(offset)
       GROUP BY trace_id, path_id, writer, command_id)
 JOIN path AS pa USING (path_id);
 
+-- Producer -> consumer per command pair: the build_flow rows summed over
+-- their paths. `kt2sql graph --commands` draws one edge per row.
+CREATE VIEW IF NOT EXISTS build_dep (
+  -- Trace it was recorded in.
+  trace_id,
+  -- The command that wrote the paths (command.command_id).
+  producer_id,
+  -- The command that read them afterwards.
+  consumer_id,
+  -- How many paths flowed from the one to the other.
+  paths,
+  -- Time (ns) of the earliest of those writes.
+  first_write_ts,
+  -- Time (ns) of the consumer's earliest read of one of them.
+  first_read_ts
+) AS
+SELECT trace_id, producer_id, consumer_id, count(*), min(write_ts), min(read_ts)
+FROM build_flow
+GROUP BY trace_id, producer_id, consumer_id;
+
 -- Every path the build looked up, with its role: `temporary` (the last
 -- write or removal removed it), `intermediate` (written by one command,
 -- read later by another: build_flow), `output` (written, present at the

@@ -51,6 +51,11 @@ pub struct OutputsArgs {
 pub struct LintArgs {
     /// The kt2sql database (opened read-only).
     pub db: PathBuf,
+    /// A directory the build may read in (repeatable): every path read
+    /// outside them is a `read-outside` hazard. Without it, only the top
+    /// directories read outside the directory the trace started in.
+    #[arg(long, value_name = "DIR")]
+    pub allow: Vec<String>,
     /// Only this trace (trace_id).
     #[arg(long, value_name = "ID")]
     pub trace: Option<i64>,
@@ -101,10 +106,170 @@ pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql lint`.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
-    run(
+    let allow = (!a.allow.is_empty()).then(|| Cell::Text(json_array(&a.allow).into_bytes()));
+    let params = vec![("trace", a.trace.map(Cell::Int)), ("allow", allow)];
+    run(&a.db, "lint", params, a.format)
+}
+
+/// `items` as a JSON array of strings.
+fn json_array(items: &[String]) -> String {
+    let mut out = String::from("[");
+    for (i, p) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        kt2sql::text::json_str(&mut out, p.as_bytes());
+    }
+    out.push(']');
+    out
+}
+
+/// `kt2sql deps --format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DepsFormat {
+    /// Aligned columns with a header.
+    #[value(alias = "text")]
+    Table,
+    /// CSV with a header line.
+    Csv,
+    /// An array of objects, one per row.
+    Json,
+    /// JSON Lines: one object per row and line.
+    Jsonl,
+    /// A make depfile: `FILE: source source …` per file.
+    Make,
+}
+
+/// `kt2sql deps`.
+#[derive(Debug, clap::Args)]
+pub struct DepsArgs {
+    /// The kt2sql database (opened read-only).
+    pub db: PathBuf,
+    /// The files, as the trace names them (absolute; a relative name is
+    /// taken from the current directory).
+    #[arg(required = true, value_name = "FILE")]
+    pub files: Vec<String>,
+    /// Only this trace (trace_id).
+    #[arg(long, value_name = "ID")]
+    pub trace: Option<i64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = DepsFormat::Table)]
+    pub format: DepsFormat,
+}
+
+/// `file` made absolute against the current directory, lexically (`.`
+/// and `..` folded), as the trace would name it.
+fn absolute(file: &str) -> Result<String> {
+    if file.starts_with('/') {
+        return Ok(file.to_string());
+    }
+    let cwd = std::env::current_dir()?;
+    let cwd = cwd
+        .to_str()
+        .ok_or("the current directory is not UTF-8: give FILE as an absolute path")?;
+    let mut parts: Vec<&str> = cwd.split('/').filter(|p| !p.is_empty()).collect();
+    for p in file.split('/') {
+        match p {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            p => parts.push(p),
+        }
+    }
+    Ok(format!("/{}", parts.join("/")))
+}
+
+/// Run `kt2sql deps`.
+pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
+    let paths: Vec<String> = a.files.iter().map(|f| absolute(f)).collect::<Result<_>>()?;
+    let db = report::open(&a.db)?;
+    for (file, path) in a.files.iter().zip(&paths) {
+        let known: i64 =
+            db.query_row("SELECT count(*) FROM path WHERE path = ?1", [path], |r| {
+                r.get(0)
+            })?;
+        if known == 0 {
+            return Err(format!(
+                "{}: {file}: the trace never looked up {path}",
+                a.db.display()
+            )
+            .into());
+        }
+    }
+    let files = Cell::Text(json_array(&paths).into_bytes());
+    let mut params = vec![("files", files)];
+    if let Some(t) = a.trace {
+        params.push(("trace", Cell::Int(t)));
+    }
+    let format = match a.format {
+        DepsFormat::Table => TableFormat::Table,
+        DepsFormat::Csv => TableFormat::Csv,
+        DepsFormat::Json => TableFormat::Json,
+        DepsFormat::Jsonl => TableFormat::Jsonl,
+        DepsFormat::Make => {
+            let rows = report::run(&db, "deps", &params)?;
+            let (f, k, p) = (rows.col("file"), rows.col("kind"), rows.col("path"));
+            let stdout = std::io::stdout();
+            let mut out = std::io::BufWriter::new(stdout.lock());
+            for (target, path) in a.files.iter().zip(&paths) {
+                let deps: Vec<&[u8]> = rows
+                    .rows
+                    .iter()
+                    .filter(|r| r[f].to_bytes() == path.as_bytes())
+                    .filter(|r| r[k].display() == "source")
+                    .filter_map(|r| r[p].bytes())
+                    .collect();
+                report::depfile::write_rule(&mut out, target.as_bytes(), &deps)?;
+            }
+            std::io::Write::flush(&mut out)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let params: Vec<(String, Cell)> = params
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    print(
         &a.db,
-        "lint",
-        vec![("trace", a.trace.map(Cell::Int))],
-        a.format,
+        report::query("deps").unwrap().sql,
+        &params,
+        "running queries/deps.sql",
+        format,
     )
+}
+
+/// `kt2sql graph --format`.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum GraphFormat {
+    /// A Graphviz digraph.
+    Dot,
+}
+
+/// `kt2sql graph`.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// The kt2sql database (opened read-only).
+    pub db: PathBuf,
+    /// Only commands: one edge per producer -> consumer pair (build_dep),
+    /// labelled with the number of paths.
+    #[arg(long)]
+    pub commands: bool,
+    /// Only this trace (trace_id).
+    #[arg(long, value_name = "ID")]
+    pub trace: Option<i64>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
+}
+
+/// Run `kt2sql graph`.
+pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
+    let GraphFormat::Dot = a.format;
+    let db = report::open(&a.db)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    report::graph::write_dot(&db, a.trace, a.commands, &mut out)?;
+    std::io::Write::flush(&mut out)?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -61,8 +61,15 @@ pub enum Command {
     /// List what the build left behind, with the command that wrote each.
     Outputs(build::OutputsArgs),
     /// List build hazards: double writes, races, paths used then changed,
-    /// failed lookups of paths the build created later.
+    /// failed lookups of paths the build created later, reads outside the
+    /// allowed directories.
     Lint(build::LintArgs),
+    /// List what files were built from, transitively: the commands and the
+    /// sources; `--format make` writes a depfile.
+    Deps(build::DepsArgs),
+    /// Draw the build as a Graphviz digraph: commands and the files they
+    /// read and wrote, or (--commands) command -> command edges.
+    Graph(build::GraphArgs),
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.
     Timeline(timeline::TimelineArgs),
@@ -157,6 +164,8 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Inputs(args) => build::run_inputs(args),
         Command::Outputs(args) => build::run_outputs(args),
         Command::Lint(args) => build::run_lint(args),
+        Command::Deps(args) => build::run_deps(args),
+        Command::Graph(args) => build::run_graph(args),
         Command::Timeline(args) => timeline::run(args),
     }
 }

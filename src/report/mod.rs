@@ -3,15 +3,18 @@
 //! running them (and `kt2sql sql`'s SQL) for reading only ([`guard`]) with
 //! bound named parameters, rows streamed to a writer ([`rows`]), and the reports
 //! built from their rows: [`tree`], [`files`] and [`stats`], each with its
-//! text, JSON and CSV (and DOT) renderers, and [`timeline`] (Chrome Trace
-//! Event JSON and SVG, streamed). It never decodes a trace and
+//! text, JSON and CSV (and DOT) renderers, [`timeline`] (Chrome Trace
+//! Event JSON and SVG, streamed), [`graph`] (the build as DOT, streamed)
+//! and [`depfile`] (make rules for `deps`). It never decodes a trace and
 //! never writes a database; every filter is a bound parameter.
 //!
 //! The `kt2sql` commands run exactly these files, so `.param set :pid 1383`
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 
+pub mod depfile;
 pub mod files;
+pub mod graph;
 mod guard;
 mod json;
 pub mod meta;
@@ -44,6 +47,7 @@ pub const QUERIES: &[(&str, &str)] = &[
         "critical_path.sql",
         include_str!("../../queries/critical_path.sql"),
     ),
+    ("deps.sql", include_str!("../../queries/deps.sql")),
     (
         "failed_lookups.sql",
         include_str!("../../queries/failed_lookups.sql"),
@@ -52,6 +56,14 @@ pub const QUERIES: &[(&str, &str)] = &[
     (
         "files_verbose.sql",
         include_str!("../../queries/files_verbose.sql"),
+    ),
+    (
+        "graph_edges.sql",
+        include_str!("../../queries/graph_edges.sql"),
+    ),
+    (
+        "graph_nodes.sql",
+        include_str!("../../queries/graph_nodes.sql"),
     ),
     ("inputs.sql", include_str!("../../queries/inputs.sql")),
     ("issues.sql", include_str!("../../queries/issues.sql")),

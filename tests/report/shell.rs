@@ -118,6 +118,9 @@ fn sample(name: &str, pid: i64) -> String {
         "min_dur" => "20000".into(),
         "syscall" => "'open'".into(),
         "under" => "'/usr/src/proj'".into(),
+        "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
+        "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
+        "commands" => "1".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
 }

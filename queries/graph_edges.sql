@@ -1,0 +1,25 @@
+-- The edges of `kt2sql graph`: without --commands, command -> path for
+-- every (command, path) it wrote and path -> command for every one it
+-- read; with --commands, producer -> consumer per build_dep row.
+--
+-- @param  trace     Only this trace_id (default: every trace).
+-- @param  commands  1: command -> command edges (`graph --commands`).
+-- @column source    The node the edge leaves (graph_nodes.sql's `node`).
+-- @column target    The node it enters.
+-- @column kind      `write`, `read` or `flow` (a build_dep row).
+-- @column paths     For a flow, how many paths it carried; else NULL.
+SELECT 'c' || command_id AS source, 'f' || trace_id || '_' || path_id AS target,
+       'write' AS kind, NULL AS paths
+FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
+      WHERE effect = 'write' AND (:trace IS NULL OR trace_id = :trace))
+WHERE :commands IS NOT 1
+UNION ALL
+SELECT 'f' || trace_id || '_' || path_id, 'c' || command_id, 'read', NULL
+FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
+      WHERE effect = 'read' AND (:trace IS NULL OR trace_id = :trace))
+WHERE :commands IS NOT 1
+UNION ALL
+SELECT 'c' || producer_id, 'c' || consumer_id, 'flow', paths
+FROM build_dep
+WHERE :commands IS 1 AND (:trace IS NULL OR trace_id = :trace)
+ORDER BY 3, 1, 2;
