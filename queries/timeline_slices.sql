@@ -23,7 +23,8 @@
 -- @column exit_status  Argument of the process's exit call (on its last image only).
 -- @column exit_signal  Signal that killed it (on its last image only).
 -- @column calls        System calls the image made.
--- @column files        Distinct absolute paths the process's successful calls looked up.
+-- @column files        Distinct absolute paths the image's successful calls
+--                      looked up (a core file counts: it always succeeds).
 WITH
   root (process_id) AS (
     SELECT process_id FROM process
@@ -35,6 +36,16 @@ WITH
     WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
     UNION ALL
     SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+  ),
+  -- One pass over the lookups: per image, as process.files counts per
+  -- lifetime (a lookup belongs to the image current at its CALL).
+  image_files (exec_id, files) AS (
+    SELECT n.exec_id, count(DISTINCT n.resolved_id)
+    FROM namei AS n
+    JOIN member USING (process_id)
+    LEFT JOIN call AS c ON c.call_id = n.call_id
+    WHERE n.resolution <> 'unknown base' AND (n.coredump OR c.success = 1)
+    GROUP BY n.exec_id
   )
 SELECT t.trace_id, t.process_id, t.pid,
        COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
@@ -49,7 +60,7 @@ SELECT t.trace_id, t.process_id, t.pid,
           AND COALESCE(c.call_offset, c.ret_offset) >= i.start_offset
           AND (i.end_offset IS NULL OR COALESCE(c.call_offset, c.ret_offset) < i.end_offset))
          AS calls,
-       p.files
+       COALESCE(f.files, 0) AS files
 FROM process_tree AS t
 JOIN member USING (process_id)
 JOIN process AS p ON p.process_id = t.process_id
@@ -59,4 +70,5 @@ JOIN (SELECT exec_id, start_offset, end_offset,
       FROM process_image) AS i ON i.exec_id = t.exec_id
 LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
 LEFT JOIN path AS cp ON cp.path_id = e.cwd_id
+LEFT JOIN image_files AS f ON f.exec_id = t.exec_id
 ORDER BY t.sort_key;

@@ -26,6 +26,51 @@ fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
 }
 
 /// Microseconds (a JSON number with up to three decimals) as ns.
+/// Each command slice's `files` counts the distinct paths its image's
+/// successful calls looked up: the same as `file_access` (another view,
+/// through `namei.exec_id`) says, and within the process's own count.
+fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let mut per_image = conn
+        .prepare(
+            "SELECT count(DISTINCT f.path) FROM file_access AS f JOIN namei AS n USING (namei_id)
+             WHERE n.exec_id = ?1 AND f.success = 1",
+        )
+        .unwrap();
+    let mut by_process: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    let mut some = 0;
+    for e in events.iter().filter(|e| e["cat"] == "command") {
+        let a = &e["args"];
+        let (files, exec_id) = (a["files"].as_i64().unwrap(), a["exec_id"].as_i64().unwrap());
+        let want: i64 = per_image.query_row([exec_id], |r| r.get(0)).unwrap();
+        assert_eq!(files, want, "{ctx}: files of {}", e["name"]);
+        some += files;
+        let process: i64 = conn
+            .query_row(
+                "SELECT process_id FROM exec WHERE exec_id = ?1",
+                [exec_id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        by_process.entry(process).or_default().push(files);
+    }
+    assert!(some > 0, "{ctx}: the commands looked up files");
+    for (id, images) in by_process {
+        let total: i64 = conn
+            .query_row(
+                "SELECT files FROM process WHERE process_id = ?1",
+                [id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        let (max, sum) = (*images.iter().max().unwrap(), images.iter().sum::<i64>());
+        assert!(
+            max <= total && total <= sum,
+            "{ctx}: process {id}: {images:?} vs {total}"
+        );
+    }
+}
+
 fn ns(v: &Value) -> i64 {
     (v.as_f64().expect("a number") * 1000.0).round() as i64
 }
@@ -164,6 +209,7 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
             })
             .collect();
         assert_eq!(got, want, "{ctx}: command slices");
+        check_image_files(&im.db, events, &ctx);
         assert_eq!(
             origin,
             want.iter().map(|w| w.3).min().unwrap(),
