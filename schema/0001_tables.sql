@@ -63,8 +63,9 @@ CREATE TABLE trace (
   first_ts INTEGER,
   -- Time of the latest record (ns); NULL when there are none.
   last_ts INTEGER,
-  -- Working directory assumed for the first process (`--start-dir`), or
-  -- NULL when relative paths of processes without a known cwd stay relative.
+  -- Working directory assumed for every process with no parent in the
+  -- trace (`--start-dir`), or NULL when relative paths of processes without
+  -- a known cwd stay relative.
   start_cwd TEXT,
   -- 1 when GIO data bytes were kept (`--keep-io-data`), else 0.
   keep_io_data INTEGER NOT NULL DEFAULT 0,

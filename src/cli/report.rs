@@ -71,7 +71,7 @@ pub struct FilesArgs {
     #[arg(long, short = 'v')]
     pub verbose: bool,
     /// List instead the lookups left relative, their base directory
-    /// unknown (import with -d DIR to resolve those of the first process).
+    /// unknown (import with -d DIR to resolve those of processes with no parent in the trace).
     #[arg(long)]
     pub unresolved: bool,
     /// Output format.

@@ -58,7 +58,8 @@ const MAX_HELD_BYTES: usize = 64 << 20;
 /// How to build the model.
 #[derive(Debug, Clone, Default)]
 pub struct ModelOptions {
-    /// Working directory of the first process (the trace does not record it).
+    /// Working directory of every process with no parent in the trace (the
+    /// trace does not record it).
     pub start_cwd: Option<Vec<u8>>,
     /// Keep GIO data bytes in event rows.
     pub keep_io_data: bool,
@@ -78,7 +79,7 @@ pub struct Model {
     /// Successful posix_spawns whose child has not appeared yet.
     spawns: Vec<Spawn>,
     start_cwd: Option<Vec<u8>>,
-    /// Whether `-d` gave the first process's working directory.
+    /// Whether `-d` gave the working directory of the root processes.
     start_cwd_given: bool,
     damaged: bool,
 }
@@ -333,7 +334,10 @@ impl Model {
             &rec.comm,
             rec.ts,
         );
-        p.cwd = self.start_cwd.take();
+        // A process with no parent in the trace started where the traced
+        // command did, as far as anything says (ktcompose's R6: its truth
+        // starts every root there, e.g. each block of a repeated trace).
+        p.cwd = self.start_cwd.clone();
         self.ctx.totals.processes += 1;
         self.ctx.inherited_image(&mut p, rec.ts, None, sink)?;
         self.live.insert(pid, Box::new(p));

@@ -241,3 +241,60 @@ fn build_views_match_truth_on_busy_and_cut_traces() {
     check_build("freebsd-v0-i386", 6, &["--truncate", "150000"]);
     check_build("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]);
 }
+
+/// Traces of many repeated blocks (`--target-bytes`): every block's root
+/// is a process with no parent in the file and starts in the start
+/// directory (the truth's R6), so the build's counts (commands, files by
+/// role, flows, hazards by kind) equal the truth's counts mode.
+#[test]
+fn build_counts_match_truth_over_repeated_blocks() {
+    crate::require_shared!(python);
+    for d in crate::util::COMPOSE_DIALECTS {
+        for extra in [
+            &["--target-bytes", "3000000"][..],
+            &["--target-bytes", "3000000", "--faithful", "--hazards"],
+        ] {
+            let im = composed(d, 3, extra);
+            let ctx = format!("{d} {extra:?}");
+            let t = &im.c.truth;
+            let want = &t.get("build_visible").unwrap_or(&t["build"])["counts"];
+            assert!(
+                t["block"].is_object() || t["params"].is_object(),
+                "{ctx}: a truth"
+            );
+            let conn = report::open(&im.db).unwrap();
+            let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+            assert_eq!(
+                one("SELECT count(*) FROM command"),
+                want["commands"].as_i64().unwrap(),
+                "{ctx}: commands"
+            );
+            assert_eq!(
+                one("SELECT count(*) FROM build_file"),
+                want["files"].as_i64().unwrap(),
+                "{ctx}: files"
+            );
+            assert_eq!(
+                one("SELECT count(*) FROM build_flow"),
+                want["flows"].as_i64().unwrap(),
+                "{ctx}: flows"
+            );
+            assert!(
+                want["flows"].as_i64().unwrap() > 0,
+                "{ctx}: the blocks have flows"
+            );
+            for (role, n) in want["roles"].as_object().unwrap() {
+                let got = one(&format!(
+                    "SELECT count(*) FROM build_file WHERE role = '{role}'"
+                ));
+                assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {role} files");
+            }
+            for (kind, n) in want["hazards"].as_object().unwrap() {
+                let got = one(&format!(
+                    "SELECT count(*) FROM build_hazard WHERE kind = '{kind}'"
+                ));
+                assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {kind} hazards");
+            }
+        }
+    }
+}
