@@ -12,6 +12,7 @@
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 
+pub mod compiler;
 pub mod depfile;
 pub mod files;
 pub mod graph;
