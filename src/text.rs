@@ -98,6 +98,83 @@ pub fn json_str(out: &mut String, b: &[u8]) {
     out.push('"');
 }
 
+/// Parse a JSON array of strings (as [`json_str`] writes them, or any
+/// other valid JSON of that shape): `None` when `b` is anything else.
+pub fn json_str_list(b: &[u8]) -> Option<Vec<String>> {
+    let s = std::str::from_utf8(b).ok()?;
+    let mut it = s.trim().chars().peekable();
+    let skip_ws = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
+        while it
+            .next_if(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
+            .is_some()
+        {}
+    };
+    let mut out = Vec::new();
+    if it.next()? != '[' {
+        return None;
+    }
+    skip_ws(&mut it);
+    if it.next_if_eq(&']').is_some() {
+        return it.next().is_none().then_some(out);
+    }
+    loop {
+        skip_ws(&mut it);
+        if it.next()? != '"' {
+            return None;
+        }
+        let mut word = String::new();
+        loop {
+            match it.next()? {
+                '"' => break,
+                '\\' => {
+                    let c = match it.next()? {
+                        'u' => {
+                            let hi = hex4(&mut it)?;
+                            if (0xd800..0xdc00).contains(&hi) {
+                                if it.next()? != '\\' || it.next()? != 'u' {
+                                    return None;
+                                }
+                                let lo = hex4(&mut it)?;
+                                if !(0xdc00..0xe000).contains(&lo) {
+                                    return None;
+                                }
+                                char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))?
+                            } else {
+                                char::from_u32(hi)?
+                            }
+                        }
+                        'n' => '\n',
+                        't' => '\t',
+                        'r' => '\r',
+                        'b' => '\u{8}',
+                        'f' => '\u{c}',
+                        c @ ('"' | '\\' | '/') => c,
+                        _ => return None,
+                    };
+                    word.push(c);
+                }
+                c if (c as u32) < 0x20 => return None,
+                c => word.push(c),
+            }
+        }
+        out.push(word);
+        skip_ws(&mut it);
+        match it.next()? {
+            ',' => {}
+            ']' => return it.next().is_none().then_some(out),
+            _ => return None,
+        }
+    }
+}
+
+/// The four hex digits of a JSON `\uXXXX` escape.
+fn hex4(it: &mut impl Iterator<Item = char>) -> Option<u32> {
+    let hex: String = it.take(4).collect();
+    (hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit()))
+        .then(|| u32::from_str_radix(&hex, 16).ok())
+        .flatten()
+}
+
 /// Whether `b` is valid UTF-8.
 pub fn is_utf8(b: &[u8]) -> bool {
     std::str::from_utf8(b).is_ok()
@@ -131,6 +208,47 @@ mod tests {
         assert_eq!(vis("\u{9b}".as_bytes()), "\\302\\233");
         assert_eq!(vis("a\u{202e}b".as_bytes()), "a\\342\\200\\256b");
         assert_eq!(quoted(b"say \"hi\""), "\"say \\\"hi\\\"\"");
+    }
+
+    #[test]
+    fn json_string_lists_read_back() {
+        let words = [
+            "cc",
+            "",
+            "a\"b\\c",
+            "\u{1}\n\t\r",
+            "caf\u{e9}",
+            "\u{1f600}",
+            "a\u{202e}b",
+        ];
+        let mut s = String::from("[");
+        for (i, w) in words.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            json_str(&mut s, w.as_bytes());
+        }
+        s.push(']');
+        assert_eq!(json_str_list(s.as_bytes()).unwrap(), words);
+        let other = r#" [ "x\/y" , "\ud83d\ude00\b\f" ] "#;
+        assert_eq!(
+            json_str_list(other.as_bytes()).unwrap(),
+            ["x/y", "\u{1f600}\u{8}\u{c}"]
+        );
+        assert_eq!(json_str_list(b"[]").unwrap(), Vec::<String>::new());
+        for bad in [
+            &b""[..],
+            b"[",
+            b"[1]",
+            b"[\"a\"",
+            b"[\"a\",]",
+            b"[\"\\q\"]",
+            b"[] x",
+            b"[\"\\ud83d\"]",
+            b"\xff",
+        ] {
+            assert_eq!(json_str_list(bad), None, "{}", String::from_utf8_lossy(bad));
+        }
     }
 
     #[test]

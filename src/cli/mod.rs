@@ -4,6 +4,7 @@
 
 pub mod argv;
 mod build;
+mod compile;
 mod dump;
 mod import;
 mod report;
@@ -70,6 +71,10 @@ pub enum Command {
     /// Draw the build as a Graphviz digraph: commands and the files they
     /// read and wrote, or (--commands) command -> command edges.
     Graph(build::GraphArgs),
+    /// Write compile_commands.json (for clangd, clang-tidy) from the
+    /// compiler executions whose argv the trace recorded (OpenBSD
+    /// `ktrace -t x`, NetBSD `ktrace -t a`); never a rebuilt command line.
+    CompileCommands(compile::CompileCommandsArgs),
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.
     Timeline(timeline::TimelineArgs),
@@ -166,6 +171,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Lint(args) => build::run_lint(args),
         Command::Deps(args) => build::run_deps(args),
         Command::Graph(args) => build::run_graph(args),
+        Command::CompileCommands(args) => compile::run(args),
         Command::Timeline(args) => timeline::run(args),
     }
 }

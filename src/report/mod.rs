@@ -12,6 +12,8 @@
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 
+pub mod compile_commands;
+pub mod compiler;
 pub mod depfile;
 pub mod files;
 pub mod graph;
@@ -43,6 +45,7 @@ pub const QUERIES: &[(&str, &str)] = &[
         "build_time.sql",
         include_str!("../../queries/build_time.sql"),
     ),
+    ("commands.sql", include_str!("../../queries/commands.sql")),
     (
         "critical_path.sql",
         include_str!("../../queries/critical_path.sql"),
@@ -483,6 +486,25 @@ pub fn trace_paths(conn: &Connection) -> Result<Vec<(i64, Vec<u8>)>, Error> {
         .map_err(ctx())?;
     let rows = st
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(ctx())?;
+    rows.collect::<Result<_, _>>().map_err(ctx())
+}
+
+/// The traces of the database, or only `trace`: (trace_id, system,
+/// dialect), in id order, for messages that depend on what recorded them.
+pub fn trace_systems(
+    conn: &Connection,
+    trace: Option<i64>,
+) -> Result<Vec<(i64, String, String)>, Error> {
+    let ctx = || sql_err("reading table trace".into());
+    let mut st = conn
+        .prepare(
+            "SELECT trace_id, system, dialect FROM trace
+             WHERE ?1 IS NULL OR trace_id = ?1 ORDER BY trace_id",
+        )
+        .map_err(ctx())?;
+    let rows = st
+        .query_map([trace], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .map_err(ctx())?;
     rows.collect::<Result<_, _>>().map_err(ctx())
 }

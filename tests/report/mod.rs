@@ -5,6 +5,7 @@
 //! `query` themselves; `timeline` and the critical path (issue #16).
 
 mod build;
+mod compile_commands;
 mod deps;
 mod golden;
 mod graph;

@@ -1,0 +1,154 @@
+//! `kt2sql compile-commands`: the clap arguments, the output file (made
+//! only once there is something to write), and the messages: the error
+//! naming which recordings hold argv when this one holds none, and the
+//! notes on compiler executions left out. The JSON itself is written by
+//! `kt2sql::report::compile_commands`.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use kt2sql::report::{self, compile_commands, Database, Scope};
+use kt2sql::Error;
+
+use super::anyhow_lite::Result;
+use super::report::{scope, Common};
+
+/// `kt2sql compile-commands`.
+#[derive(Debug, clap::Args)]
+pub struct CompileCommandsArgs {
+    #[command(flatten)]
+    pub common: Common,
+    /// Only this process and its descendants (every lifetime of that pid
+    /// when it was reused).
+    #[arg(long, short = 'p', value_name = "PID")]
+    pub pid: Option<i64>,
+    /// Write to FILE (e.g. compile_commands.json) instead of standard
+    /// output; it is not created (nor an existing one touched) when the
+    /// trace holds no argv.
+    #[arg(long, short = 'o', value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A file created at its first write, so that an error found before any
+/// output leaves no file behind (and an existing one untouched).
+struct LazyFile<'p> {
+    path: &'p Path,
+    file: Option<BufWriter<File>>,
+}
+
+impl Write for LazyFile<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let file = match &mut self.file {
+            Some(f) => f,
+            None => self
+                .file
+                .insert(BufWriter::with_capacity(1 << 16, File::create(self.path)?)),
+        };
+        file.write(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.as_mut().map_or(Ok(()), Write::flush)
+    }
+}
+
+/// Run `kt2sql compile-commands`.
+pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
+    let db = report::open(&args.common.db)?;
+    let scope = scope(&db, &args.common, args.pid)?;
+    let sum = match &args.output {
+        None => {
+            let stdout = io::stdout();
+            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+            let sum = compile_commands::write(&db, scope, &mut out)?;
+            out.flush()?;
+            sum
+        }
+        Some(path) => {
+            let io_err = |source| Error::Io {
+                path: path.clone(),
+                source,
+            };
+            let mut out = LazyFile { path, file: None };
+            let sum = compile_commands::write(&db, scope, &mut out).map_err(|e| match e {
+                Error::Io { source, .. } => io_err(source),
+                e => e,
+            })?;
+            out.flush().map_err(io_err)?;
+            sum
+        }
+    };
+    if sum.with_argv == 0 {
+        return Err(no_argv(&db, scope)?.into());
+    }
+    notes(&sum);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The error for a scope without argv: which recordings hold it, and what
+/// the traces in scope are.
+fn no_argv(db: &Database, scope: Scope) -> Result<String> {
+    let within = match scope.pid {
+        Some(pid) => format!("no command of pid {pid} or its descendants"),
+        None => "no command".to_string(),
+    };
+    let traces: Vec<String> = report::trace_systems(db, scope.trace)?
+        .into_iter()
+        .map(|(id, system, dialect)| {
+            let why = match system.as_str() {
+                "openbsd" => "recorded without `ktrace -t x`",
+                "netbsd" => "recorded without `ktrace -t a`",
+                "freebsd" => "no ARGS records",
+                _ => "its ktrace records no argv",
+            };
+            format!("trace {id} ({dialect}: {why})")
+        })
+        .collect();
+    Ok(format!(
+        "{}: {within} has its argv recorded, and kt2sql never rebuilds a command line \
+         from other records. argv is recorded by OpenBSD `ktrace -t x` (ARGS records), \
+         NetBSD `ktrace -t a` (ARG records) and FreeBSD kernels from 2025 on (ARGS \
+         records); Darwin records none. Here: {}",
+        db.path.display(),
+        traces.join(", ")
+    ))
+}
+
+/// Say on stderr what was left out, and why the array is empty.
+fn notes(sum: &compile_commands::Summary) {
+    let note = |s: String| eprintln!("kt2sql: note: {s}");
+    if sum.entries == 0 {
+        note(format!(
+            "no compiler execution with a source file among the commands whose argv \
+             the trace recorded ({}): wrote an empty array",
+            sum.with_argv
+        ));
+    }
+    if sum.without_argv > 0 {
+        note(format!(
+            "{} of a compiler program without argv recorded: left out",
+            executions(sum.without_argv, "execution")
+        ));
+    }
+    if sum.without_cwd > 0 {
+        note(format!(
+            "{} without a known working directory: left out (import with -d DIR, \
+             the directory the traced command started in)",
+            executions(sum.without_cwd, "compiler execution")
+        ));
+    }
+    if sum.not_utf8 > 0 {
+        note(format!(
+            "{} with an argv or directory that is not UTF-8, which JSON cannot hold \
+             exactly: left out",
+            executions(sum.not_utf8, "compiler execution")
+        ));
+    }
+}
+
+/// `1 compiler execution`, `2 compiler executions`.
+fn executions(n: u64, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}

@@ -1,0 +1,177 @@
+//! `kt2sql compile-commands`: a JSON compilation database
+//! (`compile_commands.json`, the format clangd, clang-tidy and Bear use)
+//! written as the rows of `queries/commands.sql` come: one entry per
+//! source file of each compiler execution ([`super::compiler`]) whose
+//! argv the trace recorded, with the argv exactly as recorded. A command
+//! line is never rebuilt from other records: where the trace holds no
+//! argv, nothing is written and the caller says which recordings have it.
+
+use std::io::Write;
+
+use super::compiler::{self, basename};
+use super::{each, Cell, Database, Scope};
+use crate::text::{is_utf8, json_str, json_str_list};
+use crate::Error;
+
+/// What a run found, for the caller's error or notes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Commands in scope whose argv the trace recorded. When 0, nothing
+    /// was written (not even `[]`).
+    pub with_argv: u64,
+    /// Entries written.
+    pub entries: u64,
+    /// Executions of a compiler program (by name) without argv: left out.
+    pub without_argv: u64,
+    /// Compilations whose working directory is unknown: left out (the
+    /// format needs an absolute directory).
+    pub without_cwd: u64,
+    /// Compilations whose argv or directory is not UTF-8, which a JSON
+    /// string cannot hold exactly: left out.
+    pub not_utf8: u64,
+}
+
+/// Write the compilation database of `scope` to `out`, in the order the
+/// commands started; nothing at all when no command in scope has argv
+/// (`Summary::with_argv == 0`), `[]` when argv exists but no compiler
+/// compiled anything. Write errors come back as [`Error::Io`] naming
+/// "the compile_commands output".
+pub fn write(db: &Database, scope: Scope, out: &mut dyn Write) -> Result<Summary, Error> {
+    let mut sum = Summary::default();
+    each(db, "commands", &scope.params(), |r| {
+        let (id, cwd, path, argv) = (&r[0], &r[4], &r[5], &r[6]);
+        let Some(argv) = words(argv) else {
+            let name = path.bytes().map(basename).unwrap_or_default();
+            sum.without_argv += u64::from(compiler::is_compiler(name));
+            return Ok(());
+        };
+        sum.with_argv += 1;
+        let argv = argv.ok_or_else(|| Error::Refused {
+            path: db.path.clone(),
+            reason: format!(
+                "command {}: its argv is not a JSON array of strings (a damaged database?)",
+                id.display()
+            ),
+        })?;
+        let program = path.bytes().or(argv.first().map(Vec::as_slice));
+        if !program.is_some_and(|p| compiler::is_compiler(basename(p))) {
+            return Ok(());
+        }
+        let Some(c) = compiler::compilation(&argv) else {
+            return Ok(());
+        };
+        let dir = match cwd {
+            Cell::Text(d) if d.starts_with(b"/") => d,
+            Cell::Blob(_) => {
+                sum.not_utf8 += 1;
+                return Ok(());
+            }
+            _ => {
+                sum.without_cwd += 1;
+                return Ok(());
+            }
+        };
+        if !is_utf8(dir) || !argv.iter().all(|a| is_utf8(a)) {
+            sum.not_utf8 += 1;
+            return Ok(());
+        }
+        for &src in &c.sources {
+            let output = c.output.map(|o| o.name(&argv));
+            let entry = entry(dir, &argv, &argv[src], output);
+            let lead = if sum.entries == 0 { "[\n" } else { ",\n" };
+            out.write_all(lead.as_bytes()).map_err(out_err)?;
+            out.write_all(entry.as_bytes()).map_err(out_err)?;
+            sum.entries += 1;
+        }
+        Ok(())
+    })?;
+    let end = match (sum.with_argv, sum.entries) {
+        (0, _) => "",
+        (_, 0) => "[]\n",
+        _ => "\n]\n",
+    };
+    out.write_all(end.as_bytes()).map_err(out_err)?;
+    Ok(sum)
+}
+
+/// argv as words: `None` when not recorded, `Some(None)` when stored in a
+/// form kt2sql never writes. TEXT is a JSON array; a BLOB holds the raw
+/// NUL-separated bytes (argv that is not UTF-8).
+fn words(argv: &Cell) -> Option<Option<Vec<Vec<u8>>>> {
+    match argv {
+        Cell::Null => None,
+        Cell::Text(t) => {
+            Some(json_str_list(t).map(|w| w.into_iter().map(String::into_bytes).collect()))
+        }
+        Cell::Blob(b) => {
+            let body = b.strip_suffix(b"\0").unwrap_or(b);
+            Some(Some(if b.is_empty() {
+                Vec::new()
+            } else {
+                body.split(|&c| c == 0).map(<[u8]>::to_vec).collect()
+            }))
+        }
+        Cell::Int(_) | Cell::Real(_) => Some(None),
+    }
+}
+
+/// One entry, indented as an element of the top-level array, without the
+/// separator after it.
+fn entry(dir: &[u8], argv: &[Vec<u8>], file: &[u8], output: Option<&[u8]>) -> String {
+    let mut s = String::from("  {\n    \"directory\": ");
+    json_str(&mut s, dir);
+    s.push_str(",\n    \"arguments\": [");
+    for (i, a) in argv.iter().enumerate() {
+        if i > 0 {
+            s.push_str(", ");
+        }
+        json_str(&mut s, a);
+    }
+    s.push_str("],\n    \"file\": ");
+    json_str(&mut s, file);
+    if let Some(o) = output {
+        s.push_str(",\n    \"output\": ");
+        json_str(&mut s, o);
+    }
+    s.push_str("\n  }");
+    s
+}
+
+/// An I/O error on the output.
+fn out_err(source: std::io::Error) -> Error {
+    Error::Io {
+        path: "the compile_commands output".into(),
+        source,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entries_escape_what_json_needs() {
+        let argv: Vec<Vec<u8>> = ["cc", "-DMSG=\"hi\\n\"", "-c", "dir with space/a.c"]
+            .iter()
+            .map(|w| w.as_bytes().to_vec())
+            .collect();
+        let e = entry(b"/src/\"q\"", &argv, &argv[3], Some(b"a.o"));
+        assert_eq!(
+            e,
+            "  {\n    \"directory\": \"/src/\\\"q\\\"\",\n    \"arguments\": [\"cc\", \
+             \"-DMSG=\\\"hi\\\\n\\\"\", \"-c\", \"dir with space/a.c\"],\n    \"file\": \
+             \"dir with space/a.c\",\n    \"output\": \"a.o\"\n  }"
+        );
+    }
+
+    #[test]
+    fn argv_reads_both_encodings() {
+        let text = Cell::Text(br#"["cc","-c","a.c"]"#.to_vec());
+        let blob = Cell::Blob(b"cc\0-c\0\xffa.c\0".to_vec());
+        let w = |v: &[&[u8]]| Some(Some(v.iter().map(|b| b.to_vec()).collect::<Vec<_>>()));
+        assert_eq!(words(&text), w(&[b"cc", b"-c", b"a.c"]));
+        assert_eq!(words(&blob), w(&[b"cc", b"-c", b"\xffa.c"]));
+        assert_eq!(words(&Cell::Null), None);
+        assert_eq!(words(&Cell::Text(b"cc -c".to_vec())), Some(None));
+    }
+}
