@@ -13,23 +13,22 @@ use crate::util::{self, COMPOSE_DIALECTS};
 use kt2sql::report::{self, timeline, Scope};
 
 /// The truth's commands as the written records show them.
-fn commands(t: &Value) -> &Vec<Value> {
+pub(super) fn commands(t: &Value) -> &Vec<Value> {
     let b = t.get("build_visible").unwrap_or(&t["build"]);
     b["commands"].as_array().unwrap()
 }
 
-fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
+pub(super) fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
     let conn = report::open(db).unwrap();
     let mut out = Vec::new();
     timeline::chrome::write(&conn, opts, &mut out).unwrap();
     serde_json::from_slice(&out).expect("the timeline is JSON")
 }
 
-/// Microseconds (a JSON number with up to three decimals) as ns.
 /// Each command slice's `files` counts the distinct paths its image's
 /// successful calls looked up: the same as `file_access` (another view,
 /// through `namei.exec_id`) says, and within the process's own count.
-fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
+pub(super) fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut per_image = conn
         .prepare(
@@ -71,12 +70,13 @@ fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
     }
 }
 
-fn ns(v: &Value) -> i64 {
+/// Microseconds (a JSON number with up to three decimals) as ns.
+pub(super) fn ns(v: &Value) -> i64 {
     (v.as_f64().expect("a number") * 1000.0).round() as i64
 }
 
 /// Every event has the fields its `ph` requires, in the right types.
-fn check_events(events: &[Value], ctx: &str) {
+pub(super) fn check_events(events: &[Value], ctx: &str) {
     for e in events {
         let ph = e["ph"]
             .as_str()
@@ -119,7 +119,7 @@ fn check_events(events: &[Value], ctx: &str) {
 
 /// The arrows of category `cat`: each id has one start and one end, the
 /// start not after the end; the (start, end) events.
-fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
+pub(super) fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
     let mut ends: BTreeMap<i64, (Option<&Value>, Option<&Value>)> = BTreeMap::new();
     for e in events.iter().filter(|e| e["cat"] == cat) {
         let slot = ends.entry(e["id"].as_i64().unwrap_or(-1));
@@ -141,21 +141,41 @@ fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a 
         .collect()
 }
 
-/// The fork arrows' (parent pid, child pid) pairs.
+/// The fork arrows' (parent pid, child pid) pairs, as OS pids.
 fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+    let os = os_pids(events);
     arrows(events, "fork", ctx)
         .into_iter()
-        .map(|(s, f)| (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap()))
+        .map(|(s, f)| {
+            (
+                os[&s["pid"].as_i64().unwrap()],
+                os[&f["pid"].as_i64().unwrap()],
+            )
+        })
+        .collect()
+}
+
+/// Each process track's OS pid (from its `process_name` arguments).
+pub(super) fn os_pids(events: &[Value]) -> BTreeMap<i64, i64> {
+    events
+        .iter()
+        .filter(|e| e["name"] == "process_name" && e["pid"] != 0)
+        .map(|e| {
+            (
+                e["pid"].as_i64().unwrap(),
+                e["args"]["os_pid"].as_i64().unwrap(),
+            )
+        })
         .collect()
 }
 
 /// A process lifetime of the truth: (pid, parent key, first, last).
-type Life = (i64, Option<String>, i64, i64);
+pub(super) type Life = (i64, Option<String>, i64, i64);
 
 /// The process lifetimes of the truth by key.
-type Lives = BTreeMap<String, Life>;
+pub(super) type Lives = BTreeMap<String, Life>;
 
-fn lives(t: &Value) -> Lives {
+pub(super) fn lives(t: &Value) -> Lives {
     let mut m = Lives::new();
     let key_of = |id: &str| id.split('#').next().unwrap().to_string();
     for c in commands(t) {
@@ -192,7 +212,7 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
                 let image = e["args"]["image"].as_i64().unwrap();
                 let name = e["name"].as_str().unwrap().to_string();
                 (
-                    e["pid"].as_i64().unwrap(),
+                    e["args"]["os_pid"].as_i64().unwrap(),
                     image,
                     name,
                     ts,
@@ -249,7 +269,7 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
             .collect();
         let first = commands(t).iter().find(|c| c["parent"].is_null()).unwrap();
         assert_eq!(
-            sort[1],
+            os_pids(events)[&sort[1]],
             first["pid"].as_i64().unwrap(),
             "{ctx}: first track"
         );
@@ -304,6 +324,7 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
             .iter()
             .map(|(s, _)| s["id"].as_i64().unwrap())
             .collect();
+        let os = os_pids(events);
         let mut got = Vec::new();
         for (s, f) in arrows(events, "file", &ctx) {
             assert_eq!(s["name"], f["name"], "{ctx}: one path per arrow");
@@ -314,9 +335,9 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
             );
             got.push((
                 s["name"].as_str().unwrap().to_string(),
-                s["pid"].as_i64().unwrap(),
+                os[&s["pid"].as_i64().unwrap()],
                 ns(&s["ts"]) + origin,
-                f["pid"].as_i64().unwrap(),
+                os[&f["pid"].as_i64().unwrap()],
                 ns(&f["ts"]) + origin,
             ));
         }
@@ -339,7 +360,7 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
 }
 
 /// The steps the truth implies: (pid, image, start, end, wait, via).
-type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
+pub(super) type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
 
 /// A file dependency of the truth: (consumer key, producer key, write, read).
 type Dep = (String, String, i64, i64);
@@ -725,7 +746,7 @@ fn the_binary_writes_calls_subtrees_and_files() {
         .unwrap()
         .iter()
         .filter(|e| e["cat"] == "command")
-        .map(|e| e["pid"].as_i64().unwrap())
+        .map(|e| e["args"]["os_pid"].as_i64().unwrap())
         .collect();
     assert_eq!(pids, want, "-p {pid}");
     let o = kt2sql()
