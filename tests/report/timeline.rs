@@ -2,7 +2,10 @@
 //! every dialect (`--faithful`): the Chrome JSON is valid Trace Event
 //! format whose command slices are the truth's commands to the
 //! nanosecond; the SVG is well-formed XML with one row per command; the
-//! critical path is what the truth's process times and fork edges imply.
+//! critical path is what the truth's process times and fork edges imply:
+//! every hand-over is a traced edge (checked from the truth's facts
+//! alone), and the whole path is the truth walked by the query's rule.
+//! More in `timeline_truth.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -514,6 +517,91 @@ fn truth_path(t: &Value, pid: Option<i64>) -> Steps {
     steps
 }
 
+/// Checks a critical path by the truth's facts alone, not by the walk's
+/// choices: it starts at a root's start, ends when the last process ended,
+/// its steps tile the time (each step's start is the previous end plus
+/// its wait), each step lies within its command, and each hand-over is a
+/// traced edge: `exec` the same lifetime's next image, `fork` a child of
+/// the previous lifetime starting after its parent's piece, `wait` the
+/// parent of a child that ended there, `file` the reader of a flow the
+/// previous lifetime wrote there, `after` two roots, the first ended.
+fn check_path_edges(steps: &Steps, t: &Value, ctx: &str) {
+    let lv = lives(t);
+    // Each step's lifetime: the one of its pid whose life holds it.
+    let life_of = |s: &(i64, i64, i64, i64, i64, String)| -> &String {
+        let mut hold = lv
+            .iter()
+            .filter(|(_, l)| l.0 == s.0 && l.2 <= s.2 && s.3 <= l.3)
+            .map(|(k, _)| k);
+        let k = hold
+            .next()
+            .unwrap_or_else(|| panic!("{ctx}: no lifetime holds {s:?}"));
+        assert!(hold.next().is_none(), "{ctx}: two lifetimes hold {s:?}");
+        k
+    };
+    let cmd = |k: &str, image: i64| {
+        commands(t)
+            .iter()
+            .find(|c| c["key"] == k && c["image"] == image)
+            .map(|c| {
+                (
+                    c["start_ns"].as_i64().unwrap(),
+                    c["end_ns"].as_i64().unwrap(),
+                )
+            })
+            .unwrap_or_else(|| panic!("{ctx}: no command {k} image {image}"))
+    };
+    let flows: BTreeSet<Dep> = deps(t, &lv.keys().cloned().collect());
+    let first = &steps[0];
+    let k0 = life_of(first);
+    assert_eq!(
+        (first.4, first.5.as_str()),
+        (0, "start"),
+        "{ctx}: {first:?}"
+    );
+    assert!(
+        lv[k0].1.is_none() && first.2 == lv[k0].2,
+        "{ctx}: starts at a root's start"
+    );
+    let last_end = lv.values().map(|l| l.3).max().unwrap();
+    assert_eq!(
+        steps.last().unwrap().3,
+        last_end,
+        "{ctx}: ends at the build's end"
+    );
+    for s in steps {
+        let (a, b) = cmd(life_of(s), s.1);
+        assert!(
+            a <= s.2 && s.2 <= s.3 && s.3 <= b,
+            "{ctx}: {s:?} outside its command"
+        );
+    }
+    for w in steps.windows(2) {
+        let (p, s) = (&w[0], &w[1]);
+        let (kp, ks) = (life_of(p), life_of(s));
+        assert!(
+            s.4 >= 0 && s.2 == p.3 + s.4,
+            "{ctx}: {p:?} then {s:?}: not tiled"
+        );
+        let ok = match s.5.as_str() {
+            "exec" => kp == ks && s.1 > p.1 && s.4 == 0 && s.2 == cmd(ks, s.1).0,
+            "fork" => lv[ks].1.as_ref() == Some(kp) && s.2 == lv[ks].2,
+            "wait" => lv[kp].1.as_ref() == Some(ks) && p.3 == lv[kp].3 && s.4 == 0,
+            "file" => {
+                s.4 == 0
+                    && flows
+                        .iter()
+                        .any(|f| &f.0 == ks && &f.1 == kp && f.2 == p.3 && f.3 >= s.2)
+            }
+            "after" => {
+                lv[kp].1.is_none() && lv[ks].1.is_none() && p.3 == lv[kp].3 && s.2 == lv[ks].2
+            }
+            _ => false,
+        };
+        assert!(ok, "{ctx}: {p:?} ({kp}) then {s:?} ({ks}): no such edge");
+    }
+}
+
 #[test]
 fn critical_path_is_what_the_truth_implies_in_every_dialect() {
     crate::require_shared!(python);
@@ -536,6 +624,7 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
                 .into_iter()
                 .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
                 .collect();
+            check_path_edges(&got, &im.c.truth, &ctx);
             let want = truth_path(&im.c.truth, None);
             assert_eq!(got, want, "{ctx}: critical path");
             let roots = lives(&im.c.truth)
