@@ -17,6 +17,8 @@
 -- @column consumer_pid  Its OS pid.
 -- @column consumer_tid  Its process's first thread (as timeline_slices' tid).
 -- @column read_ts       Time (ns) of the read.
+-- @column producer_process  The producer's lifetime (process.process_id).
+-- @column consumer_process  The consumer's lifetime (process.process_id).
 WITH
   root (process_id) AS (
     SELECT process_id FROM process
@@ -49,7 +51,8 @@ SELECT (SELECT COALESCE(max(process_id), 0) FROM process)
          + row_number() OVER (ORDER BY f.read_ts, f.write_ts, f.consumer_id, f.producer_id, f.path)
          AS id,
        f.path, f.producer_id, pp.pid AS producer_pid, pt.tid AS producer_tid, f.write_ts,
-       f.consumer_id, cp.pid AS consumer_pid, ct.tid AS consumer_tid, f.read_ts
+       f.consumer_id, cp.pid AS consumer_pid, ct.tid AS consumer_tid, f.read_ts,
+       f.producer_process, f.consumer_process
 FROM flow AS f
 JOIN process AS pp ON pp.process_id = f.producer_process
 JOIN first_tid AS pt ON pt.process_id = f.producer_process

@@ -14,6 +14,7 @@
 -- @column pid         The child's OS pid.
 -- @column tid         The child's first thread (as timeline_slices' tid).
 -- @column first_ts    Time (ns) of the child's first record.
+-- @column parent_id   The parent's lifetime (process.process_id).
 WITH
   root (process_id) AS (
     SELECT process_id FROM process
@@ -33,7 +34,8 @@ WITH
     FROM process AS p
   )
 SELECT c.process_id, c.fork_syscall, p.pid AS parent_pid, pt.tid AS parent_tid,
-       min(COALESCE(f.ts, c.fork_ts), c.first_ts) AS fork_ts, c.pid, ct.tid, c.first_ts
+       min(COALESCE(f.ts, c.fork_ts), c.first_ts) AS fork_ts, c.pid, ct.tid, c.first_ts,
+       c.parent_id
 FROM member AS m
 JOIN process AS c ON c.process_id = m.process_id
 JOIN member AS pm ON pm.process_id = c.parent_id

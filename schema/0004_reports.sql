@@ -46,14 +46,15 @@ CREATE VIEW IF NOT EXISTS process_image (
   -- Time (ns) the image began: the process's first record, or the exec's return.
   ts,
   -- File offset from which the image is current: 0 for the inherited
-  -- image, the exec call's RET record otherwise.
+  -- image, the exec call's RET record otherwise (just after its CALL
+  -- record when the RET was lost).
   start_offset,
   -- File offset at which the next image begins; NULL for the last one.
   end_offset
 ) AS
 SELECT e.exec_id, e.process_id, e.seq, e.image, e.comm, e.ts,
-       COALESCE(c.ret_offset, 0),
-       lead(COALESCE(c.ret_offset, 0)) OVER w
+       COALESCE(c.ret_offset, c.call_offset + 1, 0),
+       lead(COALESCE(c.ret_offset, c.call_offset + 1, 0)) OVER w
 FROM exec AS e
 LEFT JOIN call AS c ON c.call_id = e.call_id
 WHERE e.success = 1

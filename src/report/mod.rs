@@ -108,6 +108,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         "timeline_slices.sql",
         include_str!("../../queries/timeline_slices.sql"),
     ),
+    (
+        "timeline_tracks.sql",
+        include_str!("../../queries/timeline_tracks.sql"),
+    ),
     ("traces.sql", include_str!("../../queries/traces.sql")),
     ("tree.sql", include_str!("../../queries/tree.sql")),
     (

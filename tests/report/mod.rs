@@ -15,6 +15,7 @@ mod shell;
 mod sql;
 pub mod summaries;
 mod timeline;
+mod timeline_truth;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,7 +2,10 @@
 //! every dialect (`--faithful`): the Chrome JSON is valid Trace Event
 //! format whose command slices are the truth's commands to the
 //! nanosecond; the SVG is well-formed XML with one row per command; the
-//! critical path is what the truth's process times and fork edges imply.
+//! critical path is what the truth's process times and fork edges imply:
+//! every hand-over is a traced edge (checked from the truth's facts
+//! alone), and the whole path is the truth walked by the query's rule.
+//! More in `timeline_truth.rs`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -13,23 +16,22 @@ use crate::util::{self, COMPOSE_DIALECTS};
 use kt2sql::report::{self, timeline, Scope};
 
 /// The truth's commands as the written records show them.
-fn commands(t: &Value) -> &Vec<Value> {
+pub(super) fn commands(t: &Value) -> &Vec<Value> {
     let b = t.get("build_visible").unwrap_or(&t["build"]);
     b["commands"].as_array().unwrap()
 }
 
-fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
+pub(super) fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
     let conn = report::open(db).unwrap();
     let mut out = Vec::new();
     timeline::chrome::write(&conn, opts, &mut out).unwrap();
     serde_json::from_slice(&out).expect("the timeline is JSON")
 }
 
-/// Microseconds (a JSON number with up to three decimals) as ns.
 /// Each command slice's `files` counts the distinct paths its image's
 /// successful calls looked up: the same as `file_access` (another view,
 /// through `namei.exec_id`) says, and within the process's own count.
-fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
+pub(super) fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
     let conn = rusqlite::Connection::open(db).unwrap();
     let mut per_image = conn
         .prepare(
@@ -71,12 +73,13 @@ fn check_image_files(db: &std::path::Path, events: &[Value], ctx: &str) {
     }
 }
 
-fn ns(v: &Value) -> i64 {
+/// Microseconds (a JSON number with up to three decimals) as ns.
+pub(super) fn ns(v: &Value) -> i64 {
     (v.as_f64().expect("a number") * 1000.0).round() as i64
 }
 
 /// Every event has the fields its `ph` requires, in the right types.
-fn check_events(events: &[Value], ctx: &str) {
+pub(super) fn check_events(events: &[Value], ctx: &str) {
     for e in events {
         let ph = e["ph"]
             .as_str()
@@ -119,7 +122,7 @@ fn check_events(events: &[Value], ctx: &str) {
 
 /// The arrows of category `cat`: each id has one start and one end, the
 /// start not after the end; the (start, end) events.
-fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
+pub(super) fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a Value)> {
     let mut ends: BTreeMap<i64, (Option<&Value>, Option<&Value>)> = BTreeMap::new();
     for e in events.iter().filter(|e| e["cat"] == cat) {
         let slot = ends.entry(e["id"].as_i64().unwrap_or(-1));
@@ -141,21 +144,41 @@ fn arrows<'a>(events: &'a [Value], cat: &str, ctx: &str) -> Vec<(&'a Value, &'a 
         .collect()
 }
 
-/// The fork arrows' (parent pid, child pid) pairs.
+/// The fork arrows' (parent pid, child pid) pairs, as OS pids.
 fn flows(events: &[Value], ctx: &str) -> BTreeSet<(i64, i64)> {
+    let os = os_pids(events);
     arrows(events, "fork", ctx)
         .into_iter()
-        .map(|(s, f)| (s["pid"].as_i64().unwrap(), f["pid"].as_i64().unwrap()))
+        .map(|(s, f)| {
+            (
+                os[&s["pid"].as_i64().unwrap()],
+                os[&f["pid"].as_i64().unwrap()],
+            )
+        })
+        .collect()
+}
+
+/// Each process track's OS pid (from its `process_name` arguments).
+pub(super) fn os_pids(events: &[Value]) -> BTreeMap<i64, i64> {
+    events
+        .iter()
+        .filter(|e| e["name"] == "process_name" && e["pid"] != 0)
+        .map(|e| {
+            (
+                e["pid"].as_i64().unwrap(),
+                e["args"]["os_pid"].as_i64().unwrap(),
+            )
+        })
         .collect()
 }
 
 /// A process lifetime of the truth: (pid, parent key, first, last).
-type Life = (i64, Option<String>, i64, i64);
+pub(super) type Life = (i64, Option<String>, i64, i64);
 
 /// The process lifetimes of the truth by key.
-type Lives = BTreeMap<String, Life>;
+pub(super) type Lives = BTreeMap<String, Life>;
 
-fn lives(t: &Value) -> Lives {
+pub(super) fn lives(t: &Value) -> Lives {
     let mut m = Lives::new();
     let key_of = |id: &str| id.split('#').next().unwrap().to_string();
     for c in commands(t) {
@@ -192,7 +215,7 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
                 let image = e["args"]["image"].as_i64().unwrap();
                 let name = e["name"].as_str().unwrap().to_string();
                 (
-                    e["pid"].as_i64().unwrap(),
+                    e["args"]["os_pid"].as_i64().unwrap(),
                     image,
                     name,
                     ts,
@@ -249,7 +272,7 @@ fn chrome_json_is_trace_event_format_and_its_slices_are_the_commands() {
             .collect();
         let first = commands(t).iter().find(|c| c["parent"].is_null()).unwrap();
         assert_eq!(
-            sort[1],
+            os_pids(events)[&sort[1]],
             first["pid"].as_i64().unwrap(),
             "{ctx}: first track"
         );
@@ -304,6 +327,7 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
             .iter()
             .map(|(s, _)| s["id"].as_i64().unwrap())
             .collect();
+        let os = os_pids(events);
         let mut got = Vec::new();
         for (s, f) in arrows(events, "file", &ctx) {
             assert_eq!(s["name"], f["name"], "{ctx}: one path per arrow");
@@ -314,9 +338,9 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
             );
             got.push((
                 s["name"].as_str().unwrap().to_string(),
-                s["pid"].as_i64().unwrap(),
+                os[&s["pid"].as_i64().unwrap()],
                 ns(&s["ts"]) + origin,
-                f["pid"].as_i64().unwrap(),
+                os[&f["pid"].as_i64().unwrap()],
                 ns(&f["ts"]) + origin,
             ));
         }
@@ -339,7 +363,7 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
 }
 
 /// The steps the truth implies: (pid, image, start, end, wait, via).
-type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
+pub(super) type Steps = Vec<(i64, i64, i64, i64, i64, String)>;
 
 /// A file dependency of the truth: (consumer key, producer key, write, read).
 type Dep = (String, String, i64, i64);
@@ -493,6 +517,91 @@ fn truth_path(t: &Value, pid: Option<i64>) -> Steps {
     steps
 }
 
+/// Checks a critical path by the truth's facts alone, not by the walk's
+/// choices: it starts at a root's start, ends when the last process ended,
+/// its steps tile the time (each step's start is the previous end plus
+/// its wait), each step lies within its command, and each hand-over is a
+/// traced edge: `exec` the same lifetime's next image, `fork` a child of
+/// the previous lifetime starting after its parent's piece, `wait` the
+/// parent of a child that ended there, `file` the reader of a flow the
+/// previous lifetime wrote there, `after` two roots, the first ended.
+fn check_path_edges(steps: &Steps, t: &Value, ctx: &str) {
+    let lv = lives(t);
+    // Each step's lifetime: the one of its pid whose life holds it.
+    let life_of = |s: &(i64, i64, i64, i64, i64, String)| -> &String {
+        let mut hold = lv
+            .iter()
+            .filter(|(_, l)| l.0 == s.0 && l.2 <= s.2 && s.3 <= l.3)
+            .map(|(k, _)| k);
+        let k = hold
+            .next()
+            .unwrap_or_else(|| panic!("{ctx}: no lifetime holds {s:?}"));
+        assert!(hold.next().is_none(), "{ctx}: two lifetimes hold {s:?}");
+        k
+    };
+    let cmd = |k: &str, image: i64| {
+        commands(t)
+            .iter()
+            .find(|c| c["key"] == k && c["image"] == image)
+            .map(|c| {
+                (
+                    c["start_ns"].as_i64().unwrap(),
+                    c["end_ns"].as_i64().unwrap(),
+                )
+            })
+            .unwrap_or_else(|| panic!("{ctx}: no command {k} image {image}"))
+    };
+    let flows: BTreeSet<Dep> = deps(t, &lv.keys().cloned().collect());
+    let first = &steps[0];
+    let k0 = life_of(first);
+    assert_eq!(
+        (first.4, first.5.as_str()),
+        (0, "start"),
+        "{ctx}: {first:?}"
+    );
+    assert!(
+        lv[k0].1.is_none() && first.2 == lv[k0].2,
+        "{ctx}: starts at a root's start"
+    );
+    let last_end = lv.values().map(|l| l.3).max().unwrap();
+    assert_eq!(
+        steps.last().unwrap().3,
+        last_end,
+        "{ctx}: ends at the build's end"
+    );
+    for s in steps {
+        let (a, b) = cmd(life_of(s), s.1);
+        assert!(
+            a <= s.2 && s.2 <= s.3 && s.3 <= b,
+            "{ctx}: {s:?} outside its command"
+        );
+    }
+    for w in steps.windows(2) {
+        let (p, s) = (&w[0], &w[1]);
+        let (kp, ks) = (life_of(p), life_of(s));
+        assert!(
+            s.4 >= 0 && s.2 == p.3 + s.4,
+            "{ctx}: {p:?} then {s:?}: not tiled"
+        );
+        let ok = match s.5.as_str() {
+            "exec" => kp == ks && s.1 > p.1 && s.4 == 0 && s.2 == cmd(ks, s.1).0,
+            "fork" => lv[ks].1.as_ref() == Some(kp) && s.2 == lv[ks].2,
+            "wait" => lv[kp].1.as_ref() == Some(ks) && p.3 == lv[kp].3 && s.4 == 0,
+            "file" => {
+                s.4 == 0
+                    && flows
+                        .iter()
+                        .any(|f| &f.0 == ks && &f.1 == kp && f.2 == p.3 && f.3 >= s.2)
+            }
+            "after" => {
+                lv[kp].1.is_none() && lv[ks].1.is_none() && p.3 == lv[kp].3 && s.2 == lv[ks].2
+            }
+            _ => false,
+        };
+        assert!(ok, "{ctx}: {p:?} ({kp}) then {s:?} ({ks}): no such edge");
+    }
+}
+
 #[test]
 fn critical_path_is_what_the_truth_implies_in_every_dialect() {
     crate::require_shared!(python);
@@ -515,6 +624,7 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
                 .into_iter()
                 .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
                 .collect();
+            check_path_edges(&got, &im.c.truth, &ctx);
             let want = truth_path(&im.c.truth, None);
             assert_eq!(got, want, "{ctx}: critical path");
             let roots = lives(&im.c.truth)
@@ -725,7 +835,7 @@ fn the_binary_writes_calls_subtrees_and_files() {
         .unwrap()
         .iter()
         .filter(|e| e["cat"] == "command")
-        .map(|e| e["pid"].as_i64().unwrap())
+        .map(|e| e["args"]["os_pid"].as_i64().unwrap())
         .collect();
     assert_eq!(pids, want, "-p {pid}");
     let o = kt2sql()

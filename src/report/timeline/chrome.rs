@@ -3,9 +3,13 @@
 //! and speedscope read): `{"otherData":{…},"traceEvents":[…]}`, one event
 //! per line, written as the rows come.
 //!
-//! * One track per OS pid (`process_name` metadata: its commands' names;
-//!   `process_sort_index`: process-tree order, so children sit under their
-//!   parents). A reused pid shares its track (its lifetimes do not overlap).
+//! * One track per process lifetime (`process_name` metadata: its
+//!   commands' names; `process_sort_index`: process-tree order, so every
+//!   lifetime sits under its parent). The track's `pid` is the OS pid,
+//!   except where lifetimes in scope share a pid (a reused pid, or two
+//!   traces): the k-th of them is drawn under another number and named
+//!   `… (pid P, lifetime k of n)`, as [`super::tracks`] says. Each slice
+//!   has the OS pid and lifetime in `args.os_pid` and `args.process_id`.
 //! * A complete slice (`ph: "X"`, `cat: "command"`) per command (process
 //!   image) on the process's first thread, named by its comm, with the
 //!   program path, argv, cwd, exit status or signal, calls and files in
@@ -30,6 +34,7 @@ use std::io::Write;
 
 use rusqlite::Connection;
 
+use super::tracks::Tracks;
 use super::{critical_path, each_slice, extents, int, on_path, out_err, slice, Options, Step};
 use crate::json::Obj;
 use crate::report::{each, Cell};
@@ -79,13 +84,6 @@ pub fn micros(ns: i64, origin: i64) -> String {
     format!("{sign}{}.{:03}", a / 1000, a % 1000)
 }
 
-/// A JSON string value.
-fn js(b: &[u8]) -> String {
-    let mut s = String::new();
-    crate::text::json_str(&mut s, b);
-    s
-}
-
 /// Write the Chrome Trace Event JSON of `opts` to `out`.
 pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
     let ext = extents(conn, opts.scope)?;
@@ -104,23 +102,37 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
         first: true,
         buf: String::new(),
     };
+    let lives = Tracks::load(conn, opts)?;
     build_track(&mut ev, &steps)?;
-    let tracks = slices(conn, opts, &mut ev, &on_path(&steps))?;
-    forks(conn, opts, &mut ev)?;
-    file_flows(conn, opts, &mut ev)?;
+    let named = slices(conn, opts, &mut ev, &lives, &on_path(&steps))?;
+    forks(conn, opts, &mut ev, &lives)?;
+    file_flows(conn, opts, &mut ev, &lives)?;
     counter(conn, opts, &mut ev)?;
     if opts.calls {
-        calls(conn, opts, &mut ev)?;
+        calls(conn, opts, &mut ev, &lives)?;
     }
-    // Track names: the commands of the pid, in the order they appeared.
-    for (pid, (_, names)) in &tracks {
-        let name = names.join(&b" \xe2\x86\x92 "[..]);
-        ev.meta(
-            "process_name",
-            *pid,
-            None,
-            &format!("{{\"name\":{}}}", js(&name)),
-        )?;
+    // Track names: the lifetime's commands in the order they appeared,
+    // then which lifetime of a shared pid it is.
+    for (track, (_, process, names)) in &named {
+        let mut name = names.join(&b" \xe2\x86\x92 "[..]);
+        let mut a = String::new();
+        let mut args = Obj::new(&mut a);
+        if let Some(t) = lives.get(*process) {
+            if t.shared() {
+                let (p, k, n) = (t.pid, t.lifetime, t.lifetimes);
+                name.extend(format!(" (pid {p}, lifetime {k} of {n})").bytes());
+            }
+            args.bytes("name", &name)
+                .int("os_pid", t.pid)
+                .int("trace_id", t.trace_id)
+                .int("process_id", *process)
+                .int("lifetime", t.lifetime)
+                .int("lifetimes", t.lifetimes);
+        } else {
+            args.bytes("name", &name);
+        }
+        args.end();
+        ev.meta("process_name", *track, None, &a)?;
     }
     writeln!(ev.out, "\n]}}").map_err(out_err)
 }
@@ -165,26 +177,30 @@ fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Each pid's track: its sort index (tree order) and its commands' names
-/// in the order they appeared.
-type Tracks = BTreeMap<i64, (usize, Vec<Vec<u8>>)>;
+/// Each track (by its `pid`): its sort index (tree order), its lifetime
+/// (process_id) and its commands' names in the order they appeared.
+type Named = BTreeMap<i64, (usize, i64, Vec<Vec<u8>>)>;
 
 /// The command slices in tree order; returns the tracks they made.
 fn slices(
     conn: &Connection,
     opts: &Options,
     ev: &mut Events<'_>,
+    lives: &Tracks,
     critical: &HashMap<i64, i64>,
-) -> Result<Tracks, Error> {
-    let mut tracks = Tracks::new();
+) -> Result<Named, Error> {
+    let mut named = Named::new();
     each_slice(conn, opts, |r| {
-        let pid = int(&r[slice::PID]);
+        let process = int(&r[slice::PROCESS_ID]);
+        let track = lives.of(process, int(&r[slice::PID]));
         let comm = r[slice::COMM].to_bytes();
-        let seen = tracks.len();
-        let (_, names) = tracks.entry(pid).or_insert_with(|| (seen, Vec::new()));
+        let seen = named.len();
+        let (_, _, names) = named
+            .entry(track)
+            .or_insert_with(|| (seen, process, Vec::new()));
         if names.is_empty() {
             let arg = format!("{{\"sort_index\":{seen}}}");
-            ev.meta("process_sort_index", pid, None, &arg)?;
+            ev.meta("process_sort_index", track, None, &arg)?;
         }
         if !names.iter().any(|c| c[..] == comm[..]) {
             names.push(comm.to_vec());
@@ -198,19 +214,21 @@ fn slices(
                     "dur",
                     &micros(int(&r[slice::END]) - int(&r[slice::START]), 0),
                 )
-                .int("pid", pid)
+                .int("pid", track)
                 .int("tid", int(&r[slice::TID]))
                 .raw("args", &slice_args(r, critical));
         })
     })?;
-    Ok(tracks)
+    Ok(named)
 }
 
 /// The `args` of a command slice.
 fn slice_args(r: &[Cell], critical: &HashMap<i64, i64>) -> String {
     let mut a = String::new();
     let mut o = Obj::new(&mut a);
-    o.int("exec_id", int(&r[slice::EXEC_ID]))
+    o.int("os_pid", int(&r[slice::PID]))
+        .int("process_id", int(&r[slice::PROCESS_ID]))
+        .int("exec_id", int(&r[slice::EXEC_ID]))
         .int("image", int(&r[slice::IMAGE]))
         .int("depth", int(&r[slice::DEPTH]));
     let mut text = |k: &str, c: &Cell| {
@@ -248,13 +266,23 @@ fn slice_args(r: &[Cell], critical: &HashMap<i64, i64>) -> String {
 }
 
 /// A flow arrow per fork: parent's fork call → child's first slice.
-fn forks(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+fn forks(
+    conn: &Connection,
+    opts: &Options,
+    ev: &mut Events<'_>,
+    lives: &Tracks,
+) -> Result<(), Error> {
     each(conn, "timeline_forks", &opts.params(), |r| {
         let id = int(&r[0]);
         let name = r[1].to_bytes().into_owned();
         let ends = [
-            ("s", int(&r[2]), int(&r[3]), int(&r[4])),
-            ("f", int(&r[5]), int(&r[6]), int(&r[7])),
+            (
+                "s",
+                lives.of(int(&r[8]), int(&r[2])),
+                int(&r[3]),
+                int(&r[4]),
+            ),
+            ("f", lives.of(id, int(&r[5])), int(&r[6]), int(&r[7])),
         ];
         for (ph, pid, tid, ts) in ends {
             ev.event(|o, origin| {
@@ -276,18 +304,25 @@ fn forks(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), E
 
 /// A flow arrow per producer → consumer file flow: from the producer's
 /// slice at its write to the consumer's slice at its read.
-fn file_flows(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+fn file_flows(
+    conn: &Connection,
+    opts: &Options,
+    ev: &mut Events<'_>,
+    lives: &Tracks,
+) -> Result<(), Error> {
     each(conn, "timeline_flows", &opts.params(), |r| {
         let id = int(&r[0]);
         let path = r[1].to_bytes().into_owned();
-        for (ph, pid, tid, ts) in [("s", &r[3], &r[4], &r[5]), ("f", &r[7], &r[8], &r[9])] {
+        let producer = lives.of(int(&r[10]), int(&r[3]));
+        let consumer = lives.of(int(&r[11]), int(&r[7]));
+        for (ph, pid, tid, ts) in [("s", producer, &r[4], &r[5]), ("f", consumer, &r[8], &r[9])] {
             ev.event(|o, origin| {
                 o.bytes("name", &path)
                     .str("cat", "file")
                     .str("ph", ph)
                     .int("id", id)
                     .raw("ts", &micros(int(ts), origin))
-                    .int("pid", int(pid))
+                    .int("pid", pid)
                     .int("tid", int(tid));
                 if ph == "f" {
                     o.str("bp", "e");
@@ -312,18 +347,24 @@ fn counter(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(),
 }
 
 /// One slice per system call, on its thread.
-fn calls(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
+fn calls(
+    conn: &Connection,
+    opts: &Options,
+    ev: &mut Events<'_>,
+    lives: &Tracks,
+) -> Result<(), Error> {
     let mut params = opts.params();
     params.push(("min_dur", super::opt_int(opts.min_dur)));
     each(conn, "timeline_calls", &params, |r| {
         let failed = r[7].int() == Some(0);
+        let track = lives.of_call(conn, int(&r[0]), int(&r[9]))?;
         ev.event(|o, origin| {
             o.bytes("name", &r[2].to_bytes())
                 .str("cat", if failed { "syscall,failed" } else { "syscall" })
                 .str("ph", "X")
                 .raw("ts", &micros(int(&r[3]), origin))
                 .raw("dur", &micros(int(&r[4]), 0))
-                .int("pid", int(&r[0]))
+                .int("pid", track)
                 .int("tid", int(&r[1]));
             let mut a = String::new();
             let mut args = Obj::new(&mut a);

@@ -7,9 +7,16 @@
 //!
 //! The critical path is found per trace (each trace is its own build) and
 //! highlighted in both formats; `kt2sql stats` prints it as text.
+//!
+//! Every process lifetime gets its own Chrome track, so each sits under
+//! its parent in tree order even where the kernel reused a pid or two
+//! traces share one; the track's `pid` is the OS pid unless another
+//! lifetime in the output has that pid ([`tracks`] gives the rule). The
+//! SVG already draws one row per command, so one per lifetime.
 
 pub mod chrome;
 pub mod svg;
+pub mod tracks;
 
 use std::collections::HashMap;
 
@@ -86,7 +93,8 @@ pub struct Step {
     pub end_ts: i64,
     /// Time between the previous step's end and this one's start (ns).
     pub wait: i64,
-    /// `start`, `fork`, `exec`, `wait` or `after`.
+    /// `start`, `fork`, `exec`, `wait`, `file` or `after` (see
+    /// `queries/critical_path.sql`).
     pub via: String,
 }
 
@@ -127,6 +135,7 @@ fn on_path(steps: &[Step]) -> HashMap<i64, i64> {
 /// The columns of `queries/timeline_slices.sql`, by position (a test checks
 /// them against the file's `@column` lines).
 mod slice {
+    pub const PROCESS_ID: usize = 1;
     pub const PID: usize = 2;
     pub const TID: usize = 3;
     pub const EXEC_ID: usize = 4;
@@ -145,6 +154,7 @@ mod slice {
     /// (name, position) for the test.
     #[cfg(test)]
     pub const ALL: &[(&str, usize)] = &[
+        ("process_id", PROCESS_ID),
         ("pid", PID),
         ("tid", TID),
         ("exec_id", EXEC_ID),
