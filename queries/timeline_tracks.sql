@@ -15,7 +15,7 @@
 -- @column track       The Chrome `pid` of its track.
 -- @column lifetime    1, 2, … among the lifetimes in scope with this pid.
 -- @column lifetimes   How many lifetimes in scope have this pid.
-WITH RECURSIVE
+WITH
   root (process_id) AS (
     SELECT process_id FROM process
     WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
@@ -34,13 +34,13 @@ WITH RECURSIVE
            count(*) OVER (PARTITION BY p.pid)
     FROM process AS p JOIN member USING (process_id)
   ),
-  -- M: the smallest power of ten above every pid in scope.
+  -- M: the smallest power of ten above every pid in scope, a 1 followed
+  -- by as many zeros as the largest pid has digits.
   ten (m) AS (
-    SELECT 10
-    UNION ALL
-    SELECT m * 10 FROM ten WHERE m <= (SELECT max(pid) FROM life)
+    SELECT CAST('1' || substr('000000000000000000', 1, length(max(max(pid), 1))) AS INTEGER)
+    FROM life
   )
 SELECT process_id, trace_id, pid,
-       pid + (lifetime - 1) * (SELECT max(m) FROM ten) AS track, lifetime, lifetimes
+       pid + (lifetime - 1) * (SELECT m FROM ten) AS track, lifetime, lifetimes
 FROM life
 ORDER BY process_id;
