@@ -302,7 +302,7 @@ CREATE VIEW IF NOT EXISTS command (
   -- image 0 (a forked copy of its parent).
   path,
   -- argv (JSON array, or BLOB of NUL-separated bytes) where the trace
-  -- records it (OpenBSD `-t x`, NetBSD exec args); else NULL.
+  -- records it (OpenBSD `-t x`, NetBSD `-t a`); else NULL.
   argv,
   -- The command that forked or spawned its process (process.parent_exec_id;
   -- the same for every image of a lifetime); NULL for a root.

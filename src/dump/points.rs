@@ -1,6 +1,6 @@
 //! `dump -t TRSTR`: which record types to print, in ktrace's letters
 //! (`-t cnisuw`) or as a comma-separated list of kdump's type labels
-//! (`-t CALL,RET`, any case). Lower-case letter strings are read as
+//! (`-t CALL,RET`, any case). A string made only of letters is read as
 //! letters, so `csw` means `c`+`s`+`w` (calls, signals, context switches);
 //! an unknown letter or label is an error, never an empty output.
 
@@ -12,9 +12,10 @@ pub const LABELS: &[&str] = &[
 ];
 
 /// ktrace's trace-point letters (the union of the BSDs') and the labels
-/// each selects. `e` is OpenBSD's exec environment and NetBSD's emulation
-/// (no dialect records both); `p` is FreeBSD's capability failures and
-/// OpenBSD's pledge violations.
+/// each selects. Exec arguments are OpenBSD's `x` and NetBSD's `a`, the
+/// exec environment OpenBSD's `X` and NetBSD's `v` (ktrace.1 of each);
+/// `e` is emulation changes (NetBSD, and OpenBSD before 5.x); `p` is
+/// FreeBSD's capability failures and OpenBSD's pledge violations.
 pub const LETTERS: &[(char, &[&str])] = &[
     ('c', &["CALL", "RET"]),
     ('n', &["NAMI"]),
@@ -24,7 +25,10 @@ pub const LETTERS: &[(char, &[&str])] = &[
     ('w', &["CSW"]),
     ('t', &["STRU"]),
     ('x', &["ARGS"]),
-    ('e', &["ENV", "EMUL"]),
+    ('a', &["ARGS"]),
+    ('X', &["ENV"]),
+    ('v', &["ENV"]),
+    ('e', &["EMUL"]),
     ('f', &["PFLT", "PRET"]),
     ('p', &["CAP", "PLDG"]),
     ('y', &["SCTL"]),
@@ -57,7 +61,7 @@ pub fn parse(trstr: &str) -> Result<Vec<&'static str>, String> {
                 None => {
                     return Err(format!(
                         "unknown trace point '{name}' in '{trstr}': use ktrace's letters \
-                         (c n i s u w t x e f p y +) or type names ({})",
+                         (c n i s u w t x a X v e f p y +) or type names ({})",
                         LABELS.join(",")
                     ))
                 }
@@ -81,6 +85,12 @@ mod tests {
         let plus = parse("+").unwrap();
         assert!(plus.contains(&"CALL") && !plus.contains(&"CSW"));
         assert!(parse("+w").unwrap().contains(&"CSW"));
+        // Exec arguments and environment in OpenBSD's and NetBSD's letters.
+        assert_eq!(parse("x").unwrap(), parse("a").unwrap());
+        assert_eq!(parse("X").unwrap(), ["ENV"]);
+        assert_eq!(parse("v").unwrap(), ["ENV"]);
+        assert_eq!(parse("e").unwrap(), ["EMUL"]);
+        assert_eq!(parse("cnX").unwrap(), ["CALL", "ENV", "NAMI", "RET"]);
     }
 
     #[test]
