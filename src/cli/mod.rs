@@ -5,6 +5,7 @@
 pub mod argv;
 mod build;
 mod dump;
+mod hint;
 mod import;
 mod report;
 mod shell;
