@@ -369,12 +369,65 @@ fn a_failed_call_stores_retval_minus_one_and_errno_is_an_integer_everywhere() {
         q("SELECT format('%d', count(*)) FROM call WHERE error > 0 AND retval <> -1"),
         ["0"]
     );
-    for view in ["call", "call_detail", "namei_detail", "file_access"] {
+    // Every table or view with an errno column, and every canned query
+    // returning one (its parameters unset: NULL, their documented default),
+    // has an integer errno beside a text errno_name.
+    let views = q(
+        "SELECT m.name FROM sqlite_master AS m WHERE m.type IN ('table', 'view') \
+         AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) AS p WHERE p.name = 'errno') \
+         ORDER BY m.name",
+    );
+    for v in ["call", "call_detail", "namei_detail", "file_access"] {
+        assert!(views.iter().any(|n| n == v), "{v} not among {views:?}");
+    }
+    let mut checked = Vec::new();
+    for view in &views {
         let types = q(&format!(
             "SELECT DISTINCT typeof(errno) || ' ' || typeof(errno_name) FROM {view} \
              WHERE errno IS NOT NULL"
         ));
         assert_eq!(types, ["integer text"], "{view}");
+        checked.push(view.clone());
+    }
+    let mut queries: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("queries"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        .collect();
+    queries.sort();
+    for path in &queries {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let mut st = conn
+            .prepare(&std::fs::read_to_string(path).unwrap())
+            .unwrap();
+        let cols: Vec<String> = st.column_names().iter().map(|c| c.to_string()).collect();
+        let Some(e) = cols.iter().position(|c| c == "errno") else {
+            continue;
+        };
+        let n = cols.iter().position(|c| c == "errno_name");
+        let n = n.unwrap_or_else(|| panic!("{name}: errno without errno_name"));
+        let mut types = std::collections::BTreeSet::new();
+        let mut rows = st.raw_query();
+        while let Some(r) = rows.next().unwrap() {
+            let t = |i: usize| format!("{:?}", r.get_ref(i).unwrap().data_type());
+            if t(e) != "Null" {
+                types.insert(format!("{} {}", t(e), t(n)));
+            }
+        }
+        let types: Vec<String> = types.into_iter().collect();
+        assert_eq!(types, ["Integer Text"], "queries/{name}.sql");
+        checked.push(name);
+    }
+    for q in [
+        "timeline_calls",
+        "slow_calls",
+        "tree_calls",
+        "failed_lookups",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == q),
+            "{q} not checked: {checked:?}"
+        );
     }
 }
 
