@@ -200,6 +200,60 @@ fn files_notes_and_lists_what_it_cannot_list() {
     assert_eq!(err, "", "--unresolved lists them: no note");
 }
 
+/// One relative path is "1 relative path is"; `files --unresolved` has
+/// the same columns in JSON and CSV (the paths; with -v their callers).
+#[test]
+fn files_unresolved_formats_agree_and_one_path_is_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = unresolved_example(dir.path());
+    let a = kt2sql(dir.path())
+        .args(["files", "-p", "2315"])
+        .arg(&db)
+        .assert()
+        .success();
+    let err = outputs(&a).1;
+    assert!(
+        err.starts_with("kt2sql: note: 1 relative path is not listed: its base directory"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lists it;") && err.ends_with("resolves it)\n"),
+        "{err}"
+    );
+    let run = |format: &str, verbose: bool| {
+        let mut cmd = kt2sql(dir.path());
+        cmd.args(["files", "--unresolved", "--format", format]);
+        if verbose {
+            cmd.arg("-v");
+        }
+        outputs(&cmd.arg(&db).assert().success()).0
+    };
+    let json: Vec<serde_json::Value> = serde_json::from_str(&run("json", false)).unwrap();
+    let csv = run("csv", false);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("path"));
+    let csv_paths: Vec<&str> = lines.collect();
+    let json_paths: Vec<&str> = json
+        .iter()
+        .map(|o| {
+            assert_eq!(o.as_object().unwrap().len(), 1, "{o}");
+            o["path"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(csv_paths, json_paths);
+    assert_eq!(csv_paths.len(), 10);
+    // With -v, each caller: a CSV row per (path, syscall, comm, pid).
+    let json: Vec<serde_json::Value> = serde_json::from_str(&run("json", true)).unwrap();
+    let callers: usize = json
+        .iter()
+        .flat_map(|o| o["calls"].as_array().unwrap())
+        .map(|c| c["by"].as_array().unwrap().len())
+        .sum();
+    let csv = run("csv", true);
+    assert!(csv.starts_with("path,syscall,comm,pid\n"), "{csv}");
+    assert_eq!(csv.lines().count() - 1, callers);
+}
+
 #[test]
 fn the_corpus_traces_say_how_many_lookups_stayed_relative() {
     let shared = require_shared!();
