@@ -13,7 +13,8 @@
 -- @column ts         CALL time (ns).
 -- @column dur        Duration (ns); 0 for a call without a return.
 -- @column retval     Return value; NULL without a return.
--- @column errno      Symbolic errno of a failed call (`ENOENT`, or `errno N`).
+-- @column errno      errno of a failed call (an integer), else NULL.
+-- @column errno_name Its symbolic name (`ENOENT`) when known.
 -- @column success    1 succeeded, 0 failed, NULL no return.
 -- @column unpaired   Why the call has no return (call.unpaired), else NULL.
 -- @column call_id    The call (call.call_id).
@@ -31,7 +32,7 @@ WITH
   )
 SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) AS syscall,
        c.ts, COALESCE(c.dur, 0) AS dur, c.retval,
-       COALESCE(c.errno_name, 'errno ' || c.errno) AS errno, c.success, c.unpaired, c.call_id
+       c.errno, c.errno_name, c.success, c.unpaired, c.call_id
 FROM call AS c
 JOIN process AS p ON p.process_id = c.process_id
 LEFT JOIN thread AS h ON h.thread_id = c.thread_id

@@ -141,7 +141,7 @@ pub fn create_indexes_and_views(conn: &Connection) -> Result<(), Error> {
 pub fn inspect(path: &Path) -> Result<Existing, Error> {
     let mut magic = [0u8; 16];
     let n = read_prefix(path, &mut magic)?;
-    if n < 16 || &magic != b"SQLite format 3\0" {
+    if n < 16 || &magic != crate::decode::detect::SQLITE_MAGIC {
         return Ok(Existing::Foreign("not an SQLite database".into()));
     }
     // Read-only and no mutex games: this must never modify the file.

@@ -3,22 +3,22 @@
 //! with `--info`.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
-use std::path::{Path, PathBuf};
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
 use kt2sql::decode::{DecodeErrorKind, Decoder};
-use kt2sql::dump::follow::Follow;
+use kt2sql::dump::follow::{self, Follow};
 use kt2sql::dump::text::TextOptions;
 use kt2sql::dump::{self, points, DumpOptions, Format};
 
 use super::anyhow_lite::Result;
+use super::hint;
 use super::{DumpArgs, DumpFormat};
 
 pub fn run(args: DumpArgs) -> Result<ExitCode> {
     let trace = trace_path(&args)?;
-    refuse_database(&trace)?;
     let opts = options(&args)?;
     // Shown escaped, never raw.
     let path = kt2sql::text::path(&trace);
@@ -29,20 +29,27 @@ pub fn run(args: DumpArgs) -> Result<ExitCode> {
         let file = File::open(&trace).map_err(|e| format!("{path}: {e}"))?;
         let follow = Follow::new(file);
         let (start, stop) = (follow.following(), follow.stop());
-        let mut dec =
-            Decoder::new(follow, args.dialect, None).map_err(|source| kt2sql::Error::Decode {
-                path: trace.clone(),
-                source,
-            })?;
-        start.store(true, Ordering::SeqCst);
-        dec.rearm();
         let on_signal = stop.clone();
         ctrlc::set_handler(move || on_signal.store(true, Ordering::SeqCst))
             .map_err(|e| format!("cannot catch Ctrl-C: {e}"))?;
+        // As kdump -l: an empty or just-begun file is waited for.
+        if !follow::wait_for_start(&trace, args.dialect, &stop)
+            .map_err(|e| format!("{path}: {e}"))?
+        {
+            return Ok(ExitCode::SUCCESS);
+        }
+        let mut dec = Decoder::new(follow, args.dialect, None).map_err(|source| {
+            hint::explain(kt2sql::Error::Decode {
+                path: trace.clone(),
+                source,
+            })
+        })?;
+        start.store(true, Ordering::SeqCst);
+        dec.rearm();
         stopped = Some(stop);
         dump::dump(&mut dec, &mut out, &opts)?
     } else {
-        let mut dec = Decoder::open(&trace, args.dialect)?;
+        let mut dec = Decoder::open(&trace, args.dialect).map_err(hint::explain)?;
         if args.info {
             let info = dump::info(&mut dec);
             let size = match std::fs::metadata(&trace) {
@@ -84,23 +91,6 @@ fn trace_path(args: &DumpArgs) -> Result<PathBuf> {
         (Some(p), _) | (None, Some(p)) => Ok(p.clone()),
         (None, None) => Ok(PathBuf::from("ktrace.out")),
     }
-}
-
-/// A kt2sql database is not a trace: say what it is and what reads it.
-fn refuse_database(trace: &Path) -> Result<()> {
-    let mut magic = [0u8; 16];
-    let n = File::open(trace)
-        .and_then(|mut f| f.read(&mut magic))
-        .unwrap_or(0);
-    if n == 16 && &magic == b"SQLite format 3\0" {
-        let p = kt2sql::text::path(trace);
-        return Err(format!(
-            "{p}: this is a kt2sql database (SQLite), not a ktrace file: \
-             read it with `kt2sql tree|files|stats|sql {p}`"
-        )
-        .into());
-    }
-    Ok(())
 }
 
 fn options(args: &DumpArgs) -> Result<DumpOptions> {

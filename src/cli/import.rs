@@ -19,8 +19,10 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use kt2sql::decode::Abi;
 use kt2sql::import::{self, ImportMode, ImportOptions, ImportSummary, Progress};
+use kt2sql::schema::{self, Existing};
 
 use super::anyhow_lite::Result;
+use super::hint;
 
 /// `kt2sql import`.
 #[derive(Debug, clap::Args)]
@@ -91,6 +93,14 @@ fn catch_interrupts() {
 fn check(args: &ImportArgs) -> Result<(&[PathBuf], &Path)> {
     let Some((db, traces)) = args.paths.split_last().filter(|(_, t)| !t.is_empty()) else {
         let only = kt2sql::text::path(&args.paths[0]);
+        // `kt2sql e.db`: a database given where the traces go.
+        if let Ok(Existing::Current | Existing::OtherVersion(_)) = schema::inspect(&args.paths[0]) {
+            return Err(format!(
+                "{}; to add traces to it: kt2sql --append TRACE... {only}",
+                hint::database_not_trace(&args.paths[0])
+            )
+            .into());
+        }
         return Err(format!(
             "the database is missing: give it after the traces (kt2sql TRACE... DB); \
              only {only} was given"
@@ -135,7 +145,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
             eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
         }
-        other => other?,
+        other => other.map_err(hint::explain)?,
     };
     for t in &summary.traces {
         if let Some(id) = t.same_as {

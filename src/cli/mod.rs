@@ -6,6 +6,7 @@ pub mod argv;
 mod build;
 mod compile;
 mod dump;
+mod hint;
 mod import;
 mod report;
 mod shell;

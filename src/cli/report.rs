@@ -162,12 +162,17 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
                 ..opts
             },
         )?;
-        if !left.entries.is_empty() {
+        let n = left.entries.len();
+        if n > 0 {
+            let (paths, their, them) = if n == 1 {
+                ("path is", "its", "it")
+            } else {
+                ("paths are", "their", "them")
+            };
             eprintln!(
-                "kt2sql: note: {} relative paths are not listed: their base directory is \
-                 unknown (kt2sql files --unresolved {} lists them; importing with -d DIR, \
-                 the directory the traced command started in, resolves them)",
-                left.entries.len(),
+                "kt2sql: note: {n} relative {paths} not listed: {their} base directory is \
+                 unknown (kt2sql files --unresolved {} lists {them}; importing with -d DIR, \
+                 the directory the traced command started in, resolves {them})",
                 quote_path(&args.common.db)
             );
         }

@@ -14,8 +14,12 @@ use super::error::DecodeErrorKind;
 use super::header::{self, Layouts, RawHeader};
 use super::rules;
 
+/// The first 16 bytes of every SQLite database file: a kt2sql database
+/// given where a trace goes is named as such, whatever `--dialect` says.
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
 /// Bytes of the file detection looks at.
-pub(crate) const SAMPLE_BYTES: usize = 256 << 10;
+pub const SAMPLE_BYTES: usize = 256 << 10;
 /// Records detection walks at most.
 const SAMPLE_RECORDS: usize = 512;
 /// Records without a violation after which a broken chain is damage, not
@@ -90,6 +94,33 @@ pub fn detect(sample: &[u8], at_eof: bool) -> Result<Fit, DecodeErrorKind> {
         )));
     }
     Ok(best)
+}
+
+/// Whether more bytes could change what [`detect`] says of `sample`, the
+/// start of a file still being written (`dump -l`): it is empty, or some
+/// dialect reads it from the start without a broken record up to its end
+/// (where a record is cut short or none has begun yet), within the bytes
+/// and records detection looks at. Bytes that break every dialect's first
+/// records stay no trace however many follow.
+pub fn wants_more(sample: &[u8]) -> bool {
+    sample.is_empty()
+        || (sample.len() < SAMPLE_BYTES
+            && candidates().iter().any(|abi| reads_to_the_end(abi, sample)))
+}
+
+/// `abi` reads `sample` from its start to its end, its last record cut
+/// short or ending there, within [`SAMPLE_RECORDS`].
+fn reads_to_the_end(abi: &Abi, sample: &[u8]) -> bool {
+    let layouts = Layouts::new(abi);
+    let mut pos = 0usize;
+    for _ in 0..SAMPLE_RECORDS {
+        match step(abi, &layouts, &sample[pos..], pos == 0) {
+            Step::Good(end, _, _) => pos += end,
+            Step::Short => return true,
+            Step::Bad(_) => return false,
+        }
+    }
+    false
 }
 
 impl Fit {

@@ -20,6 +20,7 @@ impl std::fmt::Display for DecodeError {
         match self.kind {
             // About the whole file: a position would only be noise.
             DecodeErrorKind::Empty
+            | DecodeErrorKind::Sqlite
             | DecodeErrorKind::Unrecognized(_)
             | DecodeErrorKind::Ambiguous(_) => write!(f, "{}", self.kind),
             _ => write!(
@@ -67,6 +68,10 @@ pub enum DecodeErrorKind {
     /// The input holds no bytes.
     #[error("empty: no records (expected a ktrace.out file)")]
     Empty,
+    /// The input is an SQLite database (it begins with
+    /// [`super::detect::SQLITE_MAGIC`]), perhaps one kt2sql wrote.
+    #[error("an SQLite database, not a ktrace file")]
+    Sqlite,
     /// No dialect fits the file.
     #[error("not a ktrace file: {0}")]
     Unrecognized(String),

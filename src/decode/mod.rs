@@ -87,6 +87,10 @@ impl<R: Read> Decoder<R> {
         let have = src
             .fill(detect::SAMPLE_BYTES)
             .map_err(|e| at(DecodeErrorKind::Io(e.to_string())))?;
+        // Checked on the bytes read for detection, so a pipe loses none.
+        if src.window().starts_with(detect::SQLITE_MAGIC) {
+            return Err(at(DecodeErrorKind::Sqlite));
+        }
         let abi = match abi {
             Some(mut abi) => {
                 if let Ok((_, v)) = header::select(&abi, src.window()) {

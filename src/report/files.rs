@@ -169,8 +169,23 @@ impl Files {
         writeln!(out, "]")
     }
 
-    /// The query's rows as CSV.
+    /// The query's rows as CSV: the columns the JSON has, so the paths
+    /// alone unless callers were asked for (`unresolved.sql` always
+    /// returns its callers).
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        self.rows.write_csv(out)
+        if self.callers || !self.unresolved {
+            return self.rows.write_csv(out);
+        }
+        let path = self.rows.col("path");
+        let mut paths = ResultSet {
+            columns: vec!["path".into()],
+            rows: Vec::new(),
+        };
+        for r in &self.rows.rows {
+            if paths.rows.last().is_none_or(|p| p[0] != r[path]) {
+                paths.rows.push(vec![r[path].clone()]);
+            }
+        }
+        paths.write_csv(out)
     }
 }

@@ -200,6 +200,60 @@ fn files_notes_and_lists_what_it_cannot_list() {
     assert_eq!(err, "", "--unresolved lists them: no note");
 }
 
+/// One relative path is "1 relative path is"; `files --unresolved` has
+/// the same columns in JSON and CSV (the paths; with -v their callers).
+#[test]
+fn files_unresolved_formats_agree_and_one_path_is_singular() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, _) = unresolved_example(dir.path());
+    let a = kt2sql(dir.path())
+        .args(["files", "-p", "2315"])
+        .arg(&db)
+        .assert()
+        .success();
+    let err = outputs(&a).1;
+    assert!(
+        err.starts_with("kt2sql: note: 1 relative path is not listed: its base directory"),
+        "{err}"
+    );
+    assert!(
+        err.contains("lists it;") && err.ends_with("resolves it)\n"),
+        "{err}"
+    );
+    let run = |format: &str, verbose: bool| {
+        let mut cmd = kt2sql(dir.path());
+        cmd.args(["files", "--unresolved", "--format", format]);
+        if verbose {
+            cmd.arg("-v");
+        }
+        outputs(&cmd.arg(&db).assert().success()).0
+    };
+    let json: Vec<serde_json::Value> = serde_json::from_str(&run("json", false)).unwrap();
+    let csv = run("csv", false);
+    let mut lines = csv.lines();
+    assert_eq!(lines.next(), Some("path"));
+    let csv_paths: Vec<&str> = lines.collect();
+    let json_paths: Vec<&str> = json
+        .iter()
+        .map(|o| {
+            assert_eq!(o.as_object().unwrap().len(), 1, "{o}");
+            o["path"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(csv_paths, json_paths);
+    assert_eq!(csv_paths.len(), 10);
+    // With -v, each caller: a CSV row per (path, syscall, comm, pid).
+    let json: Vec<serde_json::Value> = serde_json::from_str(&run("json", true)).unwrap();
+    let callers: usize = json
+        .iter()
+        .flat_map(|o| o["calls"].as_array().unwrap())
+        .map(|c| c["by"].as_array().unwrap().len())
+        .sum();
+    let csv = run("csv", true);
+    assert!(csv.starts_with("path,syscall,comm,pid\n"), "{csv}");
+    assert_eq!(csv.lines().count() - 1, callers);
+}
+
 #[test]
 fn the_corpus_traces_say_how_many_lookups_stayed_relative() {
     let shared = require_shared!();
@@ -369,12 +423,65 @@ fn a_failed_call_stores_retval_minus_one_and_errno_is_an_integer_everywhere() {
         q("SELECT format('%d', count(*)) FROM call WHERE error > 0 AND retval <> -1"),
         ["0"]
     );
-    for view in ["call", "call_detail", "namei_detail", "file_access"] {
+    // Every table or view with an errno column, and every canned query
+    // returning one (its parameters unset: NULL, their documented default),
+    // has an integer errno beside a text errno_name.
+    let views = q(
+        "SELECT m.name FROM sqlite_master AS m WHERE m.type IN ('table', 'view') \
+         AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) AS p WHERE p.name = 'errno') \
+         ORDER BY m.name",
+    );
+    for v in ["call", "call_detail", "namei_detail", "file_access"] {
+        assert!(views.iter().any(|n| n == v), "{v} not among {views:?}");
+    }
+    let mut checked = Vec::new();
+    for view in &views {
         let types = q(&format!(
             "SELECT DISTINCT typeof(errno) || ' ' || typeof(errno_name) FROM {view} \
              WHERE errno IS NOT NULL"
         ));
         assert_eq!(types, ["integer text"], "{view}");
+        checked.push(view.clone());
+    }
+    let mut queries: Vec<PathBuf> = std::fs::read_dir(manifest_dir().join("queries"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sql"))
+        .collect();
+    queries.sort();
+    for path in &queries {
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let mut st = conn
+            .prepare(&std::fs::read_to_string(path).unwrap())
+            .unwrap();
+        let cols: Vec<String> = st.column_names().iter().map(|c| c.to_string()).collect();
+        let Some(e) = cols.iter().position(|c| c == "errno") else {
+            continue;
+        };
+        let n = cols.iter().position(|c| c == "errno_name");
+        let n = n.unwrap_or_else(|| panic!("{name}: errno without errno_name"));
+        let mut types = std::collections::BTreeSet::new();
+        let mut rows = st.raw_query();
+        while let Some(r) = rows.next().unwrap() {
+            let t = |i: usize| format!("{:?}", r.get_ref(i).unwrap().data_type());
+            if t(e) != "Null" {
+                types.insert(format!("{} {}", t(e), t(n)));
+            }
+        }
+        let types: Vec<String> = types.into_iter().collect();
+        assert_eq!(types, ["Integer Text"], "queries/{name}.sql");
+        checked.push(name);
+    }
+    for q in [
+        "timeline_calls",
+        "slow_calls",
+        "tree_calls",
+        "failed_lookups",
+    ] {
+        assert!(
+            checked.iter().any(|c| c == q),
+            "{q} not checked: {checked:?}"
+        );
     }
 }
 

@@ -101,6 +101,62 @@ fn readme_names_every_subcommand() {
     }
 }
 
+/// The README's list of canned queries is `query --list`'s, in its order,
+/// and its `man --dir` listing is the files the command writes.
+#[test]
+fn readme_lists_every_canned_query_and_manual_page() {
+    let readme = readme();
+    let run = |args: &[&str]| {
+        let out = assert_cmd::Command::cargo_bin("kt2sql")
+            .unwrap()
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let listed: Vec<String> = run(&["query", "--list"])
+        .lines()
+        .filter(|l| l.contains("  (queries/"))
+        .map(|l| l.split_whitespace().next().unwrap().to_owned())
+        .collect();
+    assert!(listed.len() > 20, "{listed:?}");
+    let start = readme
+        .find("and columns, in this order: ")
+        .expect("README lists the queries");
+    let end = start + readme[start..].find('.').unwrap();
+    let named: Vec<String> = readme[start..end]
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect();
+    assert_eq!(
+        named, listed,
+        "README's query list vs `kt2sql query --list`"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    run(&["man", "--dir", dir.path().to_str().unwrap()]);
+    let mut pages: Vec<String> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    pages.sort();
+    let start = readme
+        .find("$ kt2sql man --dir /tmp/man && ls /tmp/man\n")
+        .expect("README shows man --dir");
+    let shown: Vec<&str> = readme[start..]
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert_eq!(
+        shown, pages,
+        "README's man --dir listing vs the files written"
+    );
+}
+
 #[test]
 fn readme_test_command_is_what_ci_runs() {
     let ci = std::fs::read_to_string(manifest_dir().join(".ci/run")).unwrap();

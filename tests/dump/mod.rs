@@ -1,15 +1,17 @@
 //! `kt2sql dump` as kdump(1) (issue #14): the plain layout's golden output
 //! on one corpus file per dialect, each kdump option on corpus files and
 //! composed traces (checked against the JSON Lines form of the same
-//! records and ktcompose's truth), `-l` on a file written in steps, and
-//! the cross-hints between traces and databases.
+//! records and ktcompose's truth), `-l` on a file written in steps, a
+//! trace read from a pipe or FIFO, and the cross-hints between traces and
+//! databases.
 
 mod follow;
 mod options;
+mod pipes;
 
 use std::path::Path;
 
-use crate::util::{assert_golden, corpus, CORPUS};
+use crate::util::{assert_golden, corpus, manifest_dir, CORPUS};
 
 pub fn kt2sql() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("kt2sql").unwrap()
@@ -69,22 +71,43 @@ fn golden_plain_layout() {
     }
 }
 
-/// `kt2sql dump` on a database says what it is; `kt2sql tree` on a trace
-/// says to import it first.
+/// `kt2sql dump` on a database says what it is, and only a database kt2sql
+/// wrote is called one; `kt2sql DB` alone (the import shorthand) says the
+/// same; `kt2sql tree` on a trace says to import it first.
 #[test]
 fn cross_hints_between_traces_and_databases() {
-    let shared = crate::require_shared!();
-    let trace = corpus(&shared, "netbsd10-amd64");
+    let trace = manifest_dir().join("example/build.ktrace");
     let dir = tempfile::tempdir().unwrap();
-    let db = dir.path().join("n.db");
+    let db = dir.path().join("e.db");
     kt2sql().arg(&trace).arg(&db).assert().success();
-    let out = kt2sql().args(["dump", "-f"]).arg(&db).assert().failure();
-    let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+    let stderr = |out: &assert_cmd::assert::Assert| {
+        assert!(out.get_output().stdout.is_empty());
+        String::from_utf8_lossy(&out.get_output().stderr).to_string()
+    };
+    let dumps = [vec!["dump", "-f"], vec!["dump"], vec!["dump", "-l", "-f"]];
+    for args in &dumps {
+        let err = stderr(&kt2sql().args(args).arg(&db).assert().code(2));
+        assert!(err.contains("this is a kt2sql database"), "{args:?}: {err}");
+    }
+    let err = stderr(&kt2sql().arg(&db).assert().code(2));
     assert!(err.contains("this is a kt2sql database"), "{err}");
-    assert!(out.get_output().stdout.is_empty());
+    assert!(!err.contains("the database is missing"), "{err}");
+    // Another program's SQLite file is SQLite, not a kt2sql database.
+    let other = dir.path().join("other.db");
+    rusqlite::Connection::open(&other)
+        .unwrap()
+        .execute_batch("CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1);")
+        .unwrap();
+    for args in &dumps {
+        let err = stderr(&kt2sql().args(args).arg(&other).assert().code(2));
+        assert!(
+            err.contains("an SQLite database (not one kt2sql wrote)"),
+            "{err}"
+        );
+        assert!(!err.contains("kt2sql database"), "{err}");
+    }
     for cmd in ["tree", "files", "stats"] {
-        let out = kt2sql().arg(cmd).arg(&trace).assert().failure();
-        let err = String::from_utf8_lossy(&out.get_output().stderr).to_string();
+        let err = stderr(&kt2sql().arg(cmd).arg(&trace).assert().code(2));
         assert!(
             err.contains("this is a ktrace file: import it first with `kt2sql TRACE DB`"),
             "{cmd}: {err}"

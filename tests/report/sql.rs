@@ -133,3 +133,53 @@ fn query_lists_with_or_without_a_database() {
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.starts_with("{\"trace_id\":1,"), "{out}");
 }
+
+/// `sql` streams: with a result of 100 million rows (far more than could
+/// be formatted in the time allowed, or held in memory), the first rows
+/// of every format arrive at once, and closing the pipe after them ends
+/// the process quietly with exit code 0 (as `| head -3` does).
+#[test]
+fn sql_streams_rows_and_ends_quietly_on_a_closed_pipe() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let sql = "WITH RECURSIVE n (i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n LIMIT 100000000) \
+               SELECT i, 'row ' || i AS label FROM n";
+    for (format, third) in [
+        ("table", "   1  row 1"),
+        ("csv", "2,row 2"),
+        ("json", r#"{"i":2,"label":"row 2"},"#),
+        ("jsonl", r#"{"i":3,"label":"row 3"}"#),
+    ] {
+        let t0 = Instant::now();
+        let mut child = Command::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+            .args(["sql", "--format", format])
+            .arg(&db)
+            .arg(sql)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let head: Vec<String> = (0..3).map(|_| lines.next().unwrap().unwrap()).collect();
+        drop(lines); // close the pipe, as `head -3` does
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            if t0.elapsed() > Duration::from_secs(10) {
+                child.kill().unwrap();
+                panic!("{format}: still running 10 s after its first rows were read");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        let mut err = String::new();
+        std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut err).unwrap();
+        assert!(status.success(), "{format}: {status:?}: {err}");
+        assert_eq!(err, "", "{format}");
+        assert_eq!(head[2], third, "{format}: {head:?}");
+    }
+}

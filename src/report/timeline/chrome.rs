@@ -356,8 +356,8 @@ fn calls(
     let mut params = opts.params();
     params.push(("min_dur", super::opt_int(opts.min_dur)));
     each(conn, "timeline_calls", &params, |r| {
-        let failed = r[7].int() == Some(0);
-        let track = lives.of_call(conn, int(&r[0]), int(&r[9]))?;
+        let failed = r[8].int() == Some(0);
+        let track = lives.of_call(conn, int(&r[0]), int(&r[10]))?;
         ev.event(|o, origin| {
             o.bytes("name", &r[2].to_bytes())
                 .str("cat", if failed { "syscall,failed" } else { "syscall" })
@@ -368,14 +368,19 @@ fn calls(
                 .int("tid", int(&r[1]));
             let mut a = String::new();
             let mut args = Obj::new(&mut a);
-            args.int("call_id", int(&r[9]));
+            args.int("call_id", int(&r[10]));
             if let Some(v) = r[5].int() {
                 args.int("retval", v);
             }
             if failed {
-                args.bytes("errno", &r[6].to_bytes());
+                // The name, or `errno N` when the system's table lacks it.
+                match (r[7].bytes(), r[6].int()) {
+                    (Some(name), _) => args.bytes("errno", name),
+                    (None, Some(n)) => args.str("errno", &format!("errno {n}")),
+                    (None, None) => args.str("errno", ""),
+                };
             }
-            if let Some(u) = r[8].bytes() {
+            if let Some(u) = r[9].bytes() {
                 args.bytes("unpaired", u);
             }
             args.end();
