@@ -169,11 +169,21 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
             } else {
                 ("paths are", "their", "them")
             };
+            // The command that lists them, in the same scope.
+            let mut list = format!("kt2sql files --unresolved {}", quote_path(&args.common.db));
+            if let Some(pid) = args.pid {
+                list.push_str(&format!(" -p {pid}"));
+            }
+            if let Some(t) = args.common.trace {
+                list.push_str(&format!(" --trace {t}"));
+            }
+            if args.all {
+                list.push_str(" -a");
+            }
             eprintln!(
                 "kt2sql: note: {n} relative {paths} not listed: {their} base directory is \
-                 unknown (kt2sql files --unresolved {} lists {them}; importing with -d DIR, \
-                 the directory the traced command started in, resolves {them})",
-                quote_path(&args.common.db)
+                 unknown ({list} lists {them}; importing with -d DIR, \
+                 the directory the traced command started in, resolves {them})"
             );
         }
     }

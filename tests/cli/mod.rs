@@ -220,6 +220,8 @@ fn files_unresolved_formats_agree_and_one_path_is_singular() {
         err.contains("lists it;") && err.ends_with("resolves it)\n"),
         "{err}"
     );
+    // The command the note gives lists that path: it keeps the scope.
+    assert!(err.contains(" -p 2315 lists it;"), "{err}");
     let run = |format: &str, verbose: bool| {
         let mut cmd = kt2sql(dir.path());
         cmd.args(["files", "--unresolved", "--format", format]);
