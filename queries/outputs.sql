@@ -9,9 +9,9 @@
 -- @column pid      pid of the last command that wrote it.
 -- @column comm     That command's name.
 -- @column writers  Commands that wrote it.
--- (_build_changed_file is build_file's rows for the paths the build
--- changed: the same roles, without the pass over every lookup.)
 SELECT pa.path, f.role, p.pid, e.comm, f.writers
+-- _build_changed_file: build_file's rows for the paths the build changed
+-- (the same roles), without its pass over every lookup.
 FROM _build_changed_file AS f
 JOIN path AS pa USING (path_id)
 LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id

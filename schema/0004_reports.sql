@@ -628,8 +628,9 @@ WITH RECURSIVE anc AS MATERIALIZED (
          lead(offset) OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS nxt
   FROM wr WHERE access IN ('create', 'rename-to')
 ), iv AS MATERIALIZED (
-  -- race: the first reads and first writes of the written paths, each with
-  -- its process's interval [s, e] and its rank k among them by start.
+  -- race: the first reads and first writes of the paths both read and
+  -- written, each with its process's interval [s, e] and its rank k among
+  -- them by start.
   SELECT trace_id, path_id, rw, command_id, process_id, ts, s, e,
          row_number() OVER (PARTITION BY trace_id, path_id ORDER BY s, rw, command_id) AS k
   FROM (SELECT r.trace_id, r.path_id, 0 AS rw, r.command_id, r.process_id, r.ts,
@@ -638,7 +639,8 @@ WITH RECURSIVE anc AS MATERIALIZED (
         WHERE r.path_id IN (SELECT path_id FROM fw)
         UNION ALL
         SELECT w.trace_id, w.path_id, 1, w.command_id, w.process_id, w.ts, p.first_ts, p.last_ts
-        FROM fw AS w JOIN process AS p USING (process_id))
+        FROM fw AS w JOIN process AS p USING (process_id)
+        WHERE w.path_id IN (SELECT path_id FROM fr))
 ), reach AS MATERIALIZED (
   -- hi: how many of them start before this one ends (ends sort before
   -- starts at the same time), so ranks k + 1 … hi are the later-ranked
