@@ -26,14 +26,27 @@ WITH RECURSIVE wanted (file) AS (
   SELECT m.file, f.producer_id
   FROM made AS m
   JOIN flow AS f ON f.consumer_id = m.command_id
+), mc AS MATERIALIZED (
+  SELECT DISTINCT file, command_id FROM made
+), changed AS MATERIALIZED (
+  SELECT DISTINCT trace_id, path_id FROM _build_changed WHERE effect IN ('write', 'remove')
 )
-SELECT m.file, 'command' AS kind, c.path, c.pid, c.comm
-FROM (SELECT DISTINCT file, command_id FROM made) AS m
-JOIN command AS c ON c.command_id = m.command_id
+SELECT m.file, 'command' AS kind, rp.path, p.pid, e.comm
+FROM mc AS m
+JOIN exec AS e ON e.exec_id = m.command_id
+JOIN process AS p USING (process_id)
+LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
 UNION ALL
-SELECT DISTINCT m.file, 'source', f.path, NULL, NULL
-FROM made AS m
-JOIN build_access AS a ON a.command_id = m.command_id AND a.effect = 'read'
-JOIN build_file AS f ON f.trace_id = a.trace_id AND f.path_id = a.path_id
- AND f.role = 'source'
+-- A source is a path they read that the build never wrote or removed:
+-- build_file's role `source`. (One pass over the
+-- reads, keeping those of the commands found: namei has no index by
+-- command.)
+SELECT DISTINCT m.file, 'source', pa.path, NULL, NULL
+FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
+      WHERE access IN ('read', 'exec') AND effect = 'read'
+        AND command_id IN (SELECT command_id FROM mc)) AS a
+JOIN mc AS m ON m.command_id = a.command_id
+JOIN path AS pa USING (path_id)
+WHERE NOT EXISTS (SELECT 1 FROM changed AS f
+                  WHERE f.trace_id = a.trace_id AND f.path_id = a.path_id)
 ORDER BY 1, 2, 3, 4;

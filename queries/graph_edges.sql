@@ -8,15 +8,15 @@
 -- @column target    The node it enters.
 -- @column kind      `write`, `read` or `flow` (a build_dep row).
 -- @column paths     For a flow, how many paths it carried; else NULL.
-SELECT 'c' || command_id AS source, 'f' || trace_id || '_' || path_id AS target,
-       'write' AS kind, NULL AS paths
-FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
-      WHERE effect = 'write' AND (:trace IS NULL OR trace_id = :trace))
-WHERE :commands IS NOT 1
-UNION ALL
-SELECT 'f' || trace_id || '_' || path_id, 'c' || command_id, 'read', NULL
-FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
-      WHERE effect = 'read' AND (:trace IS NULL OR trace_id = :trace))
+SELECT CASE effect WHEN 'write' THEN 'c' || command_id
+                   ELSE 'f' || trace_id || '_' || path_id END AS source,
+       CASE effect WHEN 'write' THEN 'f' || trace_id || '_' || path_id
+                   ELSE 'c' || command_id END AS target,
+       effect AS kind, NULL AS paths
+FROM (SELECT trace_id, path_id, command_id, effect FROM build_access
+      WHERE access IN ('read', 'exec', 'write', 'create', 'rename-to')
+        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
+      GROUP BY trace_id, path_id, command_id, effect)
 WHERE :commands IS NOT 1
 UNION ALL
 SELECT 'c' || producer_id, 'c' || consumer_id, 'flow', paths

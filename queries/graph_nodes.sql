@@ -8,13 +8,20 @@
 -- @column kind      `command` or `file`.
 -- @column label     `comm [pid]` for a command, the path for a file.
 -- @column role      The file's build_file.role; NULL for a command.
-SELECT 'c' || command_id AS node, 'command' AS kind,
-       CAST(comm AS BLOB) || CAST(' [' || pid || ']' AS BLOB) AS label, NULL AS role
-FROM command
-WHERE :trace IS NULL OR trace_id = :trace
+SELECT 'c' || e.exec_id AS node, 'command' AS kind,
+       CAST(e.comm AS BLOB) || CAST(' [' || p.pid || ']' AS BLOB) AS label, NULL AS role
+FROM exec AS e
+JOIN process AS p USING (process_id)
+WHERE e.success = 1 AND (:trace IS NULL OR p.trace_id = :trace)
 UNION ALL
-SELECT 'f' || trace_id || '_' || path_id, 'file', path, role
-FROM build_file
-WHERE :commands IS NOT 1 AND (readers > 0 OR writers > 0)
-  AND (:trace IS NULL OR trace_id = :trace)
+-- A path read or written that the build did not change
+-- (_build_changed_file) was read: build_file's role `source`.
+SELECT 'f' || t.trace_id || '_' || t.path_id, 'file', pa.path, COALESCE(cf.role, 'source')
+FROM (SELECT trace_id, path_id FROM build_access
+      WHERE access IN ('read', 'exec', 'write', 'create', 'rename-to')
+        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
+      GROUP BY trace_id, path_id) AS t
+JOIN path AS pa USING (path_id)
+LEFT JOIN _build_changed_file AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id
+WHERE :commands IS NOT 1
 ORDER BY 2, 1;

@@ -7,10 +7,23 @@
 -- @param  under    Only paths in this directory tree (default: all).
 -- @column path     The source path (TEXT, or BLOB when not UTF-8).
 -- @column readers  Commands that read it.
+WITH changed AS MATERIALIZED (
+  -- A source is a path read and never written or removed (build_file's
+  -- role `source`): counted from the reads alone, not from every lookup.
+  SELECT DISTINCT trace_id, path_id FROM _build_changed WHERE effect IN ('write', 'remove')
+), f AS (
+  SELECT a.trace_id, a.path_id, pa.path, count(DISTINCT a.command_id) AS readers
+  FROM build_access AS a
+  JOIN path AS pa USING (path_id)
+  WHERE a.access IN ('read', 'exec') AND a.effect = 'read'
+    AND (:trace IS NULL OR a.trace_id = :trace)
+    AND NOT EXISTS (SELECT 1 FROM changed AS c
+                    WHERE c.trace_id = a.trace_id AND c.path_id = a.path_id)
+  GROUP BY a.trace_id, a.path_id
+)
 SELECT f.path, sum(f.readers) AS readers
-FROM build_file AS f
-WHERE f.role = 'source' AND (:trace IS NULL OR f.trace_id = :trace)
-  AND (:under IS NULL OR f.path = rtrim(:under, '/')
+FROM f
+WHERE (:under IS NULL OR f.path = rtrim(:under, '/')
        OR substr(f.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
   AND (:pid IS NULL OR EXISTS (
         SELECT 1

@@ -27,18 +27,24 @@ WITH allowed (trace_id, dir) AS (
   UNION ALL
   SELECT trace_id, rtrim(start_cwd, '/') FROM trace
   WHERE :allow IS NULL AND start_cwd IS NOT NULL
+), first AS (
+  -- Each path's first read.
+  SELECT trace_id, path_id, command_id, ts, min(offset) AS offset
+  FROM build_access
+  WHERE access IN ('read', 'exec') AND effect = 'read'
+    AND (:trace IS NULL OR trace_id = :trace)
+  GROUP BY trace_id, path_id
 ), outside AS (
-  SELECT a.trace_id, a.command_id, a.ts, a.offset,
+  SELECT f.trace_id, f.command_id, f.ts, f.offset,
          CASE WHEN :allow IS NOT NULL THEN pa.path
               WHEN instr(substr(pa.path, 2), '/') > 0
               THEN substr(pa.path, 1, instr(substr(pa.path, 2), '/'))
               ELSE pa.path END AS path
-  FROM build_access AS a
+  FROM first AS f
   JOIN path AS pa USING (path_id)
-  WHERE a.effect = 'read' AND (:trace IS NULL OR a.trace_id = :trace)
-    AND EXISTS (SELECT 1 FROM allowed AS d WHERE d.trace_id = a.trace_id)
+  WHERE EXISTS (SELECT 1 FROM allowed AS d WHERE d.trace_id = f.trace_id)
     AND NOT EXISTS (SELECT 1 FROM allowed AS d
-                    WHERE d.trace_id = a.trace_id
+                    WHERE d.trace_id = f.trace_id
                       AND (pa.path = d.dir OR d.dir = ''
                            OR substr(pa.path, 1, length(d.dir) + 1) = d.dir || '/'))
 ), h AS (
@@ -50,12 +56,14 @@ WITH allowed (trace_id, dir) AS (
   FROM (SELECT trace_id, path, command_id, ts, min(offset)
         FROM outside GROUP BY trace_id, path)
 )
-SELECT h.kind, h.path, a.comm || ' [' || a.pid || ']' AS command,
-       b.comm || ' [' || b.pid || ']' AS other, h.ts, h.other_ts
+SELECT h.kind, h.path, a.comm || ' [' || qa.pid || ']' AS command,
+       b.comm || ' [' || qb.pid || ']' AS other, h.ts, h.other_ts
 FROM h
-JOIN command AS a ON a.command_id = h.command_id
-LEFT JOIN command AS b ON b.command_id = h.other_id
+JOIN exec AS a ON a.exec_id = h.command_id
+JOIN process AS qa ON qa.process_id = a.process_id
+LEFT JOIN exec AS b ON b.exec_id = h.other_id
+LEFT JOIN process AS qb ON qb.process_id = b.process_id
 ORDER BY CASE h.kind WHEN 'double-write' THEN 1 WHEN 'race' THEN 2
                      WHEN 'used-then-changed' THEN 3 WHEN 'ghost-later-created' THEN 4
                      ELSE 5 END,
-         CAST(h.path AS BLOB), h.ts, a.pid, b.pid;
+         CAST(h.path AS BLOB), h.ts, qa.pid, qb.pid;

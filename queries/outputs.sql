@@ -9,10 +9,14 @@
 -- @column pid      pid of the last command that wrote it.
 -- @column comm     That command's name.
 -- @column writers  Commands that wrote it.
-SELECT f.path, f.role, c.pid, c.comm, f.writers
-FROM build_file AS f
-LEFT JOIN command AS c ON c.command_id = f.last_writer_id
+SELECT pa.path, f.role, p.pid, e.comm, f.writers
+-- _build_changed_file: build_file's rows for the paths the build changed
+-- (the same roles), without its pass over every lookup.
+FROM _build_changed_file AS f
+JOIN path AS pa USING (path_id)
+LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id
+LEFT JOIN process AS p ON p.process_id = e.process_id
 WHERE f.role IN ('output', 'intermediate') AND (:trace IS NULL OR f.trace_id = :trace)
-  AND (:under IS NULL OR f.path = rtrim(:under, '/')
-       OR substr(f.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
-ORDER BY CAST(f.path AS BLOB), f.trace_id;
+  AND (:under IS NULL OR pa.path = rtrim(:under, '/')
+       OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
+ORDER BY CAST(pa.path AS BLOB), f.trace_id;

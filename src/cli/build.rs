@@ -87,6 +87,16 @@ fn run(
 
 /// Run `kt2sql inputs`.
 pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
+    if a.pid.is_some() || a.trace.is_some() {
+        // As `files -p`: an unknown pid or trace is an error, not an
+        // empty list.
+        let conn = report::open(&a.db)?;
+        let common = super::report::Common {
+            db: a.db.clone(),
+            trace: a.trace,
+        };
+        super::report::scope(&conn, &common, a.pid)?;
+    }
     let params = vec![
         ("pid", a.pid.map(Cell::Int)),
         ("under", a.under.map(|s| Cell::Text(s.into_bytes()))),
