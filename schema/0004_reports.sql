@@ -552,6 +552,38 @@ FROM s
 JOIN path AS pa USING (path_id)
 LEFT JOIN _build_changed_file AS cf ON cf.trace_id = s.trace_id AND cf.path_id = s.path_id;
 
+-- Who read and who wrote each path of build_file: one row per path,
+-- command and effect, the commands of each effect numbered in the order
+-- of their first such access (ktcompose's `readers` and `writers`).
+CREATE VIEW IF NOT EXISTS build_file_command (
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The path (TEXT, or BLOB when not UTF-8).
+  path,
+  -- `read` (read or exec) or `write` (write, create or rename-to).
+  effect,
+  -- 1 for the command that did it first, 2 for the next, ….
+  seq,
+  -- The command (command.command_id).
+  command_id,
+  -- Time (ns) of its first such access of the path.
+  first_ts
+) AS
+WITH u AS (
+  SELECT trace_id, path_id, command_id, effect, min(offset) AS first_offset, min(ts) AS first_ts
+  FROM build_access
+  WHERE effect IN ('read', 'write')
+  GROUP BY trace_id, path_id, command_id, effect
+)
+SELECT u.trace_id, u.path_id, pa.path, u.effect,
+       row_number() OVER (PARTITION BY u.trace_id, u.path_id, u.effect
+                          ORDER BY u.first_offset, u.command_id),
+       u.command_id, u.first_ts
+FROM u
+JOIN path AS pa USING (path_id);
+
 -- Build hazards, by ktcompose's rules (two commands of one process
 -- lifetime never make one): `double-write` (commands of two or more
 -- lifetimes wrote the path), `race` (a command read a path that a command

@@ -1,6 +1,6 @@
 //! The build views (issue #15) against the truth's `build` section
 //! (`build_visible` where records were lost): commands, every path's role
-//! with its first and last writer, the producer -> consumer flows and the
+//! with its first and last writer, who read and who wrote it, the producer -> consumer flows and the
 //! hazards, in every dialect, with and without `--faithful --hazards`;
 //! and the `inputs`, `outputs`, `lint` (`--allow` too), `deps` and `graph`
 //! reports built on them.
@@ -106,6 +106,37 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         f.join(" ")
     });
     assert_same(&got, &want, &format!("{ctx}: files"));
+
+    // Who read and who wrote each path, in the order of their first read
+    // or write.
+    let mut by_path: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    let mut st = conn
+        .prepare("SELECT path, effect, command_id FROM build_file_command ORDER BY seq")
+        .unwrap();
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)?)))
+        .unwrap();
+    for row in rows {
+        let (path, effect, id): (String, String, i64) = row.unwrap();
+        by_path
+            .entry((path, effect))
+            .or_default()
+            .push(ids[&id].clone());
+    }
+    let got: BTreeSet<String> = by_path
+        .into_iter()
+        .map(|((path, effect), cmds)| format!("{path} {effect} {}", cmds.join(" ")))
+        .collect();
+    let mut want = BTreeSet::new();
+    for f in b["files"].as_array().unwrap() {
+        for (key, effect) in [("readers", "read"), ("writers", "write")] {
+            let cmds: Vec<String> = f[key].as_array().unwrap().iter().map(s).collect();
+            if !cmds.is_empty() {
+                want.insert(format!("{} {effect} {}", s(&f["path"]), cmds.join(" ")));
+            }
+        }
+    }
+    assert_same(&got, &want, &format!("{ctx}: readers and writers"));
 
     let got = lines(
         &conn,
