@@ -13,10 +13,11 @@ SELECT CASE effect WHEN 'write' THEN 'c' || command_id
        CASE effect WHEN 'write' THEN 'f' || trace_id || '_' || path_id
                    ELSE 'c' || command_id END AS target,
        effect AS kind, NULL AS paths
-FROM (SELECT trace_id, path_id, command_id, effect FROM build_access
+-- DISTINCT rather than GROUP BY: one b-tree of the pairs as they come,
+-- not a sort of every lookup before the sort by text ids.
+FROM (SELECT DISTINCT trace_id, path_id, command_id, effect FROM build_access
       WHERE access IN ('read', 'exec', 'write', 'create', 'rename-to')
-        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
-      GROUP BY trace_id, path_id, command_id, effect)
+        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace))
 WHERE :commands IS NOT 1
 UNION ALL
 SELECT 'c' || producer_id, 'c' || consumer_id, 'flow', paths
