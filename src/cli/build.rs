@@ -277,6 +277,14 @@ pub struct GraphArgs {
 pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     let GraphFormat::Dot = a.format;
     let db = report::open(&a.db)?;
+    if a.trace.is_some() {
+        // As `files --trace`: an unknown trace is an error, not an empty graph.
+        let common = super::report::Common {
+            db: a.db.clone(),
+            trace: a.trace,
+        };
+        super::report::scope(&db, &common, None)?;
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     report::graph::write_dot(&db, a.trace, a.commands, &mut out)?;

@@ -5,12 +5,16 @@
 //! the rest dashed. Edges: command -> file for a write, file -> command
 //! for a read; with `commands`, producer -> consumer per `build_dep` row,
 //! labelled with the number of paths.
+//!
+//! The two queries run at once, on two connections: the edges' scan and
+//! sort (the larger part of the time on a big build) are done by the time
+//! the nodes are written, and their rows then come through a bounded
+//! channel, so memory stays flat.
 
 use std::io::Write;
+use std::sync::mpsc;
 
-use rusqlite::Connection;
-
-use super::{each, Cell};
+use super::{each, Cell, Database};
 use crate::text::vis;
 use crate::Error;
 
@@ -26,10 +30,13 @@ fn label(c: &Cell) -> String {
     vis(&b).replace('\\', "\\\\").replace('"', "\\\"")
 }
 
+/// Edge rows in flight between the edges' thread and the writer.
+const EDGES_IN_FLIGHT: usize = 4096;
+
 /// Write the digraph of trace `trace` (every trace when `None`); with
 /// `commands`, command -> command edges only.
 pub fn write_dot(
-    conn: &Connection,
+    db: &Database,
     trace: Option<i64>,
     commands: bool,
     out: &mut dyn Write,
@@ -38,10 +45,44 @@ pub fn write_dot(
         ("trace", super::opt_int(trace)),
         ("commands", Cell::Int(commands as i64)),
     ];
+    let (path, edge_params) = (&db.path, &params);
+    std::thread::scope(|scope| {
+        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Cell>, Error>>(EDGES_IN_FLIGHT);
+        let edges = scope.spawn(move || {
+            let run = || -> Result<(), Error> {
+                let conn = super::open(path)?;
+                each(&conn, "graph_edges", edge_params, |r| {
+                    // The writer stopped (an error of its own, which it
+                    // reports): stop too.
+                    tx.send(Ok(r.to_vec()))
+                        .map_err(|_| Error::Interrupted { path: path.clone() })
+                })
+            };
+            if let Err(e) = run() {
+                let _ = tx.send(Err(e));
+            }
+        });
+        let written = write_all(db, &params, rx, out);
+        // A writer error drops the receiver, which ends the edges' thread.
+        edges
+            .join()
+            .expect("the graph edges' thread does not panic");
+        written
+    })
+}
+
+/// The header and the nodes from `db`, then the edges as `rx` hands them
+/// over, then the closing brace.
+fn write_all(
+    db: &Database,
+    params: &[(&str, Cell)],
+    rx: mpsc::Receiver<Result<Vec<Cell>, Error>>,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
     writeln!(out, "digraph build {{").map_err(io_err)?;
     writeln!(out, "    rankdir=LR;").map_err(io_err)?;
     writeln!(out, "    node [fontname=\"monospace\"];").map_err(io_err)?;
-    each(conn, "graph_nodes", &params, |r| {
+    each(db, "graph_nodes", params, |r| {
         let (node, kind) = (r[0].display(), r[1].display());
         let style = match (kind.as_ref(), r[3].display().as_ref()) {
             ("command", _) => "shape=box",
@@ -51,13 +92,14 @@ pub fn write_dot(
         };
         writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r[2])).map_err(io_err)
     })?;
-    each(conn, "graph_edges", &params, |r| {
+    for r in rx {
+        let r = r?;
         let (from, to) = (r[0].display(), r[1].display());
         match &r[3] {
             Cell::Int(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
             _ => writeln!(out, "    {from} -> {to};"),
         }
-        .map_err(io_err)
-    })?;
+        .map_err(io_err)?;
+    }
     writeln!(out, "}}").map_err(io_err)
 }

@@ -144,6 +144,7 @@ fn bad_arguments_fail_with_exit_code_2() {
     fails(&["files", "-p", "999"], "no process has pid 999");
     fails(&["inputs", "-p", "999"], "no process has pid 999");
     fails(&["inputs", "--trace", "7"], "no trace 7");
+    fails(&["graph", "--trace", "7"], "no trace 7");
     fails(&["tree", "--trace", "7"], "no trace 7");
     fails(&["query", "nosuch"], "no query called \"nosuch\"");
     fails(
