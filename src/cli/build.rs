@@ -85,17 +85,20 @@ fn run(
     )
 }
 
+/// As `files -p` and `files --trace`: an unknown pid or trace is an
+/// error, not an empty report.
+fn refuse_unknown_scope(db: &report::Database, trace: Option<i64>, pid: Option<i64>) -> Result<()> {
+    let common = super::report::Common {
+        db: db.path.clone(),
+        trace,
+    };
+    super::report::scope(db, &common, pid).map(drop)
+}
+
 /// Run `kt2sql inputs`.
 pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
     if a.pid.is_some() || a.trace.is_some() {
-        // As `files -p`: an unknown pid or trace is an error, not an
-        // empty list.
-        let conn = report::open(&a.db)?;
-        let common = super::report::Common {
-            db: a.db.clone(),
-            trace: a.trace,
-        };
-        super::report::scope(&conn, &common, a.pid)?;
+        refuse_unknown_scope(&report::open(&a.db)?, a.trace, a.pid)?;
     }
     let params = vec![
         ("pid", a.pid.map(Cell::Int)),
@@ -278,12 +281,7 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     let GraphFormat::Dot = a.format;
     let db = report::open(&a.db)?;
     if a.trace.is_some() {
-        // As `files --trace`: an unknown trace is an error, not an empty graph.
-        let common = super::report::Common {
-            db: a.db.clone(),
-            trace: a.trace,
-        };
-        super::report::scope(&db, &common, None)?;
+        refuse_unknown_scope(&db, a.trace, None)?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
