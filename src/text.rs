@@ -101,78 +101,7 @@ pub fn json_str(out: &mut String, b: &[u8]) {
 /// Parse a JSON array of strings (as [`json_str`] writes them, or any
 /// other valid JSON of that shape): `None` when `b` is anything else.
 pub fn json_str_list(b: &[u8]) -> Option<Vec<String>> {
-    let s = std::str::from_utf8(b).ok()?;
-    let mut it = s.trim().chars().peekable();
-    let skip_ws = |it: &mut std::iter::Peekable<std::str::Chars<'_>>| {
-        while it
-            .next_if(|c| matches!(c, ' ' | '\t' | '\n' | '\r'))
-            .is_some()
-        {}
-    };
-    let mut out = Vec::new();
-    if it.next()? != '[' {
-        return None;
-    }
-    skip_ws(&mut it);
-    if it.next_if_eq(&']').is_some() {
-        return it.next().is_none().then_some(out);
-    }
-    loop {
-        skip_ws(&mut it);
-        if it.next()? != '"' {
-            return None;
-        }
-        let mut word = String::new();
-        loop {
-            match it.next()? {
-                '"' => break,
-                '\\' => {
-                    let c = match it.next()? {
-                        'u' => {
-                            let hi = hex4(&mut it)?;
-                            if (0xd800..0xdc00).contains(&hi) {
-                                if it.next()? != '\\' || it.next()? != 'u' {
-                                    return None;
-                                }
-                                let lo = hex4(&mut it)?;
-                                if !(0xdc00..0xe000).contains(&lo) {
-                                    return None;
-                                }
-                                char::from_u32(0x10000 + ((hi - 0xd800) << 10) + (lo - 0xdc00))?
-                            } else {
-                                char::from_u32(hi)?
-                            }
-                        }
-                        'n' => '\n',
-                        't' => '\t',
-                        'r' => '\r',
-                        'b' => '\u{8}',
-                        'f' => '\u{c}',
-                        c @ ('"' | '\\' | '/') => c,
-                        _ => return None,
-                    };
-                    word.push(c);
-                }
-                c if (c as u32) < 0x20 => return None,
-                c => word.push(c),
-            }
-        }
-        out.push(word);
-        skip_ws(&mut it);
-        match it.next()? {
-            ',' => {}
-            ']' => return it.next().is_none().then_some(out),
-            _ => return None,
-        }
-    }
-}
-
-/// The four hex digits of a JSON `\uXXXX` escape.
-fn hex4(it: &mut impl Iterator<Item = char>) -> Option<u32> {
-    let hex: String = it.take(4).collect();
-    (hex.len() == 4 && hex.chars().all(|c| c.is_ascii_hexdigit()))
-        .then(|| u32::from_str_radix(&hex, 16).ok())
-        .flatten()
+    serde_json::from_slice(b).ok()
 }
 
 /// Whether `b` is valid UTF-8.
