@@ -12,7 +12,7 @@ mod process;
 mod load;
 // Damaged, foreign and hostile input end to end (issue #5): damage matrix, exit codes, interrupts.
 mod robust;
-// Documentation: README covers the schema and commands; the example trace is current.
+// Documentation: README and docs/ cover every command, query and column; links resolve; the example trace is current.
 mod docs;
 // `kt2sql dump` as kdump (issue #14): options, golden layout, -l, cross-hints.
 mod dump;

@@ -280,19 +280,19 @@ fn traces_without_argv_are_refused_with_the_recordings_that_have_it() {
     refused(&im.db, "recorded without `ktrace -t a`");
 }
 
-/// README's section states the rules: which programs, which invocations.
+/// docs/build.md's section states the rules: which programs, which invocations.
 #[test]
-fn readme_states_the_rules() {
-    let readme = std::fs::read_to_string(manifest_dir().join("README.md")).unwrap();
-    let at = readme
-        .find("### `kt2sql compile-commands")
+fn docs_state_the_rules() {
+    let doc = std::fs::read_to_string(manifest_dir().join("docs/build.md")).unwrap();
+    let at = doc
+        .find("## `kt2sql compile-commands")
         .expect("a compile-commands section");
-    let section = &readme[at..];
-    let section = &section[..section[4..].find("\n### ").map_or(section.len(), |i| i + 4)];
+    let section = &doc[at..];
+    let section = &section[..section[3..].find("\n## ").map_or(section.len(), |i| i + 3)];
     for word in ["`as`", "`cpp`", "`-E`", "`-M`", "`-cc1`", "clangd"] {
         assert!(
             section.contains(word),
-            "README's section does not mention {word}"
+            "docs/build.md's section does not mention {word}"
         );
     }
 }
