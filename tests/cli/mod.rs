@@ -539,7 +539,11 @@ fn one_format_vocabulary_with_table_kept_for_text() {
         outputs(&a).0
     };
     for cmd in [
-        &["sql", "ex.db", "SELECT pid, process_id FROM process ORDER BY process_id"][..],
+        &[
+            "sql",
+            "ex.db",
+            "SELECT pid FROM process ORDER BY process_id",
+        ][..],
         &["query", "ex.db", "traces"],
         &["inputs", "ex.db"],
         &["outputs", "ex.db"],
