@@ -1,11 +1,14 @@
-//! `kt2sql inputs`, `outputs` and `lint`: what the build read, left
-//! behind and got wrong, from the build views (`queries/inputs.sql`,
-//! `outputs.sql`, `lint.sql`, which `kt2sql query` runs too). The clap
-//! arguments and the glue to the canned queries.
+//! The build commands: `kt2sql inputs`, `outputs` and `lint` (what the
+//! build read, left behind and got wrong: `queries/inputs.sql`,
+//! `outputs.sql`, `lint.sql`, which `kt2sql query` runs too), `deps` (what
+//! files were built from, or their make depfile) and `graph` (the build as
+//! DOT). Only the clap arguments and the glue: the rules are
+//! `kt2sql::build`'s, the queries and rendering `kt2sql::report`'s.
 
 use std::process::ExitCode;
 
-use kt2sql::report::{self, Cell, Format as Rows};
+use kt2sql::build::deps::absolute;
+use kt2sql::report::{self, depfile, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
 use super::args::{
@@ -152,39 +155,20 @@ impl Formats for DepsFormats {
     ];
 }
 
-/// `file` made absolute against the current directory, lexically (`.`
-/// and `..` folded), as the trace would name it.
-fn absolute(file: &str) -> Result<String> {
-    if file.starts_with('/') {
-        return Ok(file.to_string());
-    }
-    let cwd = std::env::current_dir()?;
-    let cwd = cwd
-        .to_str()
-        .ok_or("the current directory is not UTF-8: give FILE as an absolute path")?;
-    let mut parts: Vec<&str> = cwd.split('/').filter(|p| !p.is_empty()).collect();
-    for p in file.split('/') {
-        match p {
-            "" | "." => {}
-            ".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    Ok(format!("/{}", parts.join("/")))
-}
-
 /// Run `kt2sql deps`.
 pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
-    let paths: Vec<String> = a.files.iter().map(|f| absolute(f)).collect::<Result<_>>()?;
+    // The current directory is asked for only when a name is relative.
+    let cwd = match a.files.iter().all(|f| f.starts_with('/')) {
+        true => String::from("/"),
+        false => std::env::current_dir()?
+            .to_str()
+            .ok_or("the current directory is not UTF-8: give FILE as an absolute path")?
+            .to_string(),
+    };
+    let paths: Vec<String> = a.files.iter().map(|f| absolute(f, &cwd)).collect();
     let db = report::open(&a.db.path)?;
     for (file, path) in a.files.iter().zip(&paths) {
-        let known: i64 =
-            db.query_row("SELECT count(*) FROM path WHERE path = ?1", [path], |r| {
-                r.get(0)
-            })?;
-        if known == 0 {
+        if !deps::looked_up(&db, path)? {
             return Err(format!(
                 "{}: {file}: the trace never looked up {path}",
                 a.db.path.display()
@@ -197,26 +181,16 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     if let Some(t) = a.trace.id {
         params.push(("trace", Cell::Int(t)));
     }
-    let format = match a.format.format.rows() {
-        Some(format) => format,
-        None => {
-            let rows = report::run(&db, "deps", &params)?;
-            let (f, k, p) = (rows.col("file"), rows.col("kind"), rows.col("path"));
-            let stdout = std::io::stdout();
-            let mut out = std::io::BufWriter::new(stdout.lock());
-            for (target, path) in a.files.iter().zip(&paths) {
-                let deps: Vec<&[u8]> = rows
-                    .rows
-                    .iter()
-                    .filter(|r| r[f].to_bytes() == path.as_bytes())
-                    .filter(|r| r[k].display() == "source")
-                    .filter_map(|r| r[p].bytes())
-                    .collect();
-                report::depfile::write_rule(&mut out, target.as_bytes(), &deps)?;
-            }
-            std::io::Write::flush(&mut out)?;
-            return Ok(ExitCode::SUCCESS);
+    let Some(format) = a.format.format.rows() else {
+        let prerequisites = deps::depfile_prerequisites(&db, &paths, &params)?;
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        for (target, deps) in a.files.iter().zip(&prerequisites) {
+            let deps: Vec<&[u8]> = deps.iter().map(Vec::as_slice).collect();
+            depfile::write_rule(&mut out, target.as_bytes(), &deps)?;
         }
+        std::io::Write::flush(&mut out)?;
+        return Ok(ExitCode::SUCCESS);
     };
     let params: Vec<(String, Cell)> = params
         .into_iter()

@@ -9,6 +9,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use kt2sql::build::compile_db::Summary;
 use kt2sql::report::{self, compile_commands, Database, Scope};
 use kt2sql::Error;
 
@@ -117,7 +118,7 @@ fn no_argv(db: &Database, scope: Scope) -> Result<String> {
 }
 
 /// Say on stderr what was left out, and why the array is empty.
-fn notes(sum: &compile_commands::Summary) {
+fn notes(sum: &Summary) {
     let note = |s: String| eprintln!("kt2sql: note: {s}");
     if sum.entries == 0 {
         note(format!(
