@@ -19,6 +19,8 @@
 //!   recognised; shared by `load`, `import` and `report`.
 //! * [`report`]: SQL → text (the `report` and `sql` commands); [`dump`]:
 //!   records → text without a database.
+//! * [`build`]: the rules of build analysis on values (which programs are
+//!   compilers, what a depfile lists, the graph's roles), for `report`.
 //!
 //! Only the binary (`src/cli`) owns the command line and the progress bar.
 //!
@@ -30,6 +32,7 @@
 //! layouts, and the [`tables::NameTable`] the syscall numbering its names
 //! come from (one family can have had two, as OpenBSD had before 5.5).
 
+pub mod build;
 pub mod decode;
 pub mod dump;
 pub mod error;

@@ -9,21 +9,22 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use kt2sql::build::compile_db::Summary;
 use kt2sql::report::{self, compile_commands, Database, Scope};
 use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::report::{scope, Common};
+use super::args::{scope, Db, Subtree, Trace};
 
 /// `kt2sql compile-commands`.
 #[derive(Debug, clap::Args)]
 pub struct CompileCommandsArgs {
     #[command(flatten)]
-    pub common: Common,
-    /// Only this process and its descendants (every lifetime of that pid
-    /// when it was reused).
-    #[arg(long, short = 'p', value_name = "PID")]
-    pub pid: Option<i64>,
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
     /// Write to FILE (e.g. compile_commands.json) instead of standard
     /// output; it is not created (nor an existing one touched) when the
     /// trace holds no argv.
@@ -56,8 +57,8 @@ impl Write for LazyFile<'_> {
 
 /// Run `kt2sql compile-commands`.
 pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
-    let db = report::open(&args.common.db)?;
-    let scope = scope(&db, &args.common, args.pid)?;
+    let db = report::open(&args.db.path)?;
+    let scope = scope(&db, &args.db, args.trace, args.subtree)?;
     let sum = match &args.output {
         None => {
             let stdout = io::stdout();
@@ -117,7 +118,7 @@ fn no_argv(db: &Database, scope: Scope) -> Result<String> {
 }
 
 /// Say on stderr what was left out, and why the array is empty.
-fn notes(sum: &compile_commands::Summary) {
+fn notes(sum: &Summary) {
     let note = |s: String| eprintln!("kt2sql: note: {s}");
     if sum.entries == 0 {
         note(format!(

@@ -14,8 +14,9 @@ use kt2sql::dump::text::TextOptions;
 use kt2sql::dump::{self, points, DumpOptions, Format};
 
 use super::anyhow_lite::Result;
+use super::args;
 use super::hint;
-use super::{DumpArgs, DumpFormat};
+use super::DumpArgs;
 
 pub fn run(args: DumpArgs) -> Result<ExitCode> {
     let trace = trace_path(&args)?;
@@ -104,9 +105,10 @@ fn options(args: &DumpArgs) -> Result<DumpOptions> {
         Some(all)
     };
     Ok(DumpOptions {
-        format: match args.format {
-            DumpFormat::Text => Format::Text,
-            DumpFormat::Jsonl => Format::Jsonl,
+        format: match args.format.format {
+            args::Format::Text => Format::Text,
+            args::Format::Jsonl => Format::Jsonl,
+            f => unreachable!("dump takes no --format {}", f.name()),
         },
         pids: args.pid.clone(),
         types,

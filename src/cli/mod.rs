@@ -2,6 +2,7 @@
 //! them into library calls. The only module that knows clap or indicatif;
 //! library functions never take clap types.
 
+mod args;
 pub mod argv;
 mod build;
 mod compile;
@@ -16,7 +17,7 @@ mod timeline;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
 
 use kt2sql::decode::Abi;
 
@@ -95,9 +96,8 @@ pub struct DumpArgs {
     /// The ktrace.out file [default: ktrace.out].
     #[arg(short = 'f', value_name = "FILE")]
     pub file: Option<PathBuf>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = DumpFormat::Text)]
-    pub format: DumpFormat,
+    #[command(flatten)]
+    pub format: args::FormatArg<DumpFormats>,
     /// Numbers in decimal instead of hex.
     #[arg(short = 'd')]
     pub decimal: bool,
@@ -146,12 +146,12 @@ pub struct DumpArgs {
 }
 
 /// `dump --format`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum DumpFormat {
-    /// kdump-style columns.
-    Text,
-    /// One JSON object per line.
-    Jsonl,
+#[derive(Debug)]
+pub enum DumpFormats {}
+
+impl args::Formats for DumpFormats {
+    const TAKES: &'static [args::Format] = &[args::Format::Text, args::Format::Jsonl];
+    const HELP: &'static str = "Output format (text: kdump's columns)";
 }
 
 /// Run the parsed command line.

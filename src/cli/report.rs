@@ -3,67 +3,51 @@
 //! (SQL, layout, escaping) live in the library.
 
 use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
 use rusqlite::Connection;
 
 use kt2sql::report::{self, files, stats, tree, Scope};
 
 use super::anyhow_lite::Result;
-
-/// Options every report shares.
-#[derive(Debug, clap::Args)]
-pub struct Common {
-    /// The kt2sql database.
-    #[arg(value_name = "DB")]
-    pub db: PathBuf,
-    /// Only this trace (a trace_id of table `trace`; see `kt2sql stats`).
-    /// Default: every trace in the database.
-    #[arg(long, value_name = "ID")]
-    pub trace: Option<i64>,
-}
+use super::args::{check_trace, scope, Db, Format, FormatArg, Formats, Subtree, Trace};
 
 /// `kt2sql tree`.
 #[derive(Debug, clap::Args)]
 pub struct TreeArgs {
     #[command(flatten)]
-    pub common: Common,
-    /// Only this process and its descendants (the first process with that
-    /// pid when it was reused).
-    #[arg(long, short = 'p', value_name = "PID")]
-    pub pid: Option<i64>,
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
     /// Under each process image, the system calls it made.
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TreeFormat::Text)]
-    pub format: TreeFormat,
+    #[command(flatten)]
+    pub format: FormatArg<TreeFormats>,
 }
 
 /// `tree --format`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum TreeFormat {
-    /// ptrace.py's indented text.
-    Text,
-    /// Nested JSON objects.
-    Json,
-    /// One row per image in printed order, with its depth.
-    Csv,
-    /// A Graphviz digraph (`| dot -Tsvg`).
-    Dot,
+#[derive(Debug)]
+pub enum TreeFormats {}
+
+impl Formats for TreeFormats {
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Dot];
+    const HELP: &'static str =
+        "Output format (csv: one row per image in printed order, with its depth)";
 }
 
 /// `kt2sql files`.
 #[derive(Debug, clap::Args)]
 pub struct FilesArgs {
     #[command(flatten)]
-    pub common: Common,
-    /// Only paths looked up by this process and its descendants (the first
-    /// process with that pid when it was reused).
-    #[arg(long, short = 'p', value_name = "PID")]
-    pub pid: Option<i64>,
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
     /// Paths of failed calls too (and of calls that never returned).
     #[arg(long, short = 'a')]
     pub all: bool,
@@ -74,41 +58,47 @@ pub struct FilesArgs {
     /// unknown (import with -d DIR to resolve those of processes with no parent in the trace).
     #[arg(long)]
     pub unresolved: bool,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    #[command(flatten)]
+    pub format: FormatArg<FilesFormats>,
+}
+
+/// `files --format`.
+#[derive(Debug)]
+pub enum FilesFormats {}
+
+impl Formats for FilesFormats {
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
 }
 
 /// `kt2sql stats`.
 #[derive(Debug, clap::Args)]
 pub struct StatsArgs {
     #[command(flatten)]
-    pub common: Common,
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
     /// How many of the busiest processes, and of the most frequent
     /// syscalls, to list.
     #[arg(long, value_name = "N", default_value_t = 10)]
     pub top: i64,
-    /// Output format (csv: the syscall histogram's rows).
-    #[arg(long, value_enum, default_value_t = ReportFormat::Text)]
-    pub format: ReportFormat,
+    #[command(flatten)]
+    pub format: FormatArg<StatsFormats>,
 }
 
-/// `--format` of `files` and `stats`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum ReportFormat {
-    /// Text for people.
-    Text,
-    /// JSON.
-    Json,
-    /// CSV with a header line.
-    Csv,
+/// `stats --format`.
+#[derive(Debug)]
+pub enum StatsFormats {}
+
+impl Formats for StatsFormats {
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
+    const HELP: &'static str = "Output format (csv: the syscall histogram's rows)";
 }
 
 /// Run `kt2sql tree`.
 pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
-    let conn = report::open(&args.common.db)?;
-    let scope = scope(&conn, &args.common, args.pid)?;
-    if let TreeFormat::Text = args.format {
+    let conn = report::open(&args.db.path)?;
+    let scope = scope(&conn, &args.db, args.trace, args.subtree)?;
+    if let Format::Text = args.format.format {
         return per_trace(&conn, scope, |scope, out| {
             let t = tree::tree(&conn, scope, args.verbose)?;
             let shown = scope.pid.is_none() || !t.nodes.is_empty();
@@ -119,24 +109,24 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
         });
     }
     let t = tree::tree(&conn, scope, args.verbose)?;
-    emit(|out| match args.format {
-        TreeFormat::Text => t.write_text(out),
-        TreeFormat::Json => t.write_json(out),
-        TreeFormat::Csv => t.write_csv(out),
-        TreeFormat::Dot => t.write_dot(out),
+    emit(|out| match args.format.format {
+        Format::Csv => t.write_csv(out),
+        Format::Json => t.write_json(out),
+        Format::Dot => t.write_dot(out),
+        f => unreachable!("tree takes no --format {}", f.name()),
     })
 }
 
 /// Run `kt2sql files`.
 pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
-    let conn = report::open(&args.common.db)?;
+    let conn = report::open(&args.db.path)?;
     let opts = files::FilesOptions {
-        scope: scope(&conn, &args.common, args.pid)?,
+        scope: scope(&conn, &args.db, args.trace, args.subtree)?,
         all: args.all,
         callers: args.verbose,
         unresolved: args.unresolved,
     };
-    let code = if let ReportFormat::Text = args.format {
+    let code = if let Format::Text = args.format.format {
         per_trace(&conn, opts.scope, |scope, out| {
             let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
             let shown = opts.scope.pid.is_none() || !f.entries.is_empty();
@@ -147,10 +137,10 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         })?
     } else {
         let f = files::files(&conn, opts)?;
-        emit(|out| match args.format {
-            ReportFormat::Text => f.write_text(out),
-            ReportFormat::Json => f.write_json(out),
-            ReportFormat::Csv => f.write_csv(out),
+        emit(|out| match args.format.format {
+            Format::Csv => f.write_csv(out),
+            Format::Json => f.write_json(out),
+            f => unreachable!("files takes no --format {}", f.name()),
         })?
     };
     if !args.unresolved {
@@ -170,11 +160,11 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
                 ("paths are", "their", "them")
             };
             // The command that lists them, in the same scope.
-            let mut list = format!("kt2sql files --unresolved {}", quote_path(&args.common.db));
-            if let Some(pid) = args.pid {
+            let mut list = format!("kt2sql files --unresolved {}", quote_path(&args.db.path));
+            if let Some(pid) = args.subtree.pid {
                 list.push_str(&format!(" -p {pid}"));
             }
-            if let Some(t) = args.common.trace {
+            if let Some(t) = args.trace.id {
                 list.push_str(&format!(" --trace {t}"));
             }
             if args.all {
@@ -234,13 +224,14 @@ fn per_trace(
 
 /// Run `kt2sql stats`.
 pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
-    let conn = report::open(&args.common.db)?;
-    check_trace(&conn, &args.common)?;
-    let s = stats::stats(&conn, args.common.trace, args.top)?;
-    emit(|out| match args.format {
-        ReportFormat::Text => s.write_text(out),
-        ReportFormat::Json => s.write_json(out),
-        ReportFormat::Csv => s.write_csv(out),
+    let conn = report::open(&args.db.path)?;
+    check_trace(&conn, &args.db, args.trace)?;
+    let s = stats::stats(&conn, args.trace.id, args.top)?;
+    emit(|out| match args.format.format {
+        Format::Text => s.write_text(out),
+        Format::Csv => s.write_csv(out),
+        Format::Json => s.write_json(out),
+        f => unreachable!("stats takes no --format {}", f.name()),
     })
 }
 
@@ -254,48 +245,8 @@ pub fn emit(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-/// The scope of a report: check `--trace` and `-p`, saying on stderr when
-/// the pid was reused (`-p` covers every lifetime of it).
-pub fn scope(conn: &Connection, c: &Common, pid: Option<i64>) -> Result<Scope> {
-    check_trace(conn, c)?;
-    if let Some(pid) = pid {
-        let lives = report::lifetimes(conn, pid, c.trace)?;
-        if lives.rows.is_empty() {
-            let within = c.trace.map_or(String::new(), |t| format!(" in trace {t}"));
-            return Err(format!("{}: no process has pid {pid}{within}", c.db.display()).into());
-        }
-        if lives.rows.len() > 1 {
-            eprintln!(
-                "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
-                 (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
-                lives.rows.len(),
-                quote_path(&c.db),
-            );
-        }
-    }
-    Ok(Scope {
-        trace: c.trace,
-        pid,
-    })
-}
-
-/// Refuse a `--trace` that names no trace.
-pub fn check_trace(conn: &Connection, c: &Common) -> Result<()> {
-    let Some(id) = c.trace else {
-        return Ok(());
-    };
-    if !report::has_trace(conn, id)? {
-        return Err(format!(
-            "{}: no trace {id} (see the trace_id column of `kt2sql stats`)",
-            c.db.display()
-        )
-        .into());
-    }
-    Ok(())
-}
-
 /// A path as the user would type it again in a shell hint.
-fn quote_path(p: &Path) -> String {
+pub fn quote_path(p: &Path) -> String {
     let s = kt2sql::text::path(p);
     if s.chars()
         .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))

@@ -6,63 +6,34 @@ use std::io::{self, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::ValueEnum;
-
 use kt2sql::report::{self, Cell, Format, Render};
 
 use super::anyhow_lite::Result;
+use super::args::{Db, FormatArg, RowFormats, DB_HELP};
 use super::report::emit;
-
-/// `--format` of `sql` and `query`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum TableFormat {
-    /// Aligned columns with a header.
-    #[value(alias = "text")]
-    Table,
-    /// CSV with a header line.
-    Csv,
-    /// An array of objects, one per row.
-    Json,
-    /// JSON Lines: one object per row and line.
-    Jsonl,
-}
-
-impl From<TableFormat> for Format {
-    fn from(f: TableFormat) -> Format {
-        match f {
-            TableFormat::Table => Format::Table,
-            TableFormat::Csv => Format::Csv,
-            TableFormat::Json => Format::Json,
-            TableFormat::Jsonl => Format::Jsonl,
-        }
-    }
-}
 
 /// `kt2sql sql`.
 #[derive(Debug, clap::Args)]
 pub struct SqlArgs {
-    /// The kt2sql database (opened read-only; only reading is allowed).
-    #[arg(value_name = "DB")]
-    pub db: PathBuf,
+    #[command(flatten)]
+    pub db: Db,
     /// SQL statements (separated by `;`, each result printed in turn), or
-    /// `-` to read them from stdin. Use named parameters (`:pid`) and bind
-    /// them with --param.
+    /// `-` to read them from stdin. Only reading is allowed. Use named
+    /// parameters (`:pid`) and bind them with --param.
     #[arg(value_name = "SQL")]
     pub sql: String,
     /// Bind a named parameter: NAME=VALUE (repeatable). VALUE is an
     /// integer or real when it reads as one, else text; 'quoted' is text.
     #[arg(long = "param", short = 'P', value_name = "NAME=VALUE", value_parser = param)]
     pub params: Vec<(String, Cell)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
-    pub format: TableFormat,
+    #[command(flatten)]
+    pub format: FormatArg<RowFormats>,
 }
 
 /// `kt2sql query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    /// The kt2sql database (opened read-only).
-    #[arg(value_name = "DB", required_unless_present = "list")]
+    #[arg(value_name = "DB", required_unless_present = "list", help = DB_HELP)]
     pub db: Option<PathBuf>,
     /// The query: a file stem of queries/*.sql, e.g. slow-calls.
     #[arg(value_name = "NAME", required_unless_present = "list")]
@@ -71,9 +42,8 @@ pub struct QueryArgs {
     /// says which it takes (--list).
     #[arg(long = "param", short = 'P', value_name = "NAME=VALUE", value_parser = param)]
     pub params: Vec<(String, Cell)>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TableFormat::Table)]
-    pub format: TableFormat,
+    #[command(flatten)]
+    pub format: FormatArg<RowFormats>,
     /// List the queries with their parameters and columns instead (DB,
     /// if given, is not read).
     #[arg(long, conflicts_with = "name")]
@@ -99,6 +69,13 @@ fn param(s: &str) -> std::result::Result<(String, Cell), String> {
     Ok((k.to_string(), Cell::parse_param(v)))
 }
 
+/// The rendering of a `--format` of [`RowFormats`].
+pub(super) fn rows(f: FormatArg<RowFormats>) -> Format {
+    let f = f.format;
+    f.rows()
+        .unwrap_or_else(|| unreachable!("no result-set format called {}", f.name()))
+}
+
 fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
     params
         .iter()
@@ -114,12 +91,12 @@ pub(super) fn print(
     sql: &str,
     params: &[(String, Cell)],
     context: &str,
-    format: TableFormat,
+    format: Format,
 ) -> Result<ExitCode> {
     let db = report::open(db)?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut render = Render::new(&mut out, format.into());
+    let mut render = Render::new(&mut out, format);
     report::stream(&db, sql, &bound(params), context, &mut render)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
@@ -134,7 +111,13 @@ pub fn run_sql(args: SqlArgs) -> Result<ExitCode> {
     } else {
         args.sql
     };
-    print(&args.db, &sql, &args.params, "running the SQL", args.format)
+    print(
+        &args.db.path,
+        &sql,
+        &args.params,
+        "running the SQL",
+        rows(args.format),
+    )
 }
 
 /// Run `kt2sql query`.
@@ -153,7 +136,7 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
         return Err(format!("no query called {name:?}; there are {}", names.join(", ")).into());
     };
     let context = format!("running queries/{}", q.file);
-    print(&db, q.sql, &args.params, &context, args.format)
+    print(&db, q.sql, &args.params, &context, rows(args.format))
 }
 
 /// `query --list`: name, description, parameters and columns of each.

@@ -7,26 +7,23 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::ValueEnum;
-
 use kt2sql::report::{self, timeline};
 use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::report::{scope, Common};
+use super::args::{scope, Db, Format, FormatArg, Formats, Subtree, Trace};
 
 /// `kt2sql timeline`.
 #[derive(Debug, clap::Args)]
 pub struct TimelineArgs {
     #[command(flatten)]
-    pub common: Common,
-    /// Only this process and its descendants (every lifetime of that pid
-    /// when it was reused).
-    #[arg(long, short = 'p', value_name = "PID")]
-    pub pid: Option<i64>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = TimelineFormat::Chrome)]
-    pub format: TimelineFormat,
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
+    #[command(flatten)]
+    pub format: FormatArg<TimelineFormats>,
     /// Write to FILE instead of standard output.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -40,12 +37,11 @@ pub struct TimelineArgs {
 }
 
 /// `timeline --format`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum TimelineFormat {
-    /// Chrome Trace Event JSON, for ui.perfetto.dev or chrome://tracing.
-    Chrome,
-    /// A static SVG picture: one row per command.
-    Svg,
+#[derive(Debug)]
+pub enum TimelineFormats {}
+
+impl Formats for TimelineFormats {
+    const TAKES: &'static [Format] = &[Format::Chrome, Format::Svg];
 }
 
 /// `250us` → 250000 (ns).
@@ -70,18 +66,20 @@ fn parse_duration(s: &str) -> std::result::Result<i64, String> {
 
 /// Run `kt2sql timeline`.
 pub fn run(args: TimelineArgs) -> Result<ExitCode> {
-    if args.calls && matches!(args.format, TimelineFormat::Svg) {
+    let format = args.format.format;
+    if args.calls && format == Format::Svg {
         return Err("--calls draws on the chrome format only; drop --format svg".into());
     }
-    let conn = report::open(&args.common.db)?;
+    let conn = report::open(&args.db.path)?;
     let opts = timeline::Options {
-        scope: scope(&conn, &args.common, args.pid)?,
+        scope: scope(&conn, &args.db, args.trace, args.subtree)?,
         calls: args.calls,
         min_dur: args.min_dur,
     };
-    let write = |out: &mut dyn Write| match args.format {
-        TimelineFormat::Chrome => timeline::chrome::write(&conn, &opts, out),
-        TimelineFormat::Svg => timeline::svg::write(&conn, &opts, out),
+    let write = |out: &mut dyn Write| match format {
+        Format::Chrome => timeline::chrome::write(&conn, &opts, out),
+        Format::Svg => timeline::svg::write(&conn, &opts, out),
+        f => unreachable!("timeline takes no --format {}", f.name()),
     };
     match &args.output {
         None => {

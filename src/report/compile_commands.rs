@@ -1,35 +1,18 @@
 //! `kt2sql compile-commands`: a JSON compilation database
 //! (`compile_commands.json`, the format clangd, clang-tidy and Bear use)
 //! written as the rows of `queries/commands.sql` come: one entry per
-//! source file of each compiler execution ([`super::compiler`]) whose
-//! argv the trace recorded, with the argv exactly as recorded. A command
-//! line is never rebuilt from other records: where the trace holds no
-//! argv, nothing is written and the caller says which recordings have it.
+//! source file of each command [`crate::build::compile_db`] takes, with
+//! the argv exactly as recorded. Where the trace holds no argv, nothing is
+//! written and the caller says which recordings have it. This file reads
+//! the stored argv and writes the JSON; which commands are entries is
+//! decided in `build`.
 
 use std::io::Write;
 
-use super::compiler::{self, basename};
 use super::{each, Cell, Database, Scope};
-use crate::text::{is_utf8, json_str, json_str_list};
+use crate::build::compile_db::{Cwd, Summary};
+use crate::text::{json_str, json_str_list};
 use crate::Error;
-
-/// What a run found, for the caller's error or notes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Commands in scope whose argv the trace recorded. When 0, nothing
-    /// was written (not even `[]`).
-    pub with_argv: u64,
-    /// Entries written.
-    pub entries: u64,
-    /// Executions of a compiler program (by name) without argv: left out.
-    pub without_argv: u64,
-    /// Compilations whose working directory is unknown: left out (the
-    /// format needs an absolute directory).
-    pub without_cwd: u64,
-    /// Compilations whose argv or directory is not UTF-8, which a JSON
-    /// string cannot hold exactly: left out.
-    pub not_utf8: u64,
-}
 
 /// Write the compilation database of `scope` to `out`, in the order the
 /// commands started; nothing at all when no command in scope has argv
@@ -41,11 +24,9 @@ pub fn write(db: &Database, scope: Scope, out: &mut dyn Write) -> Result<Summary
     each(db, "commands", &scope.params(), |r| {
         let (id, cwd, path, argv) = (&r[0], &r[4], &r[5], &r[6]);
         let Some(argv) = words(argv) else {
-            let name = path.bytes().map(basename).unwrap_or_default();
-            sum.without_argv += u64::from(compiler::is_compiler(name));
+            sum.no_argv(path.bytes());
             return Ok(());
         };
-        sum.with_argv += 1;
         let argv = argv.ok_or_else(|| Error::Refused {
             path: db.path.clone(),
             reason: format!(
@@ -53,28 +34,14 @@ pub fn write(db: &Database, scope: Scope, out: &mut dyn Write) -> Result<Summary
                 id.display()
             ),
         })?;
-        let program = path.bytes().or(argv.first().map(Vec::as_slice));
-        if !program.is_some_and(|p| compiler::is_compiler(basename(p))) {
-            return Ok(());
-        }
-        let Some(c) = compiler::compilation(&argv) else {
+        let cwd = match cwd {
+            Cell::Text(d) => Cwd::Text(d),
+            Cell::Blob(_) => Cwd::NotUtf8,
+            _ => Cwd::Unknown,
+        };
+        let Some((dir, c)) = sum.with_argv(path.bytes(), &argv, cwd) else {
             return Ok(());
         };
-        let dir = match cwd {
-            Cell::Text(d) if d.starts_with(b"/") => d,
-            Cell::Blob(_) => {
-                sum.not_utf8 += 1;
-                return Ok(());
-            }
-            _ => {
-                sum.without_cwd += 1;
-                return Ok(());
-            }
-        };
-        if !is_utf8(dir) || !argv.iter().all(|a| is_utf8(a)) {
-            sum.not_utf8 += 1;
-            return Ok(());
-        }
         for &src in &c.sources {
             let output = c.output.map(|o| o.name(&argv));
             let entry = entry(dir, &argv, &argv[src], output);

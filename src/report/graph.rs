@@ -1,6 +1,6 @@
 //! `kt2sql graph`: the build as a Graphviz digraph, from
 //! `queries/graph_nodes.sql` and `graph_edges.sql`, written as the rows
-//! come. Commands are boxes (`comm [pid]`); files are ellipses labelled
+//! come; the nodes and roles are [`crate::build::graph`]'s. Commands are boxes (`comm [pid]`); files are ellipses labelled
 //! with their path, sources plain, outputs and intermediates filled,
 //! the rest dashed. Edges: command -> file for a write, file -> command
 //! for a read; with `commands`, producer -> consumer per `build_dep` row,
@@ -15,6 +15,7 @@ use std::io::Write;
 use std::sync::mpsc;
 
 use super::{each, Cell, Database};
+use crate::build::graph::{Node, Role};
 use crate::text::vis;
 use crate::Error;
 
@@ -83,12 +84,12 @@ fn write_all(
     writeln!(out, "    rankdir=LR;").map_err(io_err)?;
     writeln!(out, "    node [fontname=\"monospace\"];").map_err(io_err)?;
     each(db, "graph_nodes", params, |r| {
-        let (node, kind) = (r[0].display(), r[1].display());
-        let style = match (kind.as_ref(), r[3].display().as_ref()) {
-            ("command", _) => "shape=box",
-            (_, "source") => "shape=ellipse",
-            (_, "output" | "intermediate") => "shape=ellipse, style=filled",
-            _ => "shape=ellipse, style=dashed",
+        let node = r[0].display();
+        let style = match Node::of(&r[1].display(), &r[3].display()) {
+            Node::Command => "shape=box",
+            Node::File(Some(Role::Source)) => "shape=ellipse",
+            Node::File(Some(r)) if r.is_product() => "shape=ellipse, style=filled",
+            Node::File(_) => "shape=ellipse, style=dashed",
         };
         writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r[2])).map_err(io_err)
     })?;

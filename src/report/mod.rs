@@ -13,8 +13,8 @@
 //! `kt2sql files DB -p 1383 --format csv`.
 
 pub mod compile_commands;
-pub mod compiler;
 pub mod depfile;
+pub mod deps;
 pub mod files;
 pub mod graph;
 mod guard;

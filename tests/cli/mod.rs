@@ -522,3 +522,67 @@ fn completions_and_manual_pages_come_from_the_clap_definitions() {
     assert!(import.contains("\\-\\-start\\-dir"), "{import}");
     assert!(dir.path().join("kt2sql-completions.1").exists());
 }
+
+/// One `--format` vocabulary: `text` for people everywhere, `table` still
+/// taken (hidden) for it, each command refusing a format it has not with
+/// the list of those it takes.
+#[test]
+fn one_format_vocabulary_with_table_kept_for_text() {
+    let dir = tempfile::tempdir().unwrap();
+    kt2sql(dir.path())
+        .arg(example())
+        .args(["ex.db", "-q"])
+        .assert()
+        .success();
+    let out = |args: &[&str]| {
+        let a = kt2sql(dir.path()).args(args).assert().success();
+        outputs(&a).0
+    };
+    for cmd in [
+        &[
+            "sql",
+            "ex.db",
+            "SELECT pid FROM process ORDER BY process_id",
+        ][..],
+        &["query", "ex.db", "traces"],
+        &["inputs", "ex.db"],
+        &["outputs", "ex.db"],
+        &["lint", "ex.db"],
+        &["tree", "ex.db"],
+        &["stats", "ex.db"],
+    ] {
+        let default = out(cmd);
+        assert!(!default.is_empty(), "{cmd:?}");
+        let mut text = cmd.to_vec();
+        text.extend(["--format", "text"]);
+        let mut table = cmd.to_vec();
+        table.extend(["--format", "table"]);
+        assert_eq!(out(&text), default, "{cmd:?}");
+        assert_eq!(out(&table), default, "{cmd:?}");
+    }
+    for (cmd, refused, takes) in [
+        (&["tree", "ex.db"][..], "jsonl", "text, csv, json, dot"),
+        (&["files", "ex.db"], "dot", "text, csv, json"),
+        (&["stats", "ex.db"], "jsonl", "text, csv, json"),
+        (
+            &["sql", "ex.db", "SELECT 1"],
+            "dot",
+            "text, csv, json, jsonl",
+        ),
+        (&["timeline", "ex.db"], "text", "chrome, svg"),
+        (&["graph", "ex.db"], "json", "dot"),
+    ] {
+        let mut args = cmd.to_vec();
+        args.extend(["--format", refused]);
+        let a = kt2sql(dir.path()).args(&args).assert().code(2);
+        let (_, err) = outputs(&a);
+        assert!(
+            err.starts_with(&format!("kt2sql: error: invalid value '{refused}'")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.contains(&format!("[possible values: {takes}]")),
+            "{args:?}: {err}"
+        );
+    }
+}

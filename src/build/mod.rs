@@ -1,0 +1,19 @@
+//! build: what a traced build was, as rules on values. Which programs are
+//! compilers and what one execution compiles ([`compiler`]); which
+//! commands become entries of a compilation database and why the others
+//! are left out ([`compile_db`]); a file named as the trace names it, and
+//! which of its dependencies a depfile lists ([`deps`]); the build graph's
+//! nodes and the roles of its files ([`graph`]).
+//!
+//! The relations themselves (who read and wrote what, in which order) are
+//! SQL: the `build_*` views of `schema/` and the queries `inputs`,
+//! `outputs`, `lint`, `deps`, `graph_nodes` and `graph_edges`. This module
+//! never runs SQL, opens no file and writes no output format: `report`
+//! runs the queries and renders (`report::compile_commands`,
+//! `report::depfile`, `report::graph`), and the `kt2sql` commands are clap
+//! glue over both.
+
+pub mod compile_db;
+pub mod compiler;
+pub mod deps;
+pub mod graph;
