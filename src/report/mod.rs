@@ -1,7 +1,7 @@
 //! report: SQL → rows → text. Owns the canned queries (`queries/*.sql`,
 //! embedded with an explicit `include_str!` list), their header metadata,
 //! running them (and `kt2sql sql`'s SQL) for reading only ([`guard`]) with
-//! bound named parameters, rows streamed to a writer ([`rows`]), and the reports
+//! bound named parameters, rows streamed to a writer ([`render`]), and the reports
 //! built from their rows: [`tree`], [`files`] and [`stats`], each with its
 //! text, JSON and CSV (and DOT) renderers, [`timeline`] (Chrome Trace
 //! Event JSON and SVG, streamed), [`graph`] (the build as DOT, streamed)
@@ -20,9 +20,9 @@ pub mod graph;
 mod guard;
 mod json;
 pub mod meta;
-pub mod rows;
+pub mod render;
+pub mod result_set;
 pub mod stats;
-pub mod table;
 pub mod timeline;
 pub mod tree;
 
@@ -34,8 +34,8 @@ use rusqlite::{Batch, Connection, OpenFlags, Statement};
 use crate::schema::{self, sql_err, Existing};
 use crate::Error;
 pub use meta::Query;
-pub use rows::{Format, Render, RowSink};
-pub use table::{Cell, ResultSet};
+pub use render::{Format, Render, RowSink};
+pub use result_set::{Cell, ResultSet};
 
 /// Every query file, by file name. Listed by hand (not by scanning the
 /// directory) so Cargo tracks each one; a test checks that every file in
