@@ -2,8 +2,9 @@
 //! and the reports built from their rows: [`tree`], [`files`] and
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
-//! (the build as DOT, streamed) and [`depfile`] (make rules for `deps`).
-//! One job per file underneath:
+//! (the build as DOT, streamed), [`depfile`] (make rules for `deps`) and
+//! [`compile_commands`] (`compile_commands.json`, with [`compiler`] telling
+//! which programs compile what). One job per file underneath:
 //!
 //! - `registry.rs`: the query files, embedded, found by name; [`meta`]:
 //!   what each one's header says;
@@ -12,7 +13,8 @@
 //! - `run.rs`: running a query (or `kt2sql sql`'s SQL) with bound named
 //!   parameters and the report scope;
 //! - [`result_set`]: a result collected in memory; [`render`]: rows written
-//!   as they arrive (aligned text, CSV, JSON, JSON Lines);
+//!   as they arrive (aligned text, CSV, JSON, JSON Lines); `json.rs`: any
+//!   SQL value in the shared JSON writer;
 //! - `lookup.rs`: small lookups the commands share (the traces, a pid's
 //!   lifetimes); `schema_text.rs`: the documented schema for `kt2sql schema`.
 //!

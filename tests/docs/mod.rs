@@ -9,6 +9,8 @@ use rusqlite::Connection;
 
 use crate::util::{example_trace, manifest_dir, writer::TraceWriter};
 
+mod module_maps;
+
 fn readme() -> String {
     std::fs::read_to_string(manifest_dir().join("README.md")).expect("README.md")
 }
