@@ -103,8 +103,13 @@ impl BatchTarget for Channel {
     }
 }
 
-/// Load one trace into `conn` (inside the caller's transaction).
-pub fn load(conn: &Connection, job: Job<'_>, progress: &dyn Progress) -> Result<Decoded, Error> {
+/// Decode one trace on a second thread and write its batches into `conn`
+/// on this one (inside the caller's transaction).
+pub fn decode_and_write(
+    conn: &Connection,
+    job: Job<'_>,
+    progress: &dyn Progress,
+) -> Result<Decoded, Error> {
     let mut writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
     let (tx, rx) = sync_channel::<Msg>(IN_FLIGHT);
     let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT + 1);

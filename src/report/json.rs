@@ -1,7 +1,7 @@
 //! SQL values in the reports' JSON: the shared [`Obj`] writer plus `cell`,
 //! which writes any value of a result row (BLOBs always with `_hex`).
 
-use super::table::Cell;
+use super::result_set::Cell;
 
 pub use crate::json::Obj;
 

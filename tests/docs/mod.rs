@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+mod module_maps;
 mod schema;
 
 use crate::util::{example_trace, manifest_dir, writer::TraceWriter};

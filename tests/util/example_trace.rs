@@ -4,7 +4,7 @@
 //! creates `obj` and chdirs into it, then vforks a shell per job: two
 //! compiles (cc probes headers, some missing, and writes its object through
 //! `openat` and `rename`), a link (cc vforks ld), and one job that fails.
-//! `examples/make_example.rs` writes it with the test-only writer; a test
+//! `tools/make_example.rs` writes it with the test-only writer; a test
 //! checks the shipped file is exactly that.
 
 #![allow(dead_code)]

@@ -3,14 +3,14 @@
 //! table), so memory stays flat whatever the size of the result. The table
 //! is the one format that must see rows before it can print: its column
 //! widths come from the first [`WIDTH_ROWS`] rows, and a wider value later
-//! only pushes the rest of its line to the right. [`Table`](super::Table)'s
-//! renderings go through the same writer.
+//! only pushes the rest of its line to the right. A collected
+//! [`ResultSet`](super::ResultSet) is written through the same renderer.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
 
 use super::json::Obj;
-use super::table::Cell;
+use super::result_set::Cell;
 use crate::text::vis;
 
 /// Rows an aligned table holds back to size its columns.

@@ -1,6 +1,7 @@
-//! Query results as owned cells, and the generic renderings every report's
-//! rows share (CSV, JSON, an aligned text table; written by [`super::rows`]). Byte strings
-//! (TEXT or BLOB) are never printed raw: text and CSV escape them with
+//! A query's result collected in memory: owned [`Cell`]s in a
+//! [`ResultSet`], and its generic renderings (CSV, JSON, an aligned text
+//! table), written by the same streaming renderer ([`super::render`]). Byte
+//! strings (TEXT or BLOB) are never printed raw: text and CSV escape them with
 //! vis(3) rules ([`crate::text::vis`]), JSON gives a valid UTF-8 string
 //! plus an exact `<column>_hex` field when the bytes are a BLOB or not UTF-8.
 
@@ -10,7 +11,7 @@ use std::io::{self, Write};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
-use super::rows::{Format, Render, RowSink};
+use super::render::{Format, Render, RowSink};
 use crate::text::vis;
 
 /// One SQL value, owned. TEXT keeps its bytes as stored (SQLite does not

@@ -1,0 +1,92 @@
+//! Opening a kt2sql database for reports: read-only, checked to be a
+//! kt2sql database of this schema version with the report views, and
+//! guarded for reading only ([`guard`]). The one use of the decoder: a file
+//! that is not a kt2sql database goes through its detection
+//! (`Decoder::open`), so that a trace given where the database goes is
+//! named as one, to be imported first.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::guard;
+use crate::schema::{self, sql_err, Existing};
+use crate::Error;
+
+/// How long a report waits for a writer of the database to commit.
+pub const READ_BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// A kt2sql database opened for reading: the connection (which it derefs
+/// to), the path it was opened by, and what its guard refused last.
+#[derive(Debug)]
+pub struct Database {
+    pub(super) conn: Connection,
+    /// The path as the user gave it, for messages.
+    pub path: PathBuf,
+    /// What the guard refused last ([`guard::refused`]).
+    pub(super) refused: Arc<Mutex<Option<String>>>,
+}
+
+impl std::ops::Deref for Database {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        &self.conn
+    }
+}
+
+/// Open a kt2sql database read-only, for reading only: SQLite's authorizer
+/// refuses anything else while a statement is prepared ([`guard`]).
+/// Refuses files that are not kt2sql databases of this schema version, and
+/// databases without the report views (imported before they existed:
+/// re-import to get them).
+pub fn open(db: &Path) -> Result<Database, Error> {
+    let refuse = |reason: String| Error::Refused {
+        path: db.to_owned(),
+        reason,
+    };
+    match schema::inspect(db)? {
+        Existing::Current => {}
+        Existing::OtherVersion(v) => {
+            return Err(refuse(format!(
+                "a kt2sql database of schema version {v}; this kt2sql reads version {}",
+                schema::SCHEMA_VERSION
+            )))
+        }
+        // A trace given where the database goes: say what to do with it.
+        Existing::Foreign(_) if crate::decode::Decoder::open(db, None).is_ok() => {
+            return Err(refuse(
+                "this is a ktrace file: import it first with `kt2sql TRACE DB`".into(),
+            ))
+        }
+        Existing::Foreign(why) => return Err(refuse(format!("not a kt2sql database: {why}"))),
+    }
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(db, flags)
+        .map_err(sql_err(format!("{}: opening", db.display())))?;
+    // An `--append` writing this database (rollback journal) keeps readers
+    // out from its first spilled page to its commit: wait for it a while.
+    conn.busy_timeout(READ_BUSY_TIMEOUT)
+        .map_err(sql_err(format!(
+            "{}: setting the busy timeout",
+            db.display()
+        )))?;
+    let views: i64 = conn
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'process_tree'",
+            [],
+            |r| r.get(0),
+        )
+        .map_err(sql_err(format!("{}: reading the schema", db.display())))?;
+    if views == 0 {
+        return Err(refuse(
+            "has no report views (imported by an older kt2sql); import the trace again".into(),
+        ));
+    }
+    let refused = guard::install(&conn);
+    Ok(Database {
+        conn,
+        path: db.to_owned(),
+        refused,
+    })
+}
