@@ -4,7 +4,7 @@
 
 use crate::decode::Family;
 use crate::process::rows::Access;
-use crate::tables::OpenFlags;
+use crate::tables::{NameTable, OpenFlags};
 
 /// The calls that change the process model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,11 +181,11 @@ pub const AT_FDCWD: i64 = -100;
 /// NetBSD 12); FreeBSD's F_DUP2FD (10) and F_DUP2FD_CLOEXEC (18), which
 /// return the target fd.
 pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
-    match family {
-        Family::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
-        Family::NetBsd => matches!(cmd, 0 | 12),
-        Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld => matches!(cmd, 0 | 10),
-        Family::Darwin => cmd == 0,
+    match family.name_table() {
+        NameTable::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
+        NameTable::NetBsd => matches!(cmd, 0 | 12),
+        NameTable::OpenBsd | NameTable::OpenBsdPre55 => matches!(cmd, 0 | 10),
+        NameTable::Darwin => cmd == 0,
     }
 }
 
@@ -198,7 +198,7 @@ pub fn fatal_by_default(signo: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{open_flags, NameTable};
+    use crate::tables::open_flags;
 
     #[test]
     fn access_follows_the_call_its_flags_and_the_lookup() {
