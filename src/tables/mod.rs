@@ -65,6 +65,33 @@ mod openbsd_pre55;
 
 pub use open_flags::{open_flags, OpenFlags};
 
+/// A function that decides by a syscall's name, written as one `match` on
+/// name literals, and `$names`, every name it matches (for tests): the
+/// test `every_matched_name_is_in_a_table` checks each against the tables,
+/// so a rule cannot wait for a name no traced system has.
+macro_rules! by_name {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $f:ident($name:ident $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?;
+        names $names:ident;
+        $( $($n:literal)|+ => $e:expr, )*
+        _ => $default:expr $(,)?
+    ) => {
+        $(#[$attr])*
+        $vis fn $f($name: &str $(, $arg: $ty)*) $(-> $ret)? {
+            match $name {
+                $( $($n)|+ => $e, )*
+                _ => $default,
+            }
+        }
+
+        #[cfg(test)]
+        #[doc = concat!("Every syscall name `", stringify!($f), "` matches on.")]
+        pub(crate) const $names: &[&str] = &[$($($n,)+)*];
+    };
+}
+pub(crate) use by_name;
+
 /// Which system's name tables to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum NameTable {
@@ -339,6 +366,28 @@ mod tests {
         // Obsolete execv.
         assert_eq!(syscall_name(NameTable::FreeBsd, 11), None);
         assert_eq!(syscall_name(NameTable::NetBsd, 11), None);
+    }
+
+    /// Every syscall name the process model and dump decide by.
+    const MATCHED: &[&[&str]] = &[
+        crate::process::syscall::EFFECT_NAMES,
+        crate::process::syscall::DIRFD_NAMES,
+        crate::process::syscall::ACCESS_NAMES,
+        crate::process::syscall::UNCALLED_RET_NAMES,
+        &[
+            crate::process::syscall::POSIX_SPAWN,
+            crate::process::syscall::VFORK,
+        ],
+        crate::dump::args::TRANSLATED_NAMES,
+        crate::dump::args::AT_CALLS,
+    ];
+
+    #[test]
+    fn every_matched_name_is_in_a_table() {
+        let known = |name: &str| ALL.iter().any(|&t| tables(t).syscalls.contains(&name));
+        for name in MATCHED.iter().flat_map(|names| names.iter()) {
+            assert!(known(name), "no table has a syscall named {name:?}");
+        }
     }
 
     #[test]
