@@ -5,6 +5,10 @@
 //!
 //! Byte strings borrow from the decoder's buffer (`Cow::Borrowed`) so the hot
 //! path does not allocate; `Record::into_owned` detaches a record.
+//!
+//! [`Kind`] is a record's kind without its payload, and the one place the
+//! type labels are written: decode's per-family rules map type codes to
+//! kinds, and [`Body::label`], dump's output and `dump -t` use its labels.
 
 use std::borrow::Cow;
 

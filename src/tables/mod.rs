@@ -51,6 +51,10 @@
 //! regenerate. [`NameTable::OpenBsdPre55`] shares OpenBSD's errno and
 //! signal tables, which did not change at 5.5.
 //!
+//! `by_name!` writes the functions elsewhere (the process model's
+//! syscall rules, dump's argument names) that decide by a syscall's name,
+//! so the tests here can check that every name they match is in a table.
+//!
 //! `open_flags.rs` holds the few `open(2)` flag bits the process model
 //! needs to tell a read from a write or a create ([`OpenFlags`]), taken by
 //! hand from each system's `sys/fcntl.h` (its `//!` names the sources).
