@@ -133,7 +133,8 @@ pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>
     match abi.family {
         Family::FreeBsd => freebsd::decode(abi, typ, b),
         Family::NetBsd => netbsd::decode(abi, typ, b),
-        Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld => openbsd::decode(abi, typ, b),
+        Family::OpenBsd => openbsd::decode_new(abi, typ, b),
+        Family::OpenBsdMid | Family::OpenBsdOld => openbsd::decode_old(abi, typ, b),
         Family::Darwin => darwin::decode(abi, typ, b),
     }
 }

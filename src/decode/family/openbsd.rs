@@ -73,18 +73,9 @@ pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
     }
 }
 
-/// The payload of a record of type `typ` that keeps its rule.
+/// The payload of a type-first era record of type `typ` that keeps its rule.
 #[inline]
-pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Body<'a> {
-    if abi.family == Family::OpenBsd {
-        decode_new(abi, typ, b)
-    } else {
-        decode_old(abi, typ, b)
-    }
-}
-
-#[inline]
-fn decode_new<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Body<'a> {
+pub(crate) fn decode_new<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Body<'a> {
     let w = abi.width;
     let ws = w.bytes();
     let short = || unknown(typ, b);
@@ -136,7 +127,7 @@ fn decode_new<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Bo
 /// Before the type-first header: NetBSD-style CALL, 4.4BSD RET with an
 /// int32 retval even on LP64, EMUL at 7.
 #[inline]
-fn decode_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Body<'a> {
+pub(crate) fn decode_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>) -> Body<'a> {
     let short = || unknown(typ, b);
     match typ {
         2 => Body::Ret(need!(ret44(b), short)),
