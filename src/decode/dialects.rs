@@ -188,6 +188,17 @@ mod tests {
     }
 
     #[test]
+    fn damage_is_named_by_the_kind_the_type_decodes_to() {
+        // NetBSD's KTR_USER (type 8) is a USER record, whatever kdump calls it.
+        let abi: Abi = "netbsd-v2:le:64".parse().unwrap();
+        let why = rules::payload(&abi, 8, &[0; 10]).unwrap().to_string();
+        assert!(why.starts_with("USER payload of 10 bytes"), "{why}");
+        let abi: Abi = "freebsd-v1:le:64".parse().unwrap();
+        let why = rules::payload(&abi, 10, &[0; 3]).unwrap().to_string();
+        assert!(why.starts_with("PROCCTOR payload of 3 bytes"), "{why}");
+    }
+
+    #[test]
     fn the_usage_names_every_dialect() {
         assert_eq!(
             super::super::abi::usage(),
