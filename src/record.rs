@@ -5,6 +5,10 @@
 //!
 //! Byte strings borrow from the decoder's buffer (`Cow::Borrowed`) so the hot
 //! path does not allocate; `Record::into_owned` detaches a record.
+//!
+//! [`Kind`] is a record's kind without its payload, and the one place the
+//! type labels are written: decode's per-family rules map type codes to
+//! kinds, and [`Body::label`], dump's output and `dump -t` use its labels.
 
 use std::borrow::Cow;
 
@@ -375,34 +379,178 @@ impl Body<'_> {
         }
     }
 
-    /// The record's type label, as kdump prints it where kdump prints it
-    /// (one label per kind across dialects; PROCCTOR/PROCDTOR, which kdump
-    /// hides, by their kernel names).
-    pub fn label(&self) -> &'static str {
+    /// The record's kind.
+    #[inline]
+    pub fn kind(&self) -> Kind {
         match self {
-            Body::Start => "STRT",
-            Body::Call(_) => "CALL",
-            Body::Ret(_) => "RET",
-            Body::Namei(_) => "NAMI",
-            Body::Emul(_) => "EMUL",
-            Body::Gio(_) => "GIO",
-            Body::Psig(_) => "PSIG",
-            Body::Csw(_) => "CSW",
-            Body::User(_) => "USER",
-            Body::Struct(_) => "STRU",
-            Body::Sysctl(_) => "SCTL",
-            Body::ProcCtor { .. } => "PROCCTOR",
-            Body::ProcDtor => "PROCDTOR",
-            Body::CapFail { .. } => "CAP",
-            Body::Fault { .. } => "PFLT",
-            Body::FaultEnd { .. } => "PRET",
-            Body::ExecArgs(_) => "ARGS",
-            Body::ExecEnv(_) => "ENV",
-            Body::ExecFd { .. } => "FD",
-            Body::Mib(_) => "MIB",
-            Body::Pledge { .. } => "PLDG",
-            Body::PinSyscall { .. } => "PINS",
-            Body::Unknown { .. } => "UNKNOWN",
+            Body::Start => Kind::Start,
+            Body::Call(_) => Kind::Call,
+            Body::Ret(_) => Kind::Ret,
+            Body::Namei(_) => Kind::Namei,
+            Body::Emul(_) => Kind::Emul,
+            Body::Gio(_) => Kind::Gio,
+            Body::Psig(_) => Kind::Psig,
+            Body::Csw(_) => Kind::Csw,
+            Body::User(_) => Kind::User,
+            Body::Struct(_) => Kind::Struct,
+            Body::Sysctl(_) => Kind::Sysctl,
+            Body::ProcCtor { .. } => Kind::ProcCtor,
+            Body::ProcDtor => Kind::ProcDtor,
+            Body::CapFail { .. } => Kind::CapFail,
+            Body::Fault { .. } => Kind::Fault,
+            Body::FaultEnd { .. } => Kind::FaultEnd,
+            Body::ExecArgs(_) => Kind::ExecArgs,
+            Body::ExecEnv(_) => Kind::ExecEnv,
+            Body::ExecFd { .. } => Kind::ExecFd,
+            Body::Mib(_) => Kind::Mib,
+            Body::Pledge { .. } => Kind::Pledge,
+            Body::PinSyscall { .. } => Kind::PinSyscall,
+            Body::Unknown { .. } => Kind::Unknown,
         }
+    }
+
+    /// The record's type label: [`Kind::label`] of its kind.
+    #[inline]
+    pub fn label(&self) -> &'static str {
+        self.kind().label()
+    }
+}
+
+/// What kind of record a [`Body`] is, without its payload: what each
+/// family's record rules map a type code to (`decode/family/`), what
+/// [`Body::label`] names and what `dump -t` selects. The labels are
+/// written here and nowhere else.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    /// [`Body::Start`].
+    Start,
+    /// [`Body::Call`].
+    Call,
+    /// [`Body::Ret`].
+    Ret,
+    /// [`Body::Namei`].
+    Namei,
+    /// [`Body::Emul`].
+    Emul,
+    /// [`Body::Gio`].
+    Gio,
+    /// [`Body::Psig`].
+    Psig,
+    /// [`Body::Csw`].
+    Csw,
+    /// [`Body::User`].
+    User,
+    /// [`Body::Struct`].
+    Struct,
+    /// [`Body::Sysctl`].
+    Sysctl,
+    /// [`Body::ProcCtor`].
+    ProcCtor,
+    /// [`Body::ProcDtor`].
+    ProcDtor,
+    /// [`Body::CapFail`].
+    CapFail,
+    /// [`Body::Fault`].
+    Fault,
+    /// [`Body::FaultEnd`].
+    FaultEnd,
+    /// [`Body::ExecArgs`].
+    ExecArgs,
+    /// [`Body::ExecEnv`].
+    ExecEnv,
+    /// [`Body::ExecFd`].
+    ExecFd,
+    /// [`Body::Mib`].
+    Mib,
+    /// [`Body::Pledge`].
+    Pledge,
+    /// [`Body::PinSyscall`].
+    PinSyscall,
+    /// [`Body::Unknown`].
+    Unknown,
+}
+
+impl Kind {
+    /// Every kind, in declaration order (`Kind::X as usize` is its index).
+    pub const ALL: [Kind; 23] = [
+        Kind::Start,
+        Kind::Call,
+        Kind::Ret,
+        Kind::Namei,
+        Kind::Emul,
+        Kind::Gio,
+        Kind::Psig,
+        Kind::Csw,
+        Kind::User,
+        Kind::Struct,
+        Kind::Sysctl,
+        Kind::ProcCtor,
+        Kind::ProcDtor,
+        Kind::CapFail,
+        Kind::Fault,
+        Kind::FaultEnd,
+        Kind::ExecArgs,
+        Kind::ExecEnv,
+        Kind::ExecFd,
+        Kind::Mib,
+        Kind::Pledge,
+        Kind::PinSyscall,
+        Kind::Unknown,
+    ];
+
+    /// The type label, as kdump prints it where kdump prints it (one label
+    /// per kind across dialects: NetBSD kdump's `MISC` is `USER`, its
+    /// `ARG` is `ARGS`; PROCCTOR/PROCDTOR, which kdump hides, by their
+    /// kernel names).
+    pub const fn label(self) -> &'static str {
+        match self {
+            Kind::Start => "STRT",
+            Kind::Call => "CALL",
+            Kind::Ret => "RET",
+            Kind::Namei => "NAMI",
+            Kind::Emul => "EMUL",
+            Kind::Gio => "GIO",
+            Kind::Psig => "PSIG",
+            Kind::Csw => "CSW",
+            Kind::User => "USER",
+            Kind::Struct => "STRU",
+            Kind::Sysctl => "SCTL",
+            Kind::ProcCtor => "PROCCTOR",
+            Kind::ProcDtor => "PROCDTOR",
+            Kind::CapFail => "CAP",
+            Kind::Fault => "PFLT",
+            Kind::FaultEnd => "PRET",
+            Kind::ExecArgs => "ARGS",
+            Kind::ExecEnv => "ENV",
+            Kind::ExecFd => "FD",
+            Kind::Mib => "MIB",
+            Kind::Pledge => "PLDG",
+            Kind::PinSyscall => "PINS",
+            Kind::Unknown => "UNKNOWN",
+        }
+    }
+
+    /// Every label, in the order of [`Kind::ALL`].
+    pub const LABELS: [&'static str; 23] = {
+        let mut out = [""; 23];
+        let mut i = 0;
+        while i < out.len() {
+            out[i] = Kind::ALL[i].label();
+            i += 1;
+        }
+        out
+    };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_is_listed_once_in_order() {
+        for (i, k) in Kind::ALL.into_iter().enumerate() {
+            assert_eq!(k as usize, i, "{k:?}");
+        }
+        assert_eq!(Kind::LABELS[Kind::User as usize], "USER");
     }
 }

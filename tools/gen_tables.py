@@ -158,14 +158,12 @@ class CondStack(object):
 # syscalls.master
 
 class Entry(object):
-    __slots__ = ("number", "name", "args", "live", "rank", "kind")
+    __slots__ = ("number", "name", "args", "kind")
 
-    def __init__(self, number, name, args, live, rank, kind):
+    def __init__(self, number, name, args, kind):
         self.number = number
         self.name = name
         self.args = args
-        self.live = live
-        self.rank = rank  # larger is preferred for reverse lookup
         self.kind = kind
 
 
@@ -290,20 +288,11 @@ def parse_freebsd(text, dialect):
             name = name[4:]
         if name in PLACEHOLDERS:
             continue
-        if compat:
-            level = compat[0][len("COMPAT"):]
-            rank = int(level) if level.isdigit() else 0
-            live = False
-        else:
-            rank, live = 1000, True
+        if not compat:
             name = RENAMES.get(dialect, {}).get(name, name)
         for n in numbers:
-            entries.append(Entry(n, name, count_args(params), live, rank,
-                                 typ))
+            entries.append(Entry(n, name, count_args(params), typ))
     return entries
-
-
-NETBSD_COMPAT_ORDER = {"43": 0}
 
 
 def parse_netbsd(text, dialect):
@@ -325,17 +314,12 @@ def parse_netbsd(text, dialect):
                 basename = basename[4:]
         versioned = "__%s%s" % (basename, ver) if ver else basename
         if typ.startswith("COMPAT_"):
-            level = typ[len("COMPAT_"):]
-            rank = NETBSD_COMPAT_ORDER.get(level, int(level) if level.isdigit()
-                                           else 0)
-            name, live = versioned, False
+            name = versioned
         else:
             name = tail[0] if tail else versioned
-            rank, live = 1000, True
         if name in PLACEHOLDERS:
             continue
-        entries.append(Entry(int(num), name, count_args(params), live, rank,
-                             typ))
+        entries.append(Entry(int(num), name, count_args(params), typ))
     return entries
 
 
@@ -356,8 +340,7 @@ def parse_openbsd(text, dialect):
                 for prefix in ("pad_", "t32_"):
                     if name.startswith(prefix):
                         name = name[len(prefix):]
-                entries.append(Entry(int(num), name, ARGS_UNKNOWN, False, 1,
-                                     typ))
+                entries.append(Entry(int(num), name, ARGS_UNKNOWN, typ))
             continue
         if typ == "UNIMPL" or "{" not in rec:
             continue
@@ -365,14 +348,9 @@ def parse_openbsd(text, dialect):
         name = func[4:] if func.startswith("sys_") else func
         if name in PLACEHOLDERS:
             continue
-        if typ.startswith("COMPAT_"):
-            rank, live = 2, False
-        else:
-            if tail:
-                name = tail[0]
-            rank, live = 1000, True
-        entries.append(Entry(int(num), name, count_args(params), live, rank,
-                             typ))
+        if not typ.startswith("COMPAT_") and tail:
+            name = tail[0]
+        entries.append(Entry(int(num), name, count_args(params), typ))
     return entries
 
 
@@ -387,8 +365,7 @@ def parse_darwin(text, dialect):
         func, params, tail = parse_proto(rec)
         if func in PLACEHOLDERS:
             continue
-        entries.append(Entry(int(num), func, count_args(params), True, 1000,
-                             "ALL"))
+        entries.append(Entry(int(num), func, count_args(params), "ALL"))
     return entries
 
 
@@ -403,8 +380,8 @@ def parse_darwin_syscall_h(text):
         m = re.match(r"\s*#\s*define\s+SYS_(\w+)\s+(\d+)\s*$", line)
         if not m or m.group(1) == "MAXSYSCALL":
             continue
-        entries.append(Entry(int(m.group(2)), m.group(1), ARGS_UNKNOWN, True,
-                             1000, "syscall.h"))
+        entries.append(Entry(int(m.group(2)), m.group(1), ARGS_UNKNOWN,
+                             "syscall.h"))
     return entries
 
 
@@ -467,19 +444,11 @@ def build_tables(entries):
     names = [""] * size
     for n, e in by_num.items():
         names[n] = e.name
-    # Reverse map: prefer live entries, then the most recent compat
-    # level, then the lowest number.
-    best = {}
-    for n, e in sorted(by_num.items()):
-        key = (e.live, e.rank, -n)
-        if e.name not in best or key > best[e.name][0]:
-            best[e.name] = (key, n)
-    reverse = sorted((name, n) for name, (_, n) in best.items())
-    return names, reverse
+    return names
 
 
 def emit(dialect, argv, origins, entries, errnos, signals):
-    names, reverse = build_tables(entries)
+    names = build_tables(entries)
     out = []
     w = out.append
     w("//! Generated name tables for the `%s` dialect -- do not edit." %
@@ -506,13 +475,6 @@ def emit(dialect, argv, origins, entries, errnos, signals):
     w("pub(super) static SYSCALLS: &[&str] = &[")
     for n, name in enumerate(names):
         w("    %s, // %d" % (rust_str(name), n))
-    w("];")
-    w("")
-    w("/// (name, number) sorted by name, one number per name (live entry")
-    w("/// first, else the most recent compat slot).")
-    w("pub(super) static SYSCALLS_BY_NAME: &[(&str, u16)] = &[")
-    for name, n in reverse:
-        w("    (%s, %d)," % (rust_str(name), n))
     w("];")
     if errnos is not None:
         w("")

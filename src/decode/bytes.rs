@@ -22,25 +22,25 @@ macro_rules! dispatch {
 pub(crate) use dispatch;
 
 /// Integer reader over one record's bytes, in byte order `B`.
-pub(crate) struct Reader<'a, B> {
+pub(crate) struct ByteReader<'a, B> {
     /// The bytes.
     pub(crate) b: &'a [u8],
     order: PhantomData<B>,
 }
 
-impl<B> Clone for Reader<'_, B> {
+impl<B> Clone for ByteReader<'_, B> {
     #[inline]
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<B> Copy for Reader<'_, B> {}
+impl<B> Copy for ByteReader<'_, B> {}
 
-impl<'a, B: ByteOrder> Reader<'a, B> {
-    /// Reader over `b`.
+impl<'a, B: ByteOrder> ByteReader<'a, B> {
+    /// A reader over `b`.
     #[inline]
     pub(crate) fn new(b: &'a [u8]) -> Self {
-        Reader {
+        ByteReader {
             b,
             order: PhantomData,
         }

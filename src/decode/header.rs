@@ -5,7 +5,7 @@
 use super::abi::{Abi, Endianness, Family, HeaderLayout, TimeUnit};
 use byteorder::ByteOrder;
 
-use super::bytes::{cut_nul, dispatch, Reader};
+use super::bytes::{cut_nul, dispatch, ByteReader};
 use super::error::DecodeErrorKind;
 
 /// Bytes needed before the layout of a record can be chosen.
@@ -93,7 +93,7 @@ fn select_in<B: ByteOrder>(
     layouts: &Layouts,
     w: &[u8],
 ) -> Result<(&'static HeaderLayout, u8), DecodeErrorKind> {
-    let b = Reader::<B>::new(w);
+    let b = ByteReader::<B>::new(w);
     // Too short to choose a layout: say how long the header would be.
     let short = || DecodeErrorKind::Truncated {
         what: "record header",
@@ -155,7 +155,7 @@ fn read_in<B: ByteOrder>(
     let Some(w) = w.get(..layout.size) else {
         return Err(short());
     };
-    let b = Reader::<B>::new(w);
+    let b = ByteReader::<B>::new(w);
     let len = if layout.len.size == 8 {
         b.u64(layout.len.off).ok_or_else(short)?
     } else {
@@ -220,7 +220,7 @@ pub(crate) fn peek_type(abi: &Abi, layouts: &Layouts, w: &[u8]) -> Option<(u32, 
 
 #[inline]
 fn peek_in<B: ByteOrder>(abi: &Abi, layout: &HeaderLayout, w: &[u8]) -> Option<(u32, bool, bool)> {
-    read_type(abi, layout, &Reader::<B>::new(w))
+    read_type(abi, layout, &ByteReader::<B>::new(w))
 }
 
 /// (type without flags, is START, KTR_DROP).
@@ -228,7 +228,7 @@ fn peek_in<B: ByteOrder>(abi: &Abi, layout: &HeaderLayout, w: &[u8]) -> Option<(
 fn read_type<B: ByteOrder>(
     abi: &Abi,
     layout: &HeaderLayout,
-    b: &Reader<'_, B>,
+    b: &ByteReader<'_, B>,
 ) -> Option<(u32, bool, bool)> {
     match abi.family {
         Family::FreeBsd => {

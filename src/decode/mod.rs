@@ -5,8 +5,11 @@
 //! The pipeline: [`detect`] picks an [`Abi`] from the first records; for
 //! each record, `header` chooses the layout (per record: FreeBSD mixes
 //! v0/v1 headers, NetBSD versions are per process) and reads it; `rules`
-//! checks it against its type's rules; `payload` turns the body into a
-//! [`Body`](crate::record::Body). Any failure, a record that breaks its
+//! checks it against its type's rule; `payload` turns the body into a
+//! [`Body`](crate::record::Body). What differs between systems (header
+//! layouts, the rule of each record type, payload layouts) is in one file
+//! per family under `family/`, found through the registry in [`dialects`].
+//! Any failure, a record that breaks its
 //! rules included, is a [`DecodeError`] with the byte offset and record
 //! index, returned after every complete record before it and before the
 //! bad record is consumed; [`Decoder::resync`] then finds where records
@@ -15,7 +18,9 @@
 pub mod abi;
 mod bytes;
 pub mod detect;
+pub mod dialects;
 pub mod error;
+mod family;
 mod header;
 mod payload;
 pub mod rules;
@@ -203,7 +208,11 @@ impl<R: Read> Decoder<R> {
                 .flatten()
         });
         if let Some(at) = misframed {
-            let label = rules::rule(&abi, h.typ).map_or("START", |r| r.label);
+            let label = if h.start {
+                crate::record::Kind::Start.label()
+            } else {
+                rules::label(&abi, h.typ)
+            };
             let why = rules::Breach::Overlaps(label, offset + at as u64);
             return self.error(offset, DecodeErrorKind::BadRecord(why));
         }

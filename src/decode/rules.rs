@@ -1,17 +1,20 @@
-//! The record types of each family, declared once (formats doc section 3):
-//! type code → kdump label and payload length rule, and the header facts
-//! every real record has (a pid, a time between 1970 and 2100). Detection
-//! ranks dialects by them, the decoder refuses a record that breaks them
-//! (it is damage: not imported, and resynchronisation starts from it), and
-//! the payload decoder decodes only the types defined here.
+//! The rules a record must keep: the shape of a record type's rule (its
+//! [`Kind`] and payload length rule, declared per family in `family/`),
+//! the checks that apply them, and the header facts every real record has
+//! (a pid, a time between 1970 and 2100). Detection ranks dialects by
+//! them, the decoder refuses a record that breaks them (it is damage: not
+//! imported, and resynchronisation starts from it), and the payload
+//! decoder decodes only the types a family defines.
 //!
 //! Nothing here reads a header: `header.rs` does, and hands the fields over.
 
 use byteorder::ByteOrder;
 
-use super::abi::{Abi, Family, Width};
-use super::bytes::{dispatch, Reader};
+use super::abi::Abi;
+use super::bytes::{dispatch, ByteReader};
+use super::dialects;
 use super::header::{RawHeader, MAX_PAYLOAD};
+use crate::record::Kind;
 
 /// 1970-01-01 in ns: a machine whose clock was never set (no RTC, no
 /// NTP yet) still writes times from the epoch on, and its trace is real.
@@ -20,19 +23,21 @@ const MIN_TS: i64 = 0;
 const MAX_TS: i64 = 4_102_444_800_000_000_000;
 /// Longest path a NAMI record holds (MAXPATHLEN is 1024; NetBSD may prefix
 /// an emulation root).
-const MAX_PATH: usize = 4096;
+pub(crate) const MAX_PATH: usize = 4096;
 /// Longest utrace(2) payload (KTR_USER_MAXLEN).
-const MAX_USER: usize = 2048;
+pub(crate) const MAX_USER: usize = 2048;
 /// Largest sysctl MIB OpenBSD appends to a sysctl CALL (CTL_MAXNAME ints).
-const MAX_MIB: usize = 4 * 12;
+pub(crate) const MAX_MIB: usize = 4 * 12;
+/// The bound of a payload whose length only the decoder's limit bounds.
+pub(crate) const ANY: usize = MAX_PAYLOAD as usize;
 /// OpenBSD's sysctl syscall, whose CALL carries the MIB after the arguments.
 const OPENBSD_SYSCTL: i32 = 202;
 
 /// What one record type's payload must look like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Rule {
-    /// kdump's label (`CALL`, `RET`, `NAMI`, …).
-    pub label: &'static str,
+    /// The kind its payload decodes to, which names it.
+    pub kind: Kind,
     /// Its payload length rule.
     pub len: Len,
 }
@@ -69,92 +74,22 @@ pub(crate) enum Len {
 
 /// The rule of record type `typ` in `abi`'s family; `None` for a type the
 /// family does not define.
+#[inline]
 pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
-    let ws = abi.width.bytes();
-    let r = |label, len| Some(Rule { label, len });
-    let max = MAX_PAYLOAD as usize;
-    match (abi.family, typ) {
-        (_, 3) => r("NAMI", Len::Text(0, MAX_PATH)),
-        (_, 4) => r("GIO", Len::Range(8, max)),
-        (Family::FreeBsd, 1) => r(
-            "CALL",
-            Len::Narg {
-                base: if abi.width == Width::W64 { 8 } else { 4 },
-                slot: ws,
-            },
-        ),
-        (Family::FreeBsd, 2) => r("RET", Len::Exact(8 + ws)),
-        (Family::FreeBsd, 5) => r("PSIG", Len::Exact(if ws == 8 { 40 } else { 28 })),
-        (Family::FreeBsd, 6) => r("CSW", Len::OneOf(&[8, 16])),
-        (Family::FreeBsd, 7) => r("USER", Len::Range(0, MAX_USER)),
-        (Family::FreeBsd, 8) => r("STRU", Len::Named(0)),
-        (Family::FreeBsd, 9) => r("SCTL", Len::Text(1, MAX_PATH)),
-        (Family::FreeBsd, 10) => r("PCTOR", Len::Exact(4)),
-        (Family::FreeBsd, 11) => r("PDTOR", Len::Exact(0)),
-        (Family::FreeBsd, 12) => r("CAP", Len::Range(4, MAX_PATH)),
-        (Family::FreeBsd, 13) => r("PFLT", Len::Range(ws + 4, 16)),
-        (Family::FreeBsd, 14) => r("PRET", Len::Exact(4)),
-        (Family::FreeBsd, 15) => r("STRU", Len::Named(ws)),
-        (Family::FreeBsd, 16) => r("ARGS", Len::Range(0, max)),
-        (Family::FreeBsd, 17) => r("ENV", Len::Range(0, max)),
-        (Family::NetBsd, 1) => r("CALL", Len::Argsize { mib: false }),
-        (Family::NetBsd, 2) => r("RET", Len::Exact(8 + 2 * ws)),
-        // An optional siginfo_t follows.
-        (Family::NetBsd, 5) => r("PSIG", Len::Range(2 * ws + 20, 512)),
-        (Family::NetBsd, 6) => r("CSW", Len::Exact(8)),
-        (Family::NetBsd, 7) => r("EMUL", Len::Text(1, 32)),
-        (Family::NetBsd, 8) => r("MISC", Len::Range(20, 20 + MAX_USER)),
-        (Family::NetBsd, 9) => r("MMSG", Len::Range(24, max)),
-        (Family::NetBsd, 10) => r("ARG", Len::Range(0, max)),
-        (Family::NetBsd, 11) => r("ENV", Len::Range(0, max)),
-        (Family::NetBsd, 12) => r("MOOL", Len::Range(2 * ws, max)),
-        (Family::NetBsd, 13) => r("SAU", Len::Range(12 + 2 * ws, max)),
-        (Family::NetBsd, 14) => r("MIB", Len::Range(0, MAX_MIB * 2)),
-        (Family::NetBsd, 15) => r("FD", Len::Exact(8)),
-        (Family::OpenBsd, 1) => r("CALL", Len::Argsize { mib: true }),
-        // Only a successful return has a value; lseek's is 64-bit; older
-        // kernels always wrote one.
-        (Family::OpenBsd, 2) => r(
-            "RET",
-            Len::OneOf(if ws == 8 { &[8, 16] } else { &[8, 12, 16] }),
-        ),
-        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 5) => {
-            r("PSIG", Len::Range(2 * ws + 8, 512))
-        }
-        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 6) => r("CSW", Len::Exact(8)),
-        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 7) => {
-            r("EMUL", Len::Text(1, 32))
-        }
-        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 8) => r("STRU", Len::Named(0)),
-        (Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld, 9) => {
-            r("USER", Len::Range(20, 20 + MAX_USER))
-        }
-        (Family::OpenBsd, 10) => r("ARGS", Len::Range(0, max)),
-        (Family::OpenBsd, 11) => r("ENV", Len::Range(0, max)),
-        (Family::OpenBsd, 12) => r("PLDG", Len::Exact(16)),
-        (Family::OpenBsd, 13) => r("PINS", Len::Exact(8 + ws)),
-        (Family::OpenBsdMid | Family::OpenBsdOld, 1) => r("CALL", Len::Argsize { mib: false }),
-        (Family::OpenBsdMid | Family::OpenBsdOld | Family::Darwin, 2) => r("RET", Len::Exact(12)),
-        (Family::Darwin, 1) => r("CALL", Len::Narg { base: 4, slot: 8 }),
-        (Family::Darwin, 5) => r("PSIG", Len::Exact(12 + ws)),
-        (Family::Darwin, 6) => r("CSW", Len::Exact(8)),
-        (Family::Darwin, 7) => r("USER", Len::Range(0, MAX_USER)),
-        _ => None,
-    }
+    dialects::rule(abi, typ)
 }
 
 /// Whether `abi`'s family defines record type `typ`: [`rule`] as a bit
 /// mask, for a resynchronisation's first test at every byte.
 #[inline(always)]
 pub(crate) fn defined(abi: &Abi, typ: u32) -> bool {
-    let mask: u32 = match abi.family {
-        Family::FreeBsd => 0x3_fffe,                      // 1..=17
-        Family::NetBsd => 0xfffe,                         // 1..=15
-        Family::OpenBsd => 0x3ffe,                        // 1..=13
-        Family::OpenBsdMid | Family::OpenBsdOld => 0x3fe, // 1..=9
-        Family::Darwin => 0xfe,                           // 1..=7
-    };
-    typ < 32 && mask & (1 << typ) != 0
+    typ < 32 && abi.family.types() & (1 << typ) != 0
+}
+
+/// The name of record type `typ` in `abi`'s family, as damage messages
+/// give it: the label of its kind.
+pub(crate) fn label(abi: &Abi, typ: u32) -> &'static str {
+    rule(abi, typ).map_or("?", |r| r.kind.label())
 }
 
 /// Whether record type `typ` is opaque: its rule allows a range of
@@ -279,8 +214,7 @@ pub(crate) fn header(abi: &Abi, h: &RawHeader) -> Option<Breach> {
         return Some(Breach::Time);
     }
     if h.len > max as u64 {
-        let label = rule(abi, h.typ).map_or("?", |r| r.label);
-        return Some(Breach::TooLong(label, h.len, max));
+        return Some(Breach::TooLong(label(abi, h.typ), h.len, max));
     }
     None
 }
@@ -297,7 +231,7 @@ fn payload_in<B: ByteOrder>(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
     let Some(rule) = rule(abi, typ) else {
         return Some(Breach::Undefined(typ, abi.system_name()));
     };
-    let b = Reader::<B>::new(p);
+    let b = ByteReader::<B>::new(p);
     let n = p.len();
     let ws = abi.width.bytes();
     let want: Option<Want> = match rule.len {
@@ -342,7 +276,7 @@ fn payload_in<B: ByteOrder>(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
             }
         }
     };
-    want.map(|w| Breach::Length(rule.label, n, w))
+    want.map(|w| Breach::Length(rule.kind.label(), n, w))
 }
 
 #[cfg(test)]

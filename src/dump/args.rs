@@ -16,7 +16,7 @@ use std::fmt::Write as _;
 
 use crate::decode::abi::Width;
 use crate::tables::args::{self as t, ArgTables, Names};
-use crate::tables::{self, NameTable};
+use crate::tables::{self, by_name, NameTable};
 
 /// The argument words of one call, printed left to right.
 pub struct Words<'a> {
@@ -102,74 +102,85 @@ pub fn translate(table: NameTable, name: &str, w: &mut Words<'_>, out: &mut Stri
     if AT_CALLS.contains(&name) {
         w.named(out, |v, d, o| atfd(t, v, d, o));
     }
-    match name {
-        "open" | "openat" => {
-            w.number(out);
-            let mut creat = false;
-            w.named(out, |v, _, o| {
-                creat = flag_value(t.open_flags, "O_CREAT").is_some_and(|c| v as u32 & c == c);
-                open_flags(t, v, o);
-            });
-            if creat {
-                w.named(out, |v, _, o| filemode(t, v, o));
-            } else if w.left() > 0 {
-                // kdump leaves out the mode when O_CREAT is not set.
-                let _ = w.int();
-            }
-        }
-        "access" | "eaccess" | "faccessat" => {
-            w.number(out);
-            w.named(out, |v, _, o| mask(t.access, v, o));
-        }
-        "chmod" | "fchmod" | "lchmod" | "fchmodat" | "mkdir" | "mkdirat" | "mkfifo"
-        | "mkfifoat" | "mknod" | "mknodat" => {
-            w.number(out);
+    translate_named(name, table, t, w, out);
+}
+
+by_name! {
+    /// [`translate`] after the directory descriptor, by the call's name.
+    fn translate_named(
+        name,
+        table: NameTable,
+        t: &ArgTables,
+        w: &mut Words<'_>,
+        out: &mut String,
+    );
+    names TRANSLATED_NAMES;
+    "open" | "openat" => {
+        w.number(out);
+        let mut creat = false;
+        w.named(out, |v, _, o| {
+            creat = flag_value(t.open_flags, "O_CREAT").is_some_and(|c| v as u32 & c == c);
+            open_flags(t, v, o);
+        });
+        if creat {
             w.named(out, |v, _, o| filemode(t, v, o));
+        } else if w.left() > 0 {
+            // kdump leaves out the mode when O_CREAT is not set.
+            let _ = w.int();
         }
-        "umask" => w.named(out, |v, _, o| filemode(t, v, o)),
-        "wait4" | "__wait450" => {
+    },
+    "access" | "eaccess" | "faccessat" => {
+        w.number(out);
+        w.named(out, |v, _, o| mask(t.access, v, o));
+    },
+    "chmod" | "fchmod" | "lchmod" | "fchmodat" | "mkdir" | "mkdirat" | "mkfifo"
+    | "mkfifoat" | "mknod" | "mknodat" => {
+        w.number(out);
+        w.named(out, |v, _, o| filemode(t, v, o));
+    },
+    "umask" => w.named(out, |v, _, o| filemode(t, v, o)),
+    "wait4" | "__wait450" => {
+        w.number(out);
+        w.number(out);
+        w.named(out, |v, _, o| mask0(t.wait_options, v, o));
+    },
+    "kill" => {
+        w.number(out);
+        w.named(out, |v, _, o| signal(table, v, o));
+    },
+    "sigaction" | "__sigaction14" | "__sigaction_sigtramp" => {
+        w.named(out, |v, _, o| signal(table, v, o));
+    },
+    "sigprocmask" | "__sigprocmask14" => {
+        w.named(out, |v, d, o| integer(t.sigprocmask_how, v, d, o));
+    },
+    "mmap" => {
+        w.number(out);
+        w.number(out);
+        w.named(out, |v, _, o| mask(t.mmap_prot, v, o));
+        w.named(out, |v, _, o| mmap_flags(t, v, o));
+    },
+    "mprotect" => {
+        w.number(out);
+        w.number(out);
+        w.named(out, |v, _, o| mask(t.mmap_prot, v, o));
+    },
+    "fcntl" => fcntl(t, w, out),
+    "lseek" => {
+        while w.left() > 1 {
             w.number(out);
-            w.number(out);
-            w.named(out, |v, _, o| mask0(t.wait_options, v, o));
         }
-        "kill" => {
-            w.number(out);
-            w.named(out, |v, _, o| signal(table, v, o));
-        }
-        "sigaction" | "__sigaction14" | "__sigaction_sigtramp" => {
-            w.named(out, |v, _, o| signal(table, v, o));
-        }
-        "sigprocmask" | "__sigprocmask14" => {
-            w.named(out, |v, d, o| integer(t.sigprocmask_how, v, d, o));
-        }
-        "mmap" => {
-            w.number(out);
-            w.number(out);
-            w.named(out, |v, _, o| mask(t.mmap_prot, v, o));
-            w.named(out, |v, _, o| mmap_flags(t, v, o));
-        }
-        "mprotect" => {
-            w.number(out);
-            w.number(out);
-            w.named(out, |v, _, o| mask(t.mmap_prot, v, o));
-        }
-        "fcntl" => fcntl(t, w, out),
-        "lseek" => {
-            while w.left() > 1 {
-                w.number(out);
-            }
-            w.named(out, |v, d, o| integer(t.whence, v, d, o));
-        }
-        "socket" | "__socket30" | "socketpair" => {
-            w.named(out, |v, d, o| integer(t.socket_domains, v, d, o));
-            w.named(out, |v, _, o| socket_type(t, v, o));
-        }
-        _ => {}
-    }
+        w.named(out, |v, d, o| integer(t.whence, v, d, o));
+    },
+    "socket" | "__socket30" | "socketpair" => {
+        w.named(out, |v, d, o| integer(t.socket_domains, v, d, o));
+        w.named(out, |v, _, o| socket_type(t, v, o));
+    },
+    _ => {},
 }
 
 /// Calls whose first word is a directory descriptor (AT_FDCWD).
-const AT_CALLS: &[&str] = &[
+pub(crate) const AT_CALLS: &[&str] = &[
     "faccessat",
     "fchmodat",
     "fchownat",

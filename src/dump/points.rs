@@ -5,11 +5,7 @@
 //! an unknown letter or label is an error, never an empty output.
 
 /// Every type label a record can carry ([`crate::record::Body::label`]).
-pub const LABELS: &[&str] = &[
-    "STRT", "CALL", "RET", "NAMI", "EMUL", "GIO", "PSIG", "CSW", "USER", "STRU", "SCTL",
-    "PROCCTOR", "PROCDTOR", "CAP", "PFLT", "PRET", "ARGS", "ENV", "FD", "MIB", "PLDG", "PINS",
-    "UNKNOWN",
-];
+pub const LABELS: &[&str] = &crate::record::Kind::LABELS;
 
 /// ktrace's trace-point letters (the union of the BSDs') and the labels
 /// each selects. Exec arguments are OpenBSD's `x` and NetBSD's `a`, the
@@ -105,6 +101,22 @@ mod tests {
             let e = parse(bad).unwrap_err();
             assert!(e.contains("unknown trace point"), "{bad}: {e}");
         }
+    }
+
+    #[test]
+    fn the_labels_are_the_record_labels() {
+        use crate::record::{Body, Kind};
+        assert_eq!(LABELS.len(), Kind::ALL.len());
+        for (label, kind) in LABELS.iter().zip(Kind::ALL) {
+            assert_eq!(*label, kind.label());
+        }
+        // Labels are distinct, so a `-t` name selects one kind.
+        let mut sorted = LABELS.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), LABELS.len());
+        assert!(LABELS.contains(&Body::ProcDtor.label()));
+        assert!(LABELS.contains(&Body::Start.label()));
     }
 
     #[test]

@@ -242,7 +242,7 @@ impl Model {
                 .ctx
                 .fork_calls
                 .iter()
-                .filter(|f| f.name == "vfork" && f.pid != pid)
+                .filter(|f| f.name == syscall::VFORK && f.pid != pid)
                 .max_by_key(|f| f.offset)
                 .cloned();
             if let Some(call) = parent {
@@ -439,7 +439,7 @@ fn is_vfork_child(ctx: &TraceState, rec: &Record<'_>) -> bool {
     };
     r.error == 0
         && r.retval == rec.pid
-        && crate::tables::syscall_name(ctx.names, r.code.into()) == Some("vfork")
+        && crate::tables::syscall_name(ctx.names, r.code.into()) == Some(syscall::VFORK)
 }
 
 /// Whether `rec`, in a pid whose lifetime `p` has ended, is the first

@@ -4,7 +4,7 @@
 
 use crate::decode::Family;
 use crate::process::rows::Access;
-use crate::tables::OpenFlags;
+use crate::tables::{by_name, NameTable, OpenFlags};
 
 /// The calls that change the process model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,27 +62,30 @@ impl Effect {
     ];
 }
 
-/// The effect of the syscall called `name`.
-pub fn effect(name: &str) -> Effect {
-    match name {
-        "fork" | "vfork" | "rfork" | "pdfork" | "__vfork14" | "__clone" | "__fork14" => {
-            Effect::Fork
-        }
-        "posix_spawn" => Effect::Spawn,
-        "execve" | "fexecve" | "__mac_execve" => Effect::Exec,
-        "exit" => Effect::Exit,
-        "thr_exit" | "_lwp_exit" | "__threxit" => Effect::ThreadExit,
-        "chdir" => Effect::Chdir,
-        "fchdir" => Effect::Fchdir,
-        "open" | "openat" | "creat" => Effect::Open,
-        "dup" => Effect::Dup,
-        "dup2" | "dup3" => Effect::Dup2,
-        "fcntl" => Effect::Fcntl,
-        "close" => Effect::Close,
-        "closefrom" => Effect::Closefrom,
-        "wait4" | "wait6" | "__wait450" | "owait" => Effect::Wait,
-        _ => Effect::None,
-    }
+/// NetBSD's posix_spawn, whose RET carries an errno, not a pid.
+pub const POSIX_SPAWN: &str = "posix_spawn";
+/// vfork, whose parent sleeps until the child execs or exits.
+pub const VFORK: &str = "vfork";
+
+by_name! {
+    /// The effect of the syscall called `name`.
+    pub fn effect(name) -> Effect;
+    names EFFECT_NAMES;
+    "fork" | "vfork" | "rfork" | "pdfork" | "__vfork14" | "__clone" => Effect::Fork,
+    "posix_spawn" => Effect::Spawn,
+    "execve" | "fexecve" | "__mac_execve" => Effect::Exec,
+    "exit" => Effect::Exit,
+    "thr_exit" | "_lwp_exit" | "__threxit" => Effect::ThreadExit,
+    "chdir" => Effect::Chdir,
+    "fchdir" => Effect::Fchdir,
+    "open" | "openat" | "creat" => Effect::Open,
+    "dup" => Effect::Dup,
+    "dup2" | "dup3" => Effect::Dup2,
+    "fcntl" => Effect::Fcntl,
+    "close" => Effect::Close,
+    "closefrom" => Effect::Closefrom,
+    "wait4" | "wait6" | "__wait450" | "owait" => Effect::Wait,
+    _ => Effect::None,
 }
 
 /// Whether a call that returned `error` and `retval` succeeded as the
@@ -91,7 +94,7 @@ pub fn effect(name: &str) -> Effect {
 /// `sys_posix_spawn` does `*retval = error; return 0`, so it always
 /// returns error 0 and succeeded only with retval 0 (kern_exec.c).
 pub fn outcome(name: Option<&str>, error: i32, retval: i64) -> (bool, Option<i64>) {
-    if name == Some("posix_spawn") && error == 0 {
+    if name == Some(POSIX_SPAWN) && error == 0 {
         return (retval == 0, (retval != 0).then_some(retval));
     }
     let ok = error == 0 || error == crate::record::EJUSTRETURN;
@@ -110,55 +113,70 @@ pub fn seen_retval(error: i32, retval: i64) -> i64 {
     }
 }
 
-/// For the `seq`-th path looked up by an `*at` call, the index of the
-/// argument holding its directory fd; `None` for calls that resolve
-/// against the cwd.
-pub fn dirfd_arg(name: &str, seq: usize) -> Option<usize> {
-    match name {
-        "openat" | "faccessat" | "fchmodat" | "fchownat" | "fstatat" | "futimesat" | "mkdirat"
-        | "mkfifoat" | "mknodat" | "readlinkat" | "unlinkat" | "utimensat" | "chflagsat"
-        | "funlinkat" | "__fstatat50" | "statx" => (seq == 0).then_some(0),
-        "renameat" | "linkat" => (seq < 2).then_some(2 * seq),
-        "symlinkat" => (seq == 0).then_some(1),
-        _ => None,
-    }
+by_name! {
+    /// For the `seq`-th path looked up by an `*at` call, the index of the
+    /// argument holding its directory fd; `None` for calls that resolve
+    /// against the cwd.
+    pub fn dirfd_arg(name, seq: usize) -> Option<usize>;
+    names DIRFD_NAMES;
+    "openat" | "faccessat" | "fchmodat" | "fchownat" | "fstatat" | "futimesat" | "mkdirat"
+    | "mkfifoat" | "mknodat" | "readlinkat" | "unlinkat" | "utimensat" | "chflagsat"
+    | "funlinkat" => (seq == 0).then_some(0),
+    "renameat" | "linkat" => (seq < 2).then_some(2 * seq),
+    "symlinkat" => (seq == 0).then_some(1),
+    _ => None,
 }
 
 /// What the `seq`-th lookup of a call named `name` with argument words
 /// `args` did to its path, under the system's open flags. An unknown call
 /// (no name) is a probe.
 pub fn access(name: Option<&str>, seq: usize, args: &[u64], flags: OpenFlags) -> Access {
-    let Some(name) = name else {
-        return Access::Probe;
-    };
-    let open_flags = |i: usize| args.get(i).map_or(0, |&w| w);
     match name {
-        "open" | "open_extended" => open_access(open_flags(1), flags),
-        "openat" => open_access(open_flags(2), flags),
-        "creat" | "mkdir" | "mkdirat" | "mkfifo" | "mkfifoat" | "mknod" | "mknodat"
-        | "__mknod50" | "symlink" | "symlinkat" => Access::Create,
-        "link" | "linkat" => {
-            if seq == 0 {
-                Access::Probe
-            } else {
-                Access::Create
-            }
-        }
-        "rename" | "renameat" | "renameat2" | "__posix_rename" => {
-            if seq == 0 {
-                Access::RenameFrom
-            } else {
-                Access::RenameTo
-            }
-        }
-        "unlink" | "unlinkat" | "funlinkat" | "rmdir" => Access::Delete,
-        "execve" | "fexecve" | "__mac_execve" | "posix_spawn" => Access::Exec,
-        "truncate" => Access::Write,
-        "chmod" | "lchmod" | "fchmodat" | "chown" | "lchown" | "fchownat" | "__posix_chown"
-        | "__posix_lchown" | "utimes" | "__utimes50" | "lutimes" | "__lutimes50" | "utimensat"
-        | "futimesat" | "chflags" | "lchflags" | "chflagsat" => Access::Attr,
-        _ => Access::Probe,
+        Some(name) => named_access(name, seq, args, flags),
+        None => Access::Probe,
     }
+}
+
+by_name! {
+    /// [`access`] of a call with a name.
+    fn named_access(name, seq: usize, args: &[u64], flags: OpenFlags) -> Access;
+    names ACCESS_NAMES;
+    "open" | "open_extended" => open_access(args.get(1).copied().unwrap_or(0), flags),
+    "openat" => open_access(args.get(2).copied().unwrap_or(0), flags),
+    "creat" | "mkdir" | "mkdirat" | "mkfifo" | "mkfifoat" | "mknod" | "mknodat"
+    | "__mknod50" | "symlink" | "symlinkat" => Access::Create,
+    "link" | "linkat" => {
+        if seq == 0 {
+            Access::Probe
+        } else {
+            Access::Create
+        }
+    },
+    "rename" | "renameat" | "renameat2" | "__posix_rename" => {
+        if seq == 0 {
+            Access::RenameFrom
+        } else {
+            Access::RenameTo
+        }
+    },
+    "unlink" | "unlinkat" | "funlinkat" | "rmdir" => Access::Delete,
+    "execve" | "fexecve" | "__mac_execve" | "posix_spawn" => Access::Exec,
+    "truncate" => Access::Write,
+    "chmod" | "lchmod" | "fchmodat" | "chown" | "lchown" | "fchownat" | "__posix_chown"
+    | "__posix_lchown" | "utimes" | "__utimes50" | "lutimes" | "__lutimes50" | "utimensat"
+    | "futimesat" | "chflags" | "lchflags" | "chflagsat" => Access::Attr,
+    _ => Access::Probe,
+}
+
+by_name! {
+    /// Whether a RET of the call named `name` is expected without its
+    /// CALL: the tracer's own ktrace (tracing began inside the call) and a
+    /// new thread's first record, the RET of the call that created it
+    /// (OpenBSD __tfork, FreeBSD thr_new, NetBSD _lwp_create).
+    pub fn returns_uncalled(name) -> bool;
+    names UNCALLED_RET_NAMES;
+    "ktrace" | "__tfork" | "thr_new" | "_lwp_create" => true,
+    _ => false,
 }
 
 /// An open's access by its flags word: O_CREAT creates; O_WRONLY, O_RDWR
@@ -181,11 +199,11 @@ pub const AT_FDCWD: i64 = -100;
 /// NetBSD 12); FreeBSD's F_DUP2FD (10) and F_DUP2FD_CLOEXEC (18), which
 /// return the target fd.
 pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
-    match family {
-        Family::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
-        Family::NetBsd => matches!(cmd, 0 | 12),
-        Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld => matches!(cmd, 0 | 10),
-        Family::Darwin => cmd == 0,
+    match family.name_table() {
+        NameTable::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
+        NameTable::NetBsd => matches!(cmd, 0 | 12),
+        NameTable::OpenBsd | NameTable::OpenBsdPre55 => matches!(cmd, 0 | 10),
+        NameTable::Darwin => cmd == 0,
     }
 }
 
@@ -198,7 +216,7 @@ pub fn fatal_by_default(signo: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{open_flags, NameTable};
+    use crate::tables::open_flags;
 
     #[test]
     fn access_follows_the_call_its_flags_and_the_lookup() {

@@ -5,7 +5,7 @@
 //! to names, for each system kt2sql reads ([`NameTable`]). Nothing here
 //! knows about records or ABIs: the decoder picks the table (by dialect and
 //! release window) and calls the lookups below, which are O(1) array
-//! indexing for numbers and a binary search for the reverse lookup.
+//! indexing.
 //!
 //! # Naming rule
 //!
@@ -51,6 +51,10 @@
 //! regenerate. [`NameTable::OpenBsdPre55`] shares OpenBSD's errno and
 //! signal tables, which did not change at 5.5.
 //!
+//! `by_name!` writes the functions elsewhere (the process model's
+//! syscall rules, dump's argument names) that decide by a syscall's name,
+//! so the tests here can check that every name they match is in a table.
+//!
 //! `open_flags.rs` holds the few `open(2)` flag bits the process model
 //! needs to tell a read from a write or a create ([`OpenFlags`]), taken by
 //! hand from each system's `sys/fcntl.h` (its `//!` names the sources).
@@ -64,6 +68,33 @@ mod openbsd;
 mod openbsd_pre55;
 
 pub use open_flags::{open_flags, OpenFlags};
+
+/// A function that decides by a syscall's name, written as one `match` on
+/// name literals, and `$names`, every name it matches (for tests): the
+/// test `every_matched_name_is_in_a_table` checks each against the tables,
+/// so a rule cannot wait for a name no traced system has.
+macro_rules! by_name {
+    (
+        $(#[$attr:meta])*
+        $vis:vis fn $f:ident($name:ident $(, $arg:ident: $ty:ty)* $(,)?) $(-> $ret:ty)?;
+        names $names:ident;
+        $( $($n:literal)|+ => $e:expr, )*
+        _ => $default:expr $(,)?
+    ) => {
+        $(#[$attr])*
+        $vis fn $f($name: &str $(, $arg: $ty)*) $(-> $ret)? {
+            match $name {
+                $( $($n)|+ => $e, )*
+                _ => $default,
+            }
+        }
+
+        #[cfg(test)]
+        #[doc = concat!("Every syscall name `", stringify!($f), "` matches on.")]
+        pub(crate) const $names: &[&str] = &[$($($n,)+)*];
+    };
+}
+pub(crate) use by_name;
 
 /// Which system's name tables to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -83,42 +114,36 @@ pub enum NameTable {
 /// The generated arrays of one dialect.
 struct Tables {
     syscalls: &'static [&'static str],
-    by_name: &'static [(&'static str, u16)],
     errnos: &'static [(&'static str, &'static str)],
     signals: &'static [&'static str],
 }
 
 static FREEBSD: Tables = Tables {
     syscalls: freebsd::SYSCALLS,
-    by_name: freebsd::SYSCALLS_BY_NAME,
     errnos: freebsd::ERRNOS,
     signals: freebsd::SIGNALS,
 };
 
 static NETBSD: Tables = Tables {
     syscalls: netbsd::SYSCALLS,
-    by_name: netbsd::SYSCALLS_BY_NAME,
     errnos: netbsd::ERRNOS,
     signals: netbsd::SIGNALS,
 };
 
 static OPENBSD: Tables = Tables {
     syscalls: openbsd::SYSCALLS,
-    by_name: openbsd::SYSCALLS_BY_NAME,
     errnos: openbsd::ERRNOS,
     signals: openbsd::SIGNALS,
 };
 
 static OPENBSD_PRE55: Tables = Tables {
     syscalls: openbsd_pre55::SYSCALLS,
-    by_name: openbsd_pre55::SYSCALLS_BY_NAME,
     errnos: openbsd::ERRNOS,
     signals: openbsd::SIGNALS,
 };
 
 static DARWIN: Tables = Tables {
     syscalls: darwin::SYSCALLS,
-    by_name: darwin::SYSCALLS_BY_NAME,
     errnos: darwin::ERRNOS,
     signals: darwin::SIGNALS,
 };
@@ -143,13 +168,6 @@ fn dense<T: Copy>(array: &'static [T], n: i64, empty: impl Fn(T) -> bool) -> Opt
 /// Syscall name for a number, or None when the number names nothing in that table.
 pub fn syscall_name(table: NameTable, code: i64) -> Option<&'static str> {
     dense(tables(table).syscalls, code, str::is_empty)
-}
-
-/// Syscall number for a name (reverse lookup; first number with that name, prefer the live/non-compat one).
-pub fn syscall_number(table: NameTable, name: &str) -> Option<i64> {
-    let by_name = tables(table).by_name;
-    let i = by_name.binary_search_by(|(n, _)| (*n).cmp(name)).ok()?;
-    Some(i64::from(by_name[i].1))
 }
 
 /// errno: (symbolic name, strerror-style text) e.g. ("ENOENT", "No such file or directory").
@@ -354,39 +372,25 @@ mod tests {
         assert_eq!(syscall_name(NameTable::NetBsd, 11), None);
     }
 
-    #[test]
-    fn reverse_lookup() {
-        let cases: &[(NameTable, &str, i64)] = &[
-            (NameTable::FreeBsd, "mmap", 477),
-            (NameTable::FreeBsd, "stat", 188),
-            (NameTable::FreeBsd, "fstat", 551),
-            (NameTable::FreeBsd, "exit", 1),
-            (NameTable::FreeBsd, "pipe", 42),
-            (NameTable::NetBsd, "wait4", 7),
-            (NameTable::NetBsd, "__stat50", 439),
-            (NameTable::OpenBsd, "mmap", 49),
-            (NameTable::OpenBsd, "lseek", 166),
-            (NameTable::OpenBsdPre55, "mmap", 197),
-            (NameTable::Darwin, "issetugid", 327),
-        ];
-        for &(t, name, code) in cases {
-            assert_eq!(syscall_number(t, name), Some(code), "{t:?} {name}");
-        }
-        for t in ALL {
-            assert_eq!(syscall_number(t, "no_such_call"), None);
-            assert_eq!(syscall_number(t, ""), None);
-            // Every reverse entry points back at a number with that name.
-            for &(name, n) in tables(t).by_name {
-                assert_eq!(syscall_name(t, i64::from(n)), Some(name), "{t:?}");
-            }
-        }
-    }
+    /// Every syscall name the process model and dump decide by.
+    const MATCHED: &[&[&str]] = &[
+        crate::process::syscall::EFFECT_NAMES,
+        crate::process::syscall::DIRFD_NAMES,
+        crate::process::syscall::ACCESS_NAMES,
+        crate::process::syscall::UNCALLED_RET_NAMES,
+        &[
+            crate::process::syscall::POSIX_SPAWN,
+            crate::process::syscall::VFORK,
+        ],
+        crate::dump::args::TRANSLATED_NAMES,
+        crate::dump::args::AT_CALLS,
+    ];
 
     #[test]
-    fn reverse_tables_sorted() {
-        for t in ALL {
-            let by_name = tables(t).by_name;
-            assert!(by_name.windows(2).all(|w| w[0].0 < w[1].0), "{t:?}");
+    fn every_matched_name_is_in_a_table() {
+        let known = |name: &str| ALL.iter().any(|&t| tables(t).syscalls.contains(&name));
+        for name in MATCHED.iter().flat_map(|names| names.iter()) {
+            assert!(known(name), "no table has a syscall named {name:?}");
         }
     }
 

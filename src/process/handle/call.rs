@@ -5,7 +5,9 @@
 use super::{th_id, Action, Return};
 use crate::process::rows::{CallRow, End, IssueKind, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
-use crate::process::syscall::{effect, fcntl_dups, outcome, seen_retval, Effect};
+use crate::process::syscall::{
+    effect, fcntl_dups, outcome, returns_uncalled, seen_retval, Effect, VFORK,
+};
 use crate::record::{Call, Record, Ret};
 use crate::tables;
 
@@ -205,7 +207,7 @@ impl TraceState {
             return Ok(None);
         }
         let th = p.threads.get_mut(&key).expect("thread exists");
-        let Some(pos) = th.pending.iter().rposition(|c| c.name == Some("vfork")) else {
+        let Some(pos) = th.pending.iter().rposition(|c| c.name == Some(VFORK)) else {
             return Ok(None);
         };
         let mut call = th.pending.remove(pos);
@@ -245,8 +247,7 @@ impl TraceState {
         let forks = self.is_fork(r.code);
         // A child-side fork RET is 0; Mac OS X's vfork child returns its own pid.
         let child_side = forks && (r.retval == 0 || r.retval == p.row.pid);
-        let expected =
-            child_side || matches!(name, Some("ktrace" | "__tfork" | "thr_new" | "_lwp_create"));
+        let expected = child_side || name.is_some_and(returns_uncalled);
         if !expected {
             let pid = p.row.pid;
             self.issue(
