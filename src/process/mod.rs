@@ -27,7 +27,7 @@
 //! links a new pid to its parent; `handle/` applies one record to its
 //! process (the handlers are methods of the trace-wide [`state`]);
 //! `syscall.rs` says what each call does; `rows.rs` is the contract with
-//! the loader.
+//! the loader and `vocab.rs` the fixed strings its rows carry.
 
 mod claim;
 mod handle;
@@ -37,6 +37,7 @@ pub mod rows;
 mod spill;
 mod state;
 pub mod syscall;
+pub mod vocab;
 
 use std::collections::VecDeque;
 

@@ -1,131 +1,12 @@
-//! The rows the process model emits, and the [`Sink`] that receives them.
-//! This is the contract between model and load: the model decides every id
-//! (so rows can reference each other before they are written) and every
-//! value; the loader only stores them. Byte strings borrow where they can.
+//! The rows the process model emits, and the [`Sink`] that receives them:
+//! the contract between model and load. The model decides every id (so
+//! rows can reference each other before they are written) and every fact;
+//! the loader stores them, adding only what follows from a row and its
+//! trace (`trace_id`, path ids, the argument text, `dur`, `nargs`,
+//! `arg0`/`arg1`, `errno_name`). Byte strings borrow where they can. The
+//! fixed strings some columns hold are the vocabularies of [`super::vocab`].
 
-/// Severity of an import issue.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Severity {
-    /// Worth knowing; nothing lost.
-    Info,
-    /// A guess was made (ambiguous pairing, unknown parent).
-    Warning,
-    /// Records or bytes could not be used.
-    DataLoss,
-}
-
-impl Severity {
-    /// The name stored in `import_issue.severity`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Info => "info",
-            Severity::Warning => "warning",
-            Severity::DataLoss => "data_loss",
-        }
-    }
-}
-
-/// How a looked-up path was made absolute.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Resolution {
-    /// The path was absolute already.
-    Absolute,
-    /// Relative to the process's working directory.
-    Cwd,
-    /// Relative to the directory an `*at` call's fd argument was opened on.
-    Dirfd,
-    /// Relative, and its base is not known: left relative.
-    Unknown,
-}
-
-impl Resolution {
-    /// The name stored in `namei.resolution`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Resolution::Absolute => "absolute",
-            Resolution::Cwd => "cwd",
-            Resolution::Dirfd => "dirfd",
-            Resolution::Unknown => "unknown base",
-        }
-    }
-}
-
-/// What a lookup's call did to the path (`namei.access`), decided from the
-/// call, its flags and the lookup's position (`syscall::access`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Opened for reading only (a directory too).
-    Read,
-    /// Opened for writing (O_WRONLY, O_RDWR or O_TRUNC) without O_CREAT,
-    /// or truncated.
-    Write,
-    /// Created, or opened with O_CREAT: creat, mkdir, mkfifo, mknod,
-    /// symlink's and link's new name, a dying process's core file.
-    Create,
-    /// Removed: unlink, rmdir.
-    Delete,
-    /// The source (first lookup) of a rename.
-    RenameFrom,
-    /// The target (second lookup) of a rename.
-    RenameTo,
-    /// The program and runtime-linker lookups of an exec or posix_spawn.
-    Exec,
-    /// The file's attributes changed, not its contents: chmod, chown,
-    /// utimes, chflags, ….
-    Attr,
-    /// Looked at, not opened: stat, access, readlink, chdir, pathconf,
-    /// link's existing name, and any call not named above.
-    Probe,
-}
-
-impl Access {
-    /// The name stored in `namei.access`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Access::Read => "read",
-            Access::Write => "write",
-            Access::Create => "create",
-            Access::Delete => "delete",
-            Access::RenameFrom => "rename-from",
-            Access::RenameTo => "rename-to",
-            Access::Exec => "exec",
-            Access::Attr => "attr",
-            Access::Probe => "probe",
-        }
-    }
-}
-
-/// What showed that a process lifetime ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum End {
-    /// Its `exit` call.
-    Exit,
-    /// A PSIG of a signal whose default action kills, with SIG_DFL.
-    Signal,
-    /// The core file it looked up as it died (a NAMI made by no call).
-    Core,
-    /// FreeBSD's PROCDTOR (written whatever `ktrace -t` says).
-    Procdtor,
-    /// Its parent's `wait4`/`wait6` RET returned its pid: nothing of its own
-    /// showed the end (`ktrace -t cn` records no PSIG).
-    Wait,
-}
-
-impl End {
-    /// Every end, in declaration order (`End::X as usize` is its index).
-    pub const ALL: [End; 5] = [End::Exit, End::Signal, End::Core, End::Procdtor, End::Wait];
-
-    /// The name stored in `process.end_seen_by`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            End::Exit => "exit",
-            End::Signal => "signal",
-            End::Core => "core",
-            End::Procdtor => "procdtor",
-            End::Wait => "wait",
-        }
-    }
-}
+pub use super::vocab::{Access, End, IssueKind, Resolution, Severity, Unpaired};
 
 /// One process lifetime (a pid reused later is another row).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -234,42 +115,6 @@ pub struct ExecRow<'a> {
     pub success: bool,
     /// Working directory at that moment, when known.
     pub cwd: Option<&'a [u8]>,
-}
-
-/// Why a call row has no return, or no call.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Unpaired {
-    /// `exit`: never returns.
-    Exit,
-    /// A thread-exit call.
-    ThreadExit,
-    /// Another thread's exec replaced the image, or the process died.
-    ProcessGone,
-    /// A later CALL on the same thread came first (the RET was lost).
-    Superseded,
-    /// The trace ended first.
-    EndOfTrace,
-    /// A RET whose CALL is not in the trace (a forked child's first RET,
-    /// the tracer's own ktrace RET).
-    NoCall,
-    /// Mac OS X vfork: the child's execve has no RET of its own; the
-    /// parent's `RET execve <child>` ended it (its time and offset are used).
-    VforkParent,
-}
-
-impl Unpaired {
-    /// The name stored in `call.unpaired`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Unpaired::Exit => "exit",
-            Unpaired::ThreadExit => "thread exit",
-            Unpaired::ProcessGone => "process gone",
-            Unpaired::Superseded => "superseded",
-            Unpaired::EndOfTrace => "end of trace",
-            Unpaired::NoCall => "no call",
-            Unpaired::VforkParent => "returned in vfork parent",
-        }
-    }
 }
 
 /// One system call: its CALL paired with its RET.
@@ -401,87 +246,6 @@ pub struct EventRow<'a> {
     pub data: Option<&'a [u8]>,
 }
 
-/// What an import issue is about. Every kind the importer writes is here,
-/// and the schema's comment on `import_issue.kind` lists exactly these.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum IssueKind {
-    /// The file holds no records.
-    Empty,
-    /// Bytes in the middle could not be decoded and were skipped.
-    Skipped,
-    /// Decoding stopped before the end of the file.
-    Truncated,
-    /// The kernel flagged lost records (FreeBSD KTR_DROP).
-    DroppedEvents,
-    /// A thread's next CALL came before this call's RET.
-    SupersededCall,
-    /// Two same-numbered calls outstanding without thread ids.
-    AmbiguousPairing,
-    /// A RET whose CALL is not in the trace (and is not expected to be).
-    ReturnWithoutCall,
-    /// A pid appeared that no fork, spawn or wait in the trace claimed.
-    UnknownParent,
-    /// A pid was forked again before its previous lifetime was seen to end.
-    PidReused,
-    /// A fork edge whose fork RET is missing, inferred from the parent's
-    /// wait RET returning the child.
-    ForkInferred,
-    /// A child's parent, guessed at a posix_spawn, corrected by the wait RET
-    /// that reaped it.
-    ParentCorrected,
-    /// An exec whose RET is missing, inferred from the new image's records.
-    ExecInferred,
-    /// A process's end inferred from its parent's wait RET.
-    EndInferred,
-    /// The temporary file idle live processes are spilled to failed.
-    SpillFailed,
-    /// Lookups left relative: the base directory was unknown (one issue
-    /// per trace, with the count).
-    UnresolvedLookups,
-}
-
-impl IssueKind {
-    /// Every kind, in the order the schema lists them.
-    pub const ALL: [IssueKind; 15] = [
-        IssueKind::Empty,
-        IssueKind::Skipped,
-        IssueKind::Truncated,
-        IssueKind::DroppedEvents,
-        IssueKind::SupersededCall,
-        IssueKind::AmbiguousPairing,
-        IssueKind::ReturnWithoutCall,
-        IssueKind::UnknownParent,
-        IssueKind::PidReused,
-        IssueKind::ForkInferred,
-        IssueKind::ParentCorrected,
-        IssueKind::ExecInferred,
-        IssueKind::EndInferred,
-        IssueKind::SpillFailed,
-        IssueKind::UnresolvedLookups,
-    ];
-
-    /// The name stored in `import_issue.kind`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            IssueKind::Empty => "empty",
-            IssueKind::Skipped => "skipped",
-            IssueKind::Truncated => "truncated",
-            IssueKind::DroppedEvents => "dropped-events",
-            IssueKind::SupersededCall => "superseded-call",
-            IssueKind::AmbiguousPairing => "ambiguous-pairing",
-            IssueKind::ReturnWithoutCall => "return-without-call",
-            IssueKind::UnknownParent => "unknown-parent",
-            IssueKind::PidReused => "pid-reused",
-            IssueKind::ForkInferred => "fork-inferred",
-            IssueKind::ParentCorrected => "parent-corrected",
-            IssueKind::ExecInferred => "exec-inferred",
-            IssueKind::EndInferred => "end-inferred",
-            IssueKind::SpillFailed => "spill-failed",
-            IssueKind::UnresolvedLookups => "unresolved-lookups",
-        }
-    }
-}
-
 /// Something the importer noticed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct IssueRow {
@@ -568,28 +332,4 @@ pub struct Totals {
     pub first_ts: Option<i64>,
     /// Last record's time.
     pub last_ts: Option<i64>,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::IssueKind;
-
-    /// The schema's comment on `import_issue.kind` names exactly the kinds
-    /// the importer writes.
-    #[test]
-    fn the_schema_lists_every_issue_kind() {
-        let schema = include_str!("../../schema/0001_tables.sql");
-        let table = &schema[schema.find("CREATE TABLE import_issue").unwrap()..];
-        let comment: String = table[..table.find("kind TEXT").unwrap()]
-            .lines()
-            .rev()
-            .skip(1)
-            .take_while(|l| l.trim_start().starts_with("--"))
-            .collect();
-        let named: std::collections::BTreeSet<&str> =
-            comment.split('`').skip(1).step_by(2).collect();
-        let kinds: std::collections::BTreeSet<&str> =
-            IssueKind::ALL.iter().map(|k| k.as_str()).collect();
-        assert_eq!(named, kinds);
-    }
 }
