@@ -50,20 +50,14 @@ impl PathCache {
     }
 }
 
-/// The first free id of every model table: `max(id) + 1`, or 1 when empty.
+/// The first free id of every table whose ids the model gives:
+/// `max(id) + 1`, or 1 when empty.
 pub fn next_ids(conn: &Connection) -> Result<IdBase, Error> {
-    let next = |table: &str| -> Result<i64, Error> {
-        let sql = format!("SELECT COALESCE(MAX({table}_id), 0) + 1 FROM {table}");
+    table::id_base(|t| {
+        let (table, key) = (t.name(), t.columns()[0]);
+        let sql = format!("SELECT COALESCE(MAX({key}), 0) + 1 FROM {table}");
         conn.query_row(&sql, [], |r| r.get(0))
-            .map_err(sql_err(format!("reading the last {table}_id")))
-    };
-    Ok(IdBase {
-        process: next("process")?,
-        thread: next("thread")?,
-        exec: next("exec")?,
-        call: next("call")?,
-        namei: next("namei")?,
-        event: next("event")?,
+            .map_err(sql_err(format!("reading the last {key}")))
     })
 }
 

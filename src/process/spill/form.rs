@@ -7,7 +7,7 @@
 //!
 //! Each struct's fields are listed once, in [`spill_struct!`], which both
 //! destructures (so a field added to a struct and not listed here fails to
-//! compile) and rebuilds it.
+//! compile) and rebuilds it; a row's list is its table's declaration.
 
 use std::hash::Hash;
 
@@ -15,7 +15,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 #[cfg(doc)]
 use super::SpillFile;
-use crate::process::rows::{End, ProcessRow};
+use crate::process::rows::{model_tables, End, ProcessRow};
 use crate::process::state::{AwaitingExec, Pending, Proc, Thread};
 use crate::process::syscall::Effect;
 
@@ -292,34 +292,30 @@ macro_rules! spill_struct {
     };
 }
 
-spill_struct!(ProcessRow {
-    id,
-    pid,
-    parent_id,
-    running_at_start,
-    fork_syscall,
-    fork_call_id,
-    fork_ts,
-    fork_offset,
-    parent_exec_id,
-    first_comm,
-    last_comm,
-    first_ts,
-    last_ts,
-    exit_status,
-    exit_signal,
-    exit_ts,
-    exit_seen,
-    end_seen_by,
-    records,
-    dropped_events,
-    cut_by_damage,
-    calls,
-    failed_calls,
-    lookups,
-    unresolved_lookups,
-    files,
-});
+/// The form of every row the model keeps live (`spilled: yes` in
+/// [`model_tables!`]), its fields listed by that one declaration.
+macro_rules! spill_rows {
+    ($(
+        $(#[$meta:meta])*
+        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
+        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
+        struct $row:ident $(<$lt:lifetime>)? {
+            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
+        }
+    )*) => {
+        $( spill_row!([$($spilled)?] $row { $( [$($field)?] )* }); )*
+    };
+}
+
+/// A row's form if it is spilled.
+macro_rules! spill_row {
+    ([] $($rest:tt)*) => {};
+    ([$spilled:ident] $row:ident { $( [$($field:ident)?] )* }) => {
+        spill_struct!($row { $($($field,)?)* });
+    };
+}
+
+model_tables!(spill_rows);
 
 spill_struct!(Pending {
     call_id,
