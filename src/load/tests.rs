@@ -3,6 +3,8 @@
 use rusqlite::Connection;
 
 use super::*;
+use crate::decode::Abi;
+use crate::process::rows::Totals;
 use crate::process::rows::{
     Access, CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity,
     Sink, Unpaired,
