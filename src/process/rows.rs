@@ -28,7 +28,7 @@ macro_rules! model_tables {
     ($then:ident) => {
         $then! {
             /// One process lifetime (a pid reused later is another row).
-            #[derive(Debug, Clone, PartialEq, Eq)]
+            #[derive(Debug, Clone, Default, PartialEq, Eq)]
             Process = "process", key: model(process), sink: process, spilled: yes,
             struct ProcessRow {
                 /// `process.process_id`.
