@@ -22,8 +22,9 @@ pub use super::vocab::{Access, End, IssueKind, Resolution, Severity, Unpaired};
 /// Every use of the list is a macro `model_tables!` hands it to: the row
 /// structs, [`Sink`] and [`IdBase`] here, `load::table::Table`, the
 /// encoder's values and the spill form of a row the model keeps live
-/// (`spilled: yes`). Adding a column is one line here and one in the
-/// schema (and its value where the model decides it).
+/// (`spilled: yes`). A new column is its line here, its DDL and comment
+/// in `schema/` (with a new schema version), and the code that decides its
+/// value; a stored form no type has yet is one more `impl` in `load`.
 macro_rules! model_tables {
     ($then:ident) => {
         $then! {
@@ -307,7 +308,6 @@ macro_rules! model_tables {
                 /// The longest duration; `None` when no call was timed.
                 max_dur: Option<i64> => "max_dur",
             }
-
         }
     };
 }
