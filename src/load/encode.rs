@@ -5,8 +5,10 @@
 //! [`BatchTarget`]: straight to a [`super::writer::Writer`] on one thread, or
 //! over a channel to the SQLite thread. No SQLite here.
 //!
-//! Each row is destructured exhaustively, so a field added to the contract
-//! in `process/rows.rs` fails to compile here instead of being dropped.
+//! A row's values come from the one declaration of its table
+//! ([`model_tables!`]): every field is a column there, stored as its type
+//! (or its `as`) says, so no field can be dropped or put under another
+//! column.
 
 use std::hash::BuildHasher;
 
@@ -16,10 +18,11 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::ToSql;
 
 use super::reorder::InOrder;
-use super::table::{named, Table, TABLE_COUNT};
+use super::table::{Table, TABLE_COUNT};
 use super::value::{args_text, json_string_list, signed_word};
 use crate::process::rows::{
-    CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, Sink, SyscallStatRow, ThreadRow,
+    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
+    ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
 use crate::tables::{errno_name, NameTable};
 
@@ -224,13 +227,10 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    /// Add a row of `t`, its values beside their column names.
-    fn push<const N: usize>(
-        &mut self,
-        t: Table,
-        row: [(&'static str, SqlValue); N],
-    ) -> Result<(), T::Error> {
-        self.batch.values[t.index()].extend(named(t, row));
+    /// Add a row of `t`, its values in the order of its columns.
+    #[inline]
+    fn push<const N: usize>(&mut self, t: Table, row: [SqlValue; N]) -> Result<(), T::Error> {
+        self.batch.values[t.index()].extend(row);
         self.batch.rows += 1;
         self.send_when_full()
     }
@@ -251,10 +251,8 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.paths.next += 1;
         self.paths.added += 1;
         self.paths.insert(path, id);
-        self.push(
-            Table::Path,
-            [("path_id", SqlValue::Int(id)), ("path", bytes(path))],
-        )?;
+        let row = PathRow::values(&PathRow { id, path }, self)?;
+        self.push(Table::Path, row)?;
         Ok(id)
     }
 
@@ -294,341 +292,205 @@ fn string_list(b: Option<&[u8]>) -> SqlValue {
     }
 }
 
-/// File offsets fit i64 for any file that exists.
-fn off(o: u64) -> i64 {
-    o as i64
+/// How a field of a row is stored when its type says it: the SQL value of
+/// each Rust type the rows use.
+trait ToColumn {
+    fn to_column(&self) -> SqlValue;
 }
 
-impl<T: BatchTarget> Sink for Encoder<'_, T> {
-    type Error = T::Error;
+macro_rules! to_column {
+    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
+        impl ToColumn for $t {
+            #[inline]
+            fn to_column(&self) -> SqlValue {
+                let $v = self;
+                $e
+            }
+        }
+    )*};
+}
 
-    fn process(&mut self, r: &ProcessRow) -> Result<(), T::Error> {
-        let ProcessRow {
-            id,
-            pid,
-            parent_id,
-            running_at_start,
-            fork_syscall,
-            fork_call_id,
-            fork_ts,
-            fork_offset,
-            parent_exec_id,
-            first_comm,
-            last_comm,
-            first_ts,
-            last_ts,
-            exit_status,
-            exit_signal,
-            exit_ts,
-            exit_seen,
-            records,
-            dropped_events,
-            cut_by_damage,
-            calls,
-            failed_calls,
-            lookups,
-            unresolved_lookups,
-            files,
-            end_seen_by,
-        } = r;
-        let trace_id = self.ctx.trace_id;
-        self.push(
-            Table::Process,
-            [
-                ("process_id", SqlValue::Int(*id)),
-                ("trace_id", SqlValue::Int(trace_id)),
-                ("pid", SqlValue::Int(*pid)),
-                ("parent_id", int(*parent_id)),
-                (
-                    "running_at_start",
-                    SqlValue::Int((*running_at_start).into()),
-                ),
-                (
-                    "fork_syscall",
-                    fork_syscall.clone().map_or(SqlValue::Null, SqlValue::Text),
-                ),
-                ("fork_call_id", int(*fork_call_id)),
-                ("fork_ts", int(*fork_ts)),
-                ("fork_offset", int(fork_offset.map(off))),
-                ("parent_exec_id", int(*parent_exec_id)),
-                ("first_comm", bytes(first_comm)),
-                ("last_comm", bytes(last_comm)),
-                ("first_ts", SqlValue::Int(*first_ts)),
-                ("last_ts", SqlValue::Int(*last_ts)),
-                ("exit_status", int(*exit_status)),
-                ("exit_signal", int(*exit_signal)),
-                ("exit_ts", int(*exit_ts)),
-                ("exit_seen", SqlValue::Int((*exit_seen).into())),
-                ("records", SqlValue::Int(*records)),
-                ("dropped_events", SqlValue::Int(*dropped_events)),
-                ("cut_by_damage", SqlValue::Int((*cut_by_damage).into())),
-                ("calls", SqlValue::Int(*calls)),
-                ("failed_calls", SqlValue::Int(*failed_calls)),
-                ("lookups", SqlValue::Int(*lookups)),
-                ("unresolved_lookups", SqlValue::Int(*unresolved_lookups)),
-                ("files", SqlValue::Int(*files)),
-                ("end_seen_by", text(end_seen_by.map(|e| e.as_str()))),
-            ],
-        )
+to_column! {
+    i64 => |v| SqlValue::Int(*v);
+    Option<i64> => |v| int(*v);
+    i32 => |v| SqlValue::Int((*v).into());
+    Option<i32> => |v| int(v.map(i64::from));
+    bool => |v| SqlValue::Int((*v).into());
+    Option<bool> => |v| int(v.map(i64::from));
+    // File offsets fit i64 for any file that exists.
+    u64 => |v| SqlValue::Int(*v as i64);
+    Option<u64> => |v| int(v.map(|o| o as i64));
+    Vec<u8> => |v| bytes(v);
+    &[u8] => |v| bytes(v);
+    Option<&[u8]> => |v| v.map_or(SqlValue::Null, bytes);
+    &'static str => |v| SqlValue::Static(v);
+    Option<&'static str> => |v| text(*v);
+    String => |v| SqlValue::Text(v.clone());
+    Option<String> => |v| v.clone().map_or(SqlValue::Null, SqlValue::Text);
+}
+
+/// A vocabulary is stored as its fixed string.
+macro_rules! vocabulary_columns {
+    ($($t:ty),*) => {$(
+        to_column! {
+            $t => |v| SqlValue::Static(v.as_str());
+            Option<$t> => |v| text(v.map(|v| v.as_str()));
+        }
+    )*};
+}
+vocabulary_columns!(Severity, Resolution, Access, End, Unpaired, IssueKind);
+
+/// The stored forms a row's declaration names with `as`, and the columns
+/// derived from a row and its trace.
+impl<T: BatchTarget> Encoder<'_, T> {
+    /// `as path`: the path's id, the path added when new.
+    #[inline]
+    fn path<'b>(&mut self, p: impl Into<Option<&'b [u8]>>) -> Result<SqlValue, T::Error> {
+        self.intern_opt(p.into())
     }
 
-    fn thread(&mut self, r: &ThreadRow) -> Result<(), T::Error> {
-        let &ThreadRow {
-            id,
-            process_id,
-            tid,
-            first_ts,
-            last_ts,
-            records,
-        } = r;
-        self.push(
-            Table::Thread,
-            [
-                ("thread_id", SqlValue::Int(id)),
-                ("process_id", SqlValue::Int(process_id)),
-                ("tid", SqlValue::Int(tid)),
-                ("first_ts", SqlValue::Int(first_ts)),
-                ("last_ts", SqlValue::Int(last_ts)),
-                ("records", SqlValue::Int(records)),
-            ],
-        )
+    /// `as strings`.
+    #[inline]
+    fn strings(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
+        Ok(string_list(b))
     }
 
-    fn exec(&mut self, r: &ExecRow<'_>) -> Result<(), T::Error> {
-        let &ExecRow {
-            id,
-            process_id,
-            seq,
-            image,
-            ts,
-            call_id,
-            path,
-            resolved,
-            comm,
-            argv,
-            envp,
-            success,
-            cwd,
-        } = r;
-        let ids = [
-            self.intern_opt(path)?,
-            self.intern_opt(resolved)?,
-            self.intern_opt(cwd)?,
-        ];
-        let [path_id, resolved_id, cwd_id] = ids;
-        self.push(
-            Table::Exec,
-            [
-                ("exec_id", SqlValue::Int(id)),
-                ("process_id", SqlValue::Int(process_id)),
-                ("seq", SqlValue::Int(seq)),
-                ("image", int(image)),
-                ("ts", SqlValue::Int(ts)),
-                ("call_id", int(call_id)),
-                ("path_id", path_id),
-                ("resolved_id", resolved_id),
-                ("comm", bytes(comm)),
-                ("argv", string_list(argv)),
-                ("envp", string_list(envp)),
-                ("success", SqlValue::Int(success.into())),
-                ("cwd_id", cwd_id),
-            ],
-        )
+    /// `as blob`.
+    #[inline]
+    fn blob(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
+        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())))
     }
 
-    fn call(&mut self, r: &CallRow<'_>) -> Result<(), T::Error> {
-        let &CallRow {
-            id,
-            process_id,
-            thread_id,
-            code,
-            syscall,
-            args,
-            ts,
-            ret_ts,
-            retval,
-            error,
-            success,
-            errno,
-            call_offset,
-            ret_offset,
-            unpaired,
-        } = r;
-        let TraceContext {
-            word_bits, names, ..
-        } = self.ctx;
-        let dur = ts.zip(ret_ts).map(|(a, b)| b - a);
-        let row = named(
-            Table::Call,
-            [
-                ("call_id", SqlValue::Int(id)),
-                ("process_id", SqlValue::Int(process_id)),
-                ("thread_id", int(thread_id)),
-                ("code", SqlValue::Int(code.into())),
-                ("syscall", text(syscall)),
-                ("nargs", SqlValue::Int(args.len() as i64)),
-                ("args", SqlValue::Text(args_text(args))),
-                (
-                    "arg0",
-                    int(args.first().map(|&w| signed_word(w, word_bits))),
-                ),
-                ("arg1", int(args.get(1).map(|&w| signed_word(w, word_bits)))),
-                ("ts", int(ts)),
-                ("ret_ts", int(ret_ts)),
-                ("dur", int(dur)),
-                ("retval", int(retval)),
-                ("error", int(error.map(i64::from))),
-                ("errno", int(errno)),
-                (
-                    "errno_name",
-                    text(errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))),
-                ),
-                ("success", int(success.map(i64::from))),
-                ("call_offset", int(call_offset.map(off))),
-                ("ret_offset", int(ret_offset.map(off))),
-                ("unpaired", text(unpaired.map(|u| u.as_str()))),
-            ],
-        );
+    /// `as args`: the words as text.
+    #[inline]
+    fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
+        Ok(SqlValue::Text(args_text(args)))
+    }
+
+    /// The trace the row belongs to.
+    #[inline]
+    fn trace<R>(&self, _: &R) -> SqlValue {
+        SqlValue::Int(self.ctx.trace_id)
+    }
+
+    /// How many argument words the call has.
+    #[inline]
+    fn nargs(&self, r: &CallRow<'_>) -> SqlValue {
+        SqlValue::Int(r.args.len() as i64)
+    }
+
+    /// The first argument, signed at the trace's word width.
+    #[inline]
+    fn arg0(&self, r: &CallRow<'_>) -> SqlValue {
+        int(r.args.first().map(|&w| signed_word(w, self.ctx.word_bits)))
+    }
+
+    /// The second argument, signed at the trace's word width.
+    #[inline]
+    fn arg1(&self, r: &CallRow<'_>) -> SqlValue {
+        int(r.args.get(1).map(|&w| signed_word(w, self.ctx.word_bits)))
+    }
+
+    /// From CALL to RET.
+    #[inline]
+    fn dur(&self, r: &CallRow<'_>) -> SqlValue {
+        int(r.ts.zip(r.ret_ts).map(|(a, b)| b - a))
+    }
+
+    /// The errno's name in the trace's system.
+    #[inline]
+    fn errno_name(&self, r: &CallRow<'_>) -> SqlValue {
+        let names = self.ctx.names;
+        text(r.errno.and_then(|e| errno_name(names, e).map(|(n, _)| n)))
+    }
+
+    /// Hand on a finished call row; it waits for the calls before it.
+    fn take_call(&mut self, id: i64, row: [SqlValue; CALL_COLS]) -> Result<(), T::Error> {
         let Encoder { calls, batch, .. } = self;
         batch.rows += calls.push(id, row, |row| batch.values[Table::Call.index()].extend(row));
         self.send_when_full()
     }
-
-    fn namei(&mut self, r: &NameiRow<'_>) -> Result<(), T::Error> {
-        let &NameiRow {
-            id,
-            call_id,
-            process_id,
-            seq,
-            ts,
-            offset,
-            comm,
-            exec_id,
-            coredump,
-            path,
-            resolved,
-            resolution,
-            access,
-        } = r;
-        let path_id = self.intern(path)?;
-        let resolved_id = self.intern(resolved)?;
-        self.push(
-            Table::Namei,
-            [
-                ("namei_id", SqlValue::Int(id)),
-                ("call_id", int(call_id)),
-                ("process_id", SqlValue::Int(process_id)),
-                ("seq", SqlValue::Int(seq)),
-                ("ts", SqlValue::Int(ts)),
-                ("offset", SqlValue::Int(off(offset))),
-                ("comm", bytes(comm)),
-                ("path_id", SqlValue::Int(path_id)),
-                ("resolved_id", SqlValue::Int(resolved_id)),
-                ("resolution", SqlValue::Static(resolution.as_str())),
-                ("exec_id", SqlValue::Int(exec_id)),
-                ("coredump", SqlValue::Int(coredump.into())),
-                ("access", SqlValue::Static(access.as_str())),
-            ],
-        )
-    }
-
-    fn event(&mut self, r: &EventRow<'_>) -> Result<(), T::Error> {
-        let &EventRow {
-            id,
-            process_id,
-            thread_id,
-            call_id,
-            ts,
-            offset,
-            kind,
-            fd,
-            dir,
-            len,
-            addr,
-            signo,
-            error,
-            code,
-            name,
-            data,
-        } = r;
-        let trace_id = self.ctx.trace_id;
-        self.push(
-            Table::Event,
-            [
-                ("event_id", SqlValue::Int(id)),
-                ("trace_id", SqlValue::Int(trace_id)),
-                ("process_id", int(process_id)),
-                ("thread_id", int(thread_id)),
-                ("call_id", int(call_id)),
-                ("ts", SqlValue::Int(ts)),
-                ("offset", SqlValue::Int(off(offset))),
-                ("kind", SqlValue::Static(kind)),
-                ("fd", int(fd)),
-                ("dir", text(dir)),
-                ("len", int(len)),
-                ("addr", int(addr)),
-                ("signo", int(signo)),
-                ("error", int(error)),
-                ("code", int(code)),
-                ("name", name.map_or(SqlValue::Null, bytes)),
-                (
-                    "data",
-                    data.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())),
-                ),
-            ],
-        )
-    }
-
-    fn issue(&mut self, r: &IssueRow) -> Result<(), T::Error> {
-        let IssueRow {
-            offset,
-            severity,
-            kind,
-            message,
-            process_id,
-        } = r;
-        self.issues += 1;
-        let trace_id = self.ctx.trace_id;
-        self.push(
-            Table::Issue,
-            [
-                ("trace_id", SqlValue::Int(trace_id)),
-                ("offset", int(offset.map(off))),
-                ("severity", SqlValue::Static(severity.as_str())),
-                ("kind", SqlValue::Static(kind.as_str())),
-                ("message", SqlValue::Text(message.clone())),
-                ("process_id", int(*process_id)),
-            ],
-        )
-    }
-
-    fn syscall_stat(&mut self, r: &SyscallStatRow) -> Result<(), T::Error> {
-        let &SyscallStatRow {
-            code,
-            syscall,
-            calls,
-            failed,
-            no_return,
-            timed,
-            total_dur,
-            max_dur,
-        } = r;
-        self.push(
-            Table::SyscallStat,
-            [
-                ("trace_id", SqlValue::Int(self.ctx.trace_id)),
-                ("code", SqlValue::Int(code.into())),
-                ("syscall", text(syscall)),
-                ("calls", SqlValue::Int(calls)),
-                ("failed", SqlValue::Int(failed)),
-                ("no_return", SqlValue::Int(no_return)),
-                ("timed", SqlValue::Int(timed)),
-                ("total_dur", SqlValue::Int(total_dur)),
-                ("max_dur", int(max_dur)),
-            ],
-        )
-    }
 }
+
+/// A row's values and the [`Sink`] methods, from [`model_tables!`]: each
+/// column is the field's value as its type or its `as` says, or a value
+/// derived from the row.
+macro_rules! encode_rows {
+    ($(
+        $(#[$meta:meta])*
+        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
+        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
+        struct $row:ident $(<$lt:lifetime>)? {
+            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
+        }
+    )*) => {
+        $(
+            impl $(<$lt>)? $row $(<$lt>)? {
+                /// Its values, in the order of its table's columns.
+                #[inline]
+                #[allow(unused_variables)] // `e` by rows of fields stored as they are
+                fn values<T: BatchTarget>(
+                    row: &Self,
+                    e: &mut Encoder<'_, T>,
+                ) -> Result<[SqlValue; Table::$table.columns().len()], T::Error> {
+                    Ok([$( column!(row e [$($field)?] [$($how)?]), )*])
+                }
+            }
+        )*
+
+        impl<T: BatchTarget> Sink for Encoder<'_, T> {
+            type Error = T::Error;
+            $( encode_method!($table [$($method)?] $row [$($lt)?]); )*
+        }
+    };
+}
+
+/// One value of a row.
+macro_rules! column {
+    ($row:ident $e:ident [$field:ident] []) => {
+        $row.$field.to_column()
+    };
+    ($row:ident $e:ident [$field:ident] [$how:ident]) => {
+        $e.$how($row.$field)?
+    };
+    ($row:ident $e:ident [] [$how:ident]) => {
+        $e.$how($row)
+    };
+}
+
+/// The [`Sink`] method of a table, if it has one.
+macro_rules! encode_method {
+    ($table:ident [] $($rest:tt)*) => {};
+    ($table:ident [$method:ident] $row:ident []) => {
+        fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
+            let values = $row::values(row, self)?;
+            take!(self $table row values)
+        }
+    };
+    ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
+        fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
+            let values = $row::values(row, self)?;
+            take!(self $table row values)
+        }
+    };
+}
+
+/// Where a row's values go: call rows wait for the calls before them,
+/// issues are counted for the `trace` row, the rest join the batch.
+macro_rules! take {
+    ($e:ident Call $row:ident $values:ident) => {
+        $e.take_call($row.id, $values)
+    };
+    ($e:ident Issue $row:ident $values:ident) => {{
+        $e.issues += 1;
+        $e.push(Table::Issue, $values)
+    }};
+    ($e:ident $table:ident $row:ident $values:ident) => {
+        $e.push(Table::$table, $values)
+    };
+}
+
+model_tables!(encode_rows);
 
 #[cfg(test)]
 mod tests {

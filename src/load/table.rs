@@ -1,92 +1,75 @@
-//! The tables rows are written to, each declared once: its name, its
-//! columns in value order, and whether its first column is its INTEGER
-//! PRIMARY KEY given by kt2sql. The encoder builds every row with the
-//! column name written next to its value ([`named`]), checked against this
-//! list whenever debug assertions are on; the writer builds its INSERTs
-//! from it; a test checks it against `PRAGMA table_info` of the schema.
+//! The tables rows are written to, as the one list of
+//! [`model_tables!`](crate::process::rows) declares them: their names,
+//! their columns in value order, and whether their first column is their
+//! INTEGER PRIMARY KEY given by kt2sql. The writer builds its INSERTs from
+//! them, [`super::next_ids`] reads the ids to continue from them; a test
+//! checks them against `PRAGMA table_info` of the schema.
 
-/// Declares [`Table`] and everything derived from the list of tables.
+use crate::process::rows::{model_tables, IdBase};
+
+/// Declares [`Table`] and [`id_base`] from the list of tables.
 macro_rules! tables {
     ($(
-        $(#[$doc:meta])*
-        $variant:ident = $name:literal, keyed: $keyed:literal, [$($col:literal),* $(,)?];
+        $(#[$meta:meta])*
+        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
+        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
+        struct $row:ident $(<$lt:lifetime>)? {
+            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
+        }
     )*) => {
         /// A table rows are written to.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         pub enum Table {
-            $( $(#[$doc])* $variant, )*
+            $( #[doc = concat!("`", $name, "`.")] $table, )*
         }
 
         impl Table {
             /// Every table, in the order of a [`Batch`](super::encode::Batch)'s
             /// values.
-            pub const ALL: &'static [Table] = &[$(Table::$variant),*];
+            pub const ALL: &'static [Table] = &[$(Table::$table),*];
 
             /// Its name in the schema.
             pub const fn name(self) -> &'static str {
-                match self { $(Table::$variant => $name,)* }
+                match self { $(Table::$table => $name,)* }
             }
 
             /// Its columns, in the order a row's values come.
             pub const fn columns(self) -> &'static [&'static str] {
-                match self { $(Table::$variant => &[$($col),*],)* }
+                match self { $(Table::$table => &[$($column),*],)* }
             }
 
             /// Whether the first value of a row is the table's INTEGER
             /// PRIMARY KEY (otherwise SQLite picks the key).
             pub const fn keyed(self) -> bool {
-                match self { $(Table::$variant => $keyed,)* }
+                match self { $(Table::$table => keyed!($key),)* }
             }
+        }
+
+        /// The first id of every table whose ids the model gives, from
+        /// `next(table)`.
+        pub fn id_base<E>(mut next: impl FnMut(Table) -> Result<i64, E>) -> Result<IdBase, E> {
+            Ok(IdBase {
+                $( $( $id: next(Table::$table)?, )? )*
+            })
         }
     };
 }
 
-tables! {
-    /// `process`.
-    Process = "process", keyed: true, [
-        "process_id", "trace_id", "pid", "parent_id", "running_at_start", "fork_syscall",
-        "fork_call_id", "fork_ts", "fork_offset", "parent_exec_id", "first_comm", "last_comm",
-        "first_ts", "last_ts", "exit_status", "exit_signal", "exit_ts", "exit_seen", "records",
-        "dropped_events", "cut_by_damage", "calls", "failed_calls", "lookups",
-        "unresolved_lookups", "files", "end_seen_by",
-    ];
-    /// `thread`.
-    Thread = "thread", keyed: true, [
-        "thread_id", "process_id", "tid", "first_ts", "last_ts", "records",
-    ];
-    /// `exec`.
-    Exec = "exec", keyed: true, [
-        "exec_id", "process_id", "seq", "image", "ts", "call_id", "path_id", "resolved_id",
-        "comm", "argv", "envp", "success", "cwd_id",
-    ];
-    /// `call`.
-    Call = "call", keyed: true, [
-        "call_id", "process_id", "thread_id", "code", "syscall", "nargs", "args", "arg0",
-        "arg1", "ts", "ret_ts", "dur", "retval", "error", "errno", "errno_name", "success",
-        "call_offset", "ret_offset", "unpaired",
-    ];
-    /// `namei`.
-    Namei = "namei", keyed: true, [
-        "namei_id", "call_id", "process_id", "seq", "ts", "offset", "comm", "path_id",
-        "resolved_id", "resolution", "exec_id", "coredump", "access",
-    ];
-    /// `event`.
-    Event = "event", keyed: true, [
-        "event_id", "trace_id", "process_id", "thread_id", "call_id", "ts", "offset", "kind",
-        "fd", "dir", "len", "addr", "signo", "error", "code", "name", "data",
-    ];
-    /// `import_issue` (its id is SQLite's).
-    Issue = "import_issue", keyed: false, [
-        "trace_id", "offset", "severity", "kind", "message", "process_id",
-    ];
-    /// `path`.
-    Path = "path", keyed: true, ["path_id", "path"];
-    /// `syscall_stat`.
-    SyscallStat = "syscall_stat", keyed: false, [
-        "trace_id", "code", "syscall", "calls", "failed", "no_return", "timed", "total_dur",
-        "max_dur",
-    ];
+/// Whether a table whose key comes from `model`, `paths` or `sqlite` has
+/// its key as its first column.
+macro_rules! keyed {
+    (model) => {
+        true
+    };
+    (paths) => {
+        true
+    };
+    (sqlite) => {
+        false
+    };
 }
+
+model_tables!(tables);
 
 /// How many tables rows are written to.
 pub const TABLE_COUNT: usize = Table::ALL.len();
@@ -106,22 +89,6 @@ impl Table {
             self.columns().join(", ")
         )
     }
-}
-
-/// The values of a row of `table`, each given beside its column name; the
-/// names are checked against [`Table::columns`] when debug assertions are
-/// on (every test), so a value written under the wrong column fails there.
-#[inline]
-pub fn named<V, const N: usize>(table: Table, row: [(&'static str, V); N]) -> [V; N] {
-    debug_assert!(
-        row.iter()
-            .map(|(c, _)| *c)
-            .eq(table.columns().iter().copied()),
-        "the values of a {} row are not in the order of its columns: {:?}",
-        table.name(),
-        row.iter().map(|(c, _)| *c).collect::<Vec<_>>()
-    );
-    row.map(|(_, v)| v)
 }
 
 #[cfg(test)]
@@ -169,12 +136,5 @@ mod tests {
                 assert!(schema[0].1, "{}'s first column is its key", t.name());
             }
         }
-    }
-
-    #[test]
-    #[cfg(debug_assertions)]
-    #[should_panic(expected = "not in the order of its columns")]
-    fn a_value_under_the_wrong_column_is_caught() {
-        named(Table::Path, [("path", 1), ("path_id", 2)]);
     }
 }

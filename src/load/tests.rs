@@ -3,6 +3,8 @@
 use rusqlite::Connection;
 
 use super::*;
+use crate::decode::Abi;
+use crate::process::rows::Totals;
 use crate::process::rows::{
     Access, CallRow, End, ExecRow, IssueKind, IssueRow, NameiRow, ProcessRow, Resolution, Severity,
     Sink, Unpaired,
@@ -36,30 +38,22 @@ fn process(id: i64, pid: i64) -> ProcessRow {
     ProcessRow {
         id,
         pid,
-        parent_id: None,
         running_at_start: true,
-        fork_syscall: None,
-        fork_call_id: None,
-        fork_ts: None,
-        fork_offset: None,
-        parent_exec_id: None,
         first_comm: b"make".to_vec(),
         last_comm: b"cc\xff".to_vec(),
         first_ts: 10,
         last_ts: 20,
         exit_status: Some(0),
-        exit_signal: None,
         exit_ts: Some(20),
         exit_seen: true,
         records: 3,
-        dropped_events: 0,
-        cut_by_damage: false,
         calls: 2,
         failed_calls: 1,
         lookups: 4,
         unresolved_lookups: 1,
         files: 3,
         end_seen_by: Some(End::Exit),
+        ..ProcessRow::default()
     }
 }
 

@@ -1,30 +1,25 @@
-//! The live process lifetimes, by pid. Up to a limit they stay in memory;
-//! past it, the least recently used half is written to an anonymous
-//! temporary file, in the byte form of [`super::spill`], and a spilled
-//! process is read back when it is next asked for. A trace of millions of
-//! processes that never exit (issue #12) then costs the model a map entry
-//! (pid → file offset) per process instead of a whole `Proc`. Builds never
-//! come near the limit, so ordinary imports never touch the file.
+//! The live process lifetimes, by pid, and the policy that keeps memory
+//! bounded: up to a limit they stay in memory; past it, the least recently
+//! used half is written to the [`SpillFile`], and a spilled process is read
+//! back when it is next asked for. A trace of millions of processes that
+//! never exit (issue #12) then costs the model a map entry (pid → file
+//! offset) per process instead of a whole `Proc`. Builds never come near
+//! the limit, so ordinary imports never touch the file. The file's bytes
+//! and records are [`super::spill`]'s.
 //!
 //! Knows nothing of records or rows. A failure of the file is kept in
 //! [`Live::failure`] for the model to report; it never stops the import.
 
-use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::io;
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::spill::{Reader, Spill, Statics, Writer};
+use super::spill::SpillFile;
 use super::state::Proc;
 
 /// Live processes kept in memory before the idle half is spilled: about
 /// 20 MB of them at the 1.3 KB a quiet process takes.
 pub const IN_MEMORY: usize = 16 << 10;
-
-/// Dead bytes (records read back or rewritten) the spill file may hold
-/// before it is compacted, beyond as many bytes as it holds live (less in
-/// unit tests, so that they compact).
-const SLACK: u64 = if cfg!(test) { 64 << 10 } else { 64 << 20 };
 
 /// The live lifetimes by pid.
 pub struct Live {
@@ -71,24 +66,12 @@ impl EndOrder {
             } else {
                 let (_, off) = self.cold.pop()?;
                 match live.read(off) {
-                    Ok((p, _)) => return Some(p),
+                    Ok(p) => return Some(p),
                     Err(e) => live.lost(None, e),
                 }
             }
         }
     }
-}
-
-/// The spill file: records of a little-endian u32 length and that many
-/// bytes of [`Spill`] form.
-struct SpillFile {
-    file: File,
-    /// Bytes written.
-    len: u64,
-    /// Bytes of the records still in `Live::cold`.
-    live: u64,
-    statics: Statics,
-    cache: Cache,
 }
 
 /// What went wrong with the spill file.
@@ -196,27 +179,13 @@ impl Live {
     /// The `process_id` of the record at `off`, without decoding the rest:
     /// a `Proc`'s form begins with its row, and the row with its id.
     fn peek_id(&mut self, off: u64) -> io::Result<i64> {
-        let f = self
-            .file
-            .as_mut()
-            .ok_or_else(|| io::Error::other("no spill file"))?;
-        let statics = &f.statics;
-        let mut r = Reader {
-            buf: f.cache.payload(&mut f.file, off)?,
-            statics,
-        };
-        i64::take(&mut r).ok_or_else(|| unreadable(off))
+        self.file()?.peek(off)
     }
 
     fn unspill(&mut self, pid: i64) -> Option<Box<Proc>> {
         let off = self.cold.remove(&pid)?;
-        match self.read(off) {
-            Ok((p, size)) => {
-                if let Some(f) = self.file.as_mut() {
-                    f.live -= size;
-                }
-                Some(p)
-            }
+        match self.file().and_then(|f| f.take(off)) {
+            Ok(p) => Some(Box::new(p)),
             Err(e) => {
                 self.lost(Some(pid), e);
                 None
@@ -227,9 +196,7 @@ impl Live {
     /// Drop the spilled record of `pid`, if any: its bytes are dead.
     fn forget_cold(&mut self, pid: i64) {
         if let (Some(off), Some(f)) = (self.cold.remove(&pid), self.file.as_mut()) {
-            if let Ok(b) = f.cache.payload(&mut f.file, off) {
-                f.live -= 4 + b.len() as u64;
-            }
+            f.forget(off);
         }
     }
 
@@ -240,23 +207,15 @@ impl Live {
         });
     }
 
-    /// Read the record at `off`; also its size in the file.
-    fn read(&mut self, off: u64) -> io::Result<(Box<Proc>, u64)> {
-        let f = self
-            .file
+    /// Read the record at `off`, at the end of the trace.
+    fn read(&mut self, off: u64) -> io::Result<Box<Proc>> {
+        self.file()?.read(off).map(Box::new)
+    }
+
+    fn file(&mut self) -> io::Result<&mut SpillFile> {
+        self.file
             .as_mut()
-            .ok_or_else(|| io::Error::other("no spill file"))?;
-        let statics = &f.statics;
-        let bytes = f.cache.payload(&mut f.file, off)?;
-        let size = 4 + bytes.len() as u64;
-        let mut r = Reader {
-            buf: bytes,
-            statics,
-        };
-        match Proc::take(&mut r) {
-            Some(p) if r.buf.is_empty() => Ok((Box::new(p), size)),
-            _ => Err(unreadable(off)),
-        }
+            .ok_or_else(|| io::Error::other("no spill file"))
     }
 
     /// Write the least recently used half of the processes in memory to
@@ -283,111 +242,25 @@ impl Live {
         }
     }
 
+    /// Move `pids` from memory to the file (one too big to spill stays),
+    /// compacting the file when it holds too many dead bytes.
     fn write(&mut self, pids: &[i64]) -> io::Result<()> {
         if self.file.is_none() {
-            self.file = Some(SpillFile {
-                file: tempfile::tempfile()?,
-                len: 0,
-                live: 0,
-                statics: Statics::default(),
-                cache: Cache::default(),
-            });
+            self.file = Some(SpillFile::create()?);
         }
         let f = self.file.as_mut().expect("created above");
-        let mut buf = Vec::new();
-        let mut placed = Vec::with_capacity(pids.len());
-        for &pid in pids {
-            let start = buf.len();
-            buf.extend([0; 4]);
-            let mut w = Writer {
-                buf: &mut buf,
-                statics: &mut f.statics,
-            };
-            self.hot[&pid].proc.put(&mut w);
-            let Ok(n) = u32::try_from(buf.len() - start - 4) else {
-                buf.truncate(start); // too big to spill: it stays in memory
-                continue;
-            };
-            buf[start..start + 4].copy_from_slice(&n.to_le_bytes());
-            placed.push((pid, f.len + start as u64));
-        }
-        f.file.seek(SeekFrom::Start(f.len))?;
-        f.file.write_all(&buf)?;
-        f.len += buf.len() as u64;
-        f.live += buf.len() as u64;
+        let hot = &self.hot;
+        let placed = f.append(pids.iter().map(|&pid| (pid, &*hot[&pid].proc)))?;
         for (pid, off) in placed {
             self.hot.remove(&pid);
             self.cold.insert(pid, off);
         }
-        if f.len - f.live > f.live + SLACK {
-            self.compact()?;
+        if f.wants_compaction() {
+            let cold = self.cold.iter().map(|(&pid, &off)| (off, pid)).collect();
+            let moved = f.compact(cold)?;
+            self.cold.extend(moved);
         }
         Ok(())
-    }
-
-    /// Copy the records still spilled to a fresh file, dropping dead bytes.
-    fn compact(&mut self) -> io::Result<()> {
-        let f = self.file.as_mut().expect("spilling");
-        let mut cold: Vec<(u64, i64)> = self.cold.iter().map(|(&pid, &off)| (off, pid)).collect();
-        cold.sort_unstable();
-        let mut new = io::BufWriter::new(tempfile::tempfile()?);
-        let mut len = 0u64;
-        let mut moved = Vec::with_capacity(cold.len());
-        for (off, pid) in cold {
-            let bytes = f.cache.payload(&mut f.file, off)?;
-            new.write_all(&(bytes.len() as u32).to_le_bytes())?;
-            new.write_all(bytes)?;
-            moved.push((pid, len));
-            len += 4 + bytes.len() as u64;
-        }
-        f.file = new.into_inner().map_err(|e| e.into_error())?;
-        f.cache = Cache::default();
-        f.len = len;
-        f.live = len;
-        self.cold.extend(moved);
-        Ok(())
-    }
-}
-
-fn unreadable(off: u64) -> io::Error {
-    io::Error::other(format!(
-        "the record at byte {off} of the spill file does not read back"
-    ))
-}
-
-/// A window of the spill file, so that reading records in file order (the
-/// end of the trace, a compaction) costs a read per 64 KiB, not three
-/// calls per record. Bytes before the file's end never change, so the
-/// window stays true as records are appended.
-#[derive(Default)]
-struct Cache {
-    bytes: Vec<u8>,
-    at: u64,
-}
-
-impl Cache {
-    /// The payload of the record at `off`.
-    fn payload(&mut self, file: &mut File, off: u64) -> io::Result<&[u8]> {
-        let len = self.get(file, off, 4)?;
-        let n = u32::from_le_bytes(len.try_into().expect("4 bytes")) as usize;
-        self.get(file, off + 4, n)
-    }
-
-    /// `n` bytes of the file from `off`.
-    fn get(&mut self, file: &mut File, off: u64, n: usize) -> io::Result<&[u8]> {
-        let inside = off >= self.at && off - self.at + n as u64 <= self.bytes.len() as u64;
-        if !inside {
-            self.at = off;
-            self.bytes.clear();
-            file.seek(SeekFrom::Start(off))?;
-            file.take(n.max(64 << 10) as u64)
-                .read_to_end(&mut self.bytes)?;
-            if self.bytes.len() < n {
-                return Err(io::ErrorKind::UnexpectedEof.into());
-            }
-        }
-        let from = (off - self.at) as usize;
-        Ok(&self.bytes[from..from + n])
     }
 }
 
@@ -395,6 +268,7 @@ impl Cache {
 mod tests {
     use super::*;
     use crate::process::rows::End;
+    use crate::process::spill::SLACK;
     use crate::process::state::{AwaitingExec, Pending, Thread};
     use crate::process::syscall::Effect;
 
@@ -495,15 +369,15 @@ mod tests {
         let mut longest = 0;
         for round in 0..20_000 {
             live.get(1 + round % 3);
-            longest = longest.max(live.file.as_ref().unwrap().len);
+            longest = longest.max(live.file.as_ref().unwrap().len());
         }
         let f = live.file.as_ref().unwrap();
         assert!(longest > SLACK, "the file grew past the slack ({longest})");
         assert!(
-            f.len <= 2 * f.live + SLACK,
+            f.len() <= 2 * f.live() + SLACK,
             "file {} live {}",
-            f.len,
-            f.live
+            f.len(),
+            f.live()
         );
         for pid in 1..=3 {
             assert_eq!(live.get(pid).map(|p| p.row.pid), Some(pid));
@@ -518,8 +392,7 @@ mod tests {
         }
         let (&pid, &off) = live.cold.iter().next().unwrap();
         let f = live.file.as_mut().unwrap();
-        f.file.seek(SeekFrom::Start(off + 4)).unwrap();
-        f.file.write_all(&[0xff; 8]).unwrap();
+        f.overwrite(off + 4, &[0xff; 8]).unwrap();
         assert!(live.get(pid).is_none());
         assert!(matches!(live.failure, Some(Failure::Read { pid: p, .. }) if p == Some(pid)));
         assert!(!live.contains(pid));

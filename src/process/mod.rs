@@ -26,8 +26,10 @@
 //! Parts: this file routes records to lifetimes and ends them; `claim.rs`
 //! links a new pid to its parent; `handle/` applies one record to its
 //! process (the handlers are methods of the trace-wide [`state`]);
-//! `syscall.rs` says what each call does; `rows.rs` is the contract with
-//! the loader.
+//! `syscall.rs` says what each call does; `live.rs` keeps the live
+//! lifetimes within a memory bound, writing idle ones to the file of
+//! `spill/`; `rows.rs` is the contract with the loader (every table
+//! declared once) and `vocab.rs` the fixed strings its rows carry.
 
 mod claim;
 mod handle;
@@ -37,6 +39,7 @@ pub mod rows;
 mod spill;
 mod state;
 pub mod syscall;
+pub mod vocab;
 
 use std::collections::VecDeque;
 
