@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generate kt2sql's per-system argument constants (src/tables/args/<dialect>.rs).
+"""Generate kt2sql's per-system argument constants (src/names/args/<dialect>.rs).
 
 Usage:
 
     python3 tools/gen_args.py DIALECT --fcntl F --mman F --wait F \\
         --signal F --socket F --stat F --unistd F [--origin TEXT]... \\
-        > src/tables/args/DIALECT.rs
+        > src/names/args/DIALECT.rs
 
 DIALECT is one of: freebsd, netbsd, openbsd, darwin. Each F is the
 system's own header (sys/fcntl.h, sys/mman.h, sys/wait.h, sys/signal.h,
@@ -189,9 +189,9 @@ def main(argv):
            % a.dialect, "//! Upstream inputs:\n"]
     out += ["//! - %s\n" % o for o in a.origin]
     out.append("//!\n//! Regenerate with:\n//!\n//! ```text\n")
-    out.append("//! python3 %s > src/tables/args/%s.rs\n"
+    out.append("//! python3 %s > src/names/args/%s.rs\n"
                % (" ".join(shlex.quote(x) for x in argv), a.dialect))
-    out.append("//! rustfmt src/tables/args/%s.rs\n//! ```\n\n" % a.dialect)
+    out.append("//! rustfmt src/names/args/%s.rs\n//! ```\n\n" % a.dialect)
     out.append("use super::ArgTables;\n\n")
     out.append("/// The `%s` argument constants.\n" % a.dialect)
     out.append("pub(super) static ARGS: ArgTables = ArgTables {\n")

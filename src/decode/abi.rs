@@ -1,8 +1,8 @@
 //! The ABI of a trace file: which system wrote it (dialect family), its byte
 //! order, its register width and, where a system had several header shapes
 //! for one width, which one; and the shape of a header layout. The layouts
-//! themselves are data in each family's file under `family/` (formats doc
-//! section 2), found through the registry in `dialects.rs`, which also
+//! themselves are data in each family's file under `family/` (docs/dialects.md,
+//! "Headers"), found through the registry in `dialects.rs`, which also
 //! holds the dialect names that parsing and display use here.
 //!
 //! Nothing here reads bytes; `header.rs` applies a layout to a buffer.
@@ -11,7 +11,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::dialects::{self, DIALECTS};
-use crate::tables::NameTable;
+use crate::names::Numbering;
 
 pub use super::dialects::Family;
 
@@ -176,7 +176,7 @@ impl Abi {
     }
 
     /// The syscall/errno/signal name table for this family.
-    pub fn name_table(&self) -> NameTable {
+    pub fn name_table(&self) -> Numbering {
         self.family.name_table()
     }
 

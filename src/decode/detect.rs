@@ -1,4 +1,4 @@
-//! Dialect detection (formats doc section 5): walk the first records of the
+//! Dialect detection (docs/dialects.md, "How a dialect is detected"): walk the first records of the
 //! file under every ABI kt2sql knows, chaining records by their lengths.
 //! A record that breaks its type's rules ([`super::rules`]) breaks the
 //! chain, and the walk resumes at the next chain further on, so the fit is

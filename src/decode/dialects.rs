@@ -13,8 +13,8 @@ use super::abi::{Abi, HeaderLayout};
 use super::bytes::ByteReader;
 use super::family::{darwin, freebsd, netbsd, openbsd};
 use super::rules::Rule;
+use crate::names::Numbering;
 use crate::record::Body;
-use crate::tables::NameTable;
 
 /// The system family: decides record types, payload layouts and name tables.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -78,13 +78,13 @@ impl Family {
     }
 
     /// The syscall/errno/signal name table of this family.
-    pub fn name_table(self) -> NameTable {
+    pub fn name_table(self) -> Numbering {
         match self {
-            Family::FreeBsd => NameTable::FreeBsd,
-            Family::NetBsd => NameTable::NetBsd,
-            Family::OpenBsd => NameTable::OpenBsd,
-            Family::OpenBsdMid | Family::OpenBsdOld => NameTable::OpenBsdPre55,
-            Family::Darwin => NameTable::Darwin,
+            Family::FreeBsd => Numbering::FreeBsd,
+            Family::NetBsd => Numbering::NetBsd,
+            Family::OpenBsd => Numbering::OpenBsd,
+            Family::OpenBsdMid | Family::OpenBsdOld => Numbering::OpenBsdPre55,
+            Family::Darwin => Numbering::Darwin,
         }
     }
 

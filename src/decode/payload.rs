@@ -1,5 +1,5 @@
 //! Record payloads: the entry point, and the decoding of the kinds whose
-//! layout several families share (formats doc section 3); each family's
+//! layout several families share (docs/dialects.md, "Record types and payloads"); each family's
 //! own table of payloads is in its file under `family/`, beside the rules
 //! of its record types. The decoder hands over only records that keep
 //! their rules, and a type the family does not define is `Body::Unknown`. A payload still too short for its kind's fixed part

@@ -1,6 +1,6 @@
 //! Syscall arguments as kdump prints them by default: each word in hex
 //! (`%#jx`, or signed decimal with `-d`), and for the calls kdump knows,
-//! named constants from the traced system's headers ([`crate::tables::args`]):
+//! named constants from the traced system's headers ([`crate::names::args`]):
 //! `open(0x800a6b,0x601<O_WRONLY|O_CREAT|O_TRUNC>,0644<S_IRUSR|…>)`,
 //! `openat(AT_FDCWD,…)`, `mmap(…,0x3<PROT_READ|PROT_WRITE>,0x1002<MAP_PRIVATE|MAP_ANON>,…)`,
 //! `fcntl(0x3,F_SETFD,FD_CLOEXEC)`, `lseek(…,SEEK_SET)`, `wait4(…,0x1<WNOHANG>,…)`,
@@ -15,8 +15,8 @@
 use std::fmt::Write as _;
 
 use crate::decode::abi::Width;
-use crate::tables::args::{self as t, ArgTables, Names};
-use crate::tables::{self, by_name, NameTable};
+use crate::names::args::{self as t, ArgTables, Names};
+use crate::names::{self, by_name, Numbering};
 
 /// The argument words of one call, printed left to right.
 pub struct Words<'a> {
@@ -95,7 +95,7 @@ impl<'a> Words<'a> {
 
 /// Print the words of a call named `name` that kdump translates, leaving
 /// the rest in `w` for the caller to print as numbers.
-pub fn translate(table: NameTable, name: &str, w: &mut Words<'_>, out: &mut String) {
+pub fn translate(table: Numbering, name: &str, w: &mut Words<'_>, out: &mut String) {
     let Some(t) = t::for_table(table) else {
         return;
     };
@@ -109,7 +109,7 @@ by_name! {
     /// [`translate`] after the directory descriptor, by the call's name.
     fn translate_named(
         name,
-        table: NameTable,
+        table: Numbering,
         t: &ArgTables,
         w: &mut Words<'_>,
         out: &mut String,
@@ -345,8 +345,8 @@ fn filemode(t: &ArgTables, v: i32, out: &mut String) {
 }
 
 /// A signal name, or `SIG N`.
-fn signal(table: NameTable, v: i32, out: &mut String) {
-    match tables::signal_name(table, v.into()) {
+fn signal(table: Numbering, v: i32, out: &mut String) {
+    match names::signal_name(table, v.into()) {
         Some(n) => out.push_str(n),
         None => {
             let _ = write!(out, "SIG {v}");
@@ -431,7 +431,7 @@ mod tests {
     use super::*;
 
     /// `name(args)` as the text formatter prints it.
-    fn call(table: NameTable, name: &str, args: &[u64], width: Width, decimal: bool) -> String {
+    fn call(table: Numbering, name: &str, args: &[u64], width: Width, decimal: bool) -> String {
         let mut out = format!("{name}(");
         let mut w = Words::new(args, width, decimal);
         translate(table, name, &mut w, &mut out);
@@ -441,7 +441,7 @@ mod tests {
     }
 
     fn fbsd(name: &str, args: &[u64]) -> String {
-        call(NameTable::FreeBsd, name, args, Width::W64, false)
+        call(Numbering::FreeBsd, name, args, Width::W64, false)
     }
 
     #[test]
@@ -462,7 +462,7 @@ mod tests {
         // A 32-bit trace records AT_FDCWD as a 32-bit word.
         assert_eq!(
             call(
-                NameTable::FreeBsd,
+                Numbering::FreeBsd,
                 "openat",
                 &[0xffff_ff9c, 0x1000, 0x2, 0],
                 Width::W32,
@@ -489,7 +489,7 @@ mod tests {
         );
         assert_eq!(fbsd("lseek", &[3, 0, 9]), "lseek(0x3,0,<invalid=0x9>)");
         assert_eq!(
-            call(NameTable::FreeBsd, "lseek", &[3, 0, 9], Width::W64, true),
+            call(Numbering::FreeBsd, "lseek", &[3, 0, 9], Width::W64, true),
             "lseek(3,0,<invalid=9>)"
         );
     }
@@ -564,7 +564,7 @@ mod tests {
     fn decimal_numbers() {
         assert_eq!(
             call(
-                NameTable::FreeBsd,
+                Numbering::FreeBsd,
                 "read",
                 &[3, 0x1000, u64::MAX],
                 Width::W64,
@@ -573,7 +573,7 @@ mod tests {
             "read(3,4096,-1)"
         );
         assert_eq!(
-            call(NameTable::FreeBsd, "read", &[0xffff_ffff], Width::W32, true),
+            call(Numbering::FreeBsd, "read", &[0xffff_ffff], Width::W32, true),
             "read(-1)"
         );
     }
@@ -582,7 +582,7 @@ mod tests {
     fn each_system_its_own_values() {
         // Mac OS X 10.4: O_CREAT is 0x200 as on FreeBSD, but WEXITED is 4
         // and there is no AT_FDCWD.
-        let darwin = |n: &str, a: &[u64]| call(NameTable::Darwin, n, a, Width::W32, false);
+        let darwin = |n: &str, a: &[u64]| call(Numbering::Darwin, n, a, Width::W32, false);
         assert_eq!(
             darwin("wait4", &[1, 0, 4, 0]),
             "wait4(0x1,0,0x4<WEXITED>,0)"
@@ -600,7 +600,7 @@ mod tests {
             "socket(PF_INET6,0x1<SOCK_STREAM>,0)"
         );
         // OpenBSD: O_CLOEXEC is 0x10000, SOCK_CLOEXEC 0x8000, PF_INET6 24.
-        let obsd = |n: &str, a: &[u64]| call(NameTable::OpenBsd, n, a, Width::W64, false);
+        let obsd = |n: &str, a: &[u64]| call(Numbering::OpenBsd, n, a, Width::W64, false);
         assert_eq!(
             obsd("open", &[0x1000, 0x10000]),
             "open(0x1000,0x10000<O_RDONLY|O_CLOEXEC>)"
@@ -614,7 +614,7 @@ mod tests {
             "mmap(0,0x4000,0<PROT_NONE>,0x1002<MAP_PRIVATE|MAP_ANON>,0xffffffffffffffff,0)"
         );
         // NetBSD: O_CLOEXEC 0x400000, WCONTINUED 0x10, wait4 is __wait450.
-        let nbsd = |n: &str, a: &[u64]| call(NameTable::NetBsd, n, a, Width::W64, false);
+        let nbsd = |n: &str, a: &[u64]| call(Numbering::NetBsd, n, a, Width::W64, false);
         assert_eq!(
             nbsd("open", &[0x1000, 0x400000, 0]),
             "open(0x1000,0x400000<O_RDONLY|O_CLOEXEC>)"

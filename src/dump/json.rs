@@ -5,12 +5,12 @@
 //! `<key>_hex` field carries them exactly.
 
 use crate::json::Obj;
+use crate::names::{self, Numbering};
 use crate::record::{Body, IoDir, Record};
-use crate::tables::{self, NameTable};
 use crate::text::{hex, json_str};
 
 /// Append `r` as one JSON line (with its newline) to `out`.
-pub fn record(r: &Record<'_>, names: NameTable, out: &mut String) {
+pub fn record(r: &Record<'_>, names: Numbering, out: &mut String) {
     let mut o = Obj::new(out);
     o.int("offset", r.offset)
         .int("index", r.index)
@@ -26,8 +26,8 @@ pub fn record(r: &Record<'_>, names: NameTable, out: &mut String) {
     out.push('\n');
 }
 
-fn body(b: &Body<'_>, names: NameTable, o: &mut Obj<'_>) {
-    let sys = |code: i32| tables::syscall_name(names, code.into());
+fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
+    let sys = |code: i32| names::syscall_name(names, code.into());
     match b {
         Body::Start | Body::ProcDtor => {}
         Body::Call(c) => {
@@ -49,7 +49,7 @@ fn body(b: &Body<'_>, names: NameTable, o: &mut Obj<'_>) {
                     match r.error {
                         -1 => Some("RESTART"),
                         -2 => Some("JUSTRETURN"),
-                        e => tables::errno_name(names, e.into()).map(|(n, _)| n),
+                        e => names::errno_name(names, e.into()).map(|(n, _)| n),
                     },
                 );
         }
@@ -75,7 +75,7 @@ fn body(b: &Body<'_>, names: NameTable, o: &mut Obj<'_>) {
         }
         Body::Psig(p) => {
             o.int("signo", p.signo)
-                .name("signame", tables::signal_name(names, p.signo.into()))
+                .name("signame", names::signal_name(names, p.signo.into()))
                 .int("action", p.action)
                 .int("code", p.code)
                 .int("mask", p.mask);

@@ -8,8 +8,8 @@
 use std::fmt::Write as _;
 
 use crate::decode::abi::{Abi, TimeUnit, Width};
+use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
-use crate::tables::{self, NameTable};
 use crate::text::{quoted, vis};
 
 use super::{args, data};
@@ -40,7 +40,7 @@ pub struct TextOptions {
 /// Formats records of one trace (keeps the times `-E` and `-R` count from).
 pub struct TextFormatter {
     abi: Abi,
-    names: NameTable,
+    names: Numbering,
     opts: TextOptions,
     first_ts: Option<i64>,
     prev_ts: Option<i64>,
@@ -60,7 +60,7 @@ impl TextFormatter {
 
     /// The syscall name (`name[N]` with `-S`), or `[N]` when the table has none.
     pub fn syscall(&self, code: i32) -> String {
-        match tables::syscall_name(self.names, code.into()) {
+        match names::syscall_name(self.names, code.into()) {
             Some(n) if self.opts.syscall_numbers => format!("{n}[{code}]"),
             Some(n) => n.to_string(),
             None => format!("[{code}]"),
@@ -219,7 +219,7 @@ impl TextFormatter {
         let mut words = args::Words::new(c.args(), width, self.opts.decimal);
         out.push('(');
         if !self.opts.raw {
-            if let Some(name) = tables::syscall_name(self.names, c.code.into()) {
+            if let Some(name) = names::syscall_name(self.names, c.code.into()) {
                 args::translate(self.names, name, &mut words, out);
             }
         }
@@ -267,13 +267,13 @@ impl TextFormatter {
         if self.opts.raw {
             return;
         }
-        if let Some((_, text)) = tables::errno_name(self.names, e.into()) {
+        if let Some((_, text)) = names::errno_name(self.names, e.into()) {
             let _ = write!(out, " {text}");
         }
     }
 
     fn psig(&self, p: &Psig, out: &mut String) {
-        match tables::signal_name(self.names, p.signo.into()) {
+        match names::signal_name(self.names, p.signo.into()) {
             Some(n) => out.push_str(n),
             None => {
                 let _ = write!(out, "SIG {}", p.signo);

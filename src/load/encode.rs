@@ -20,11 +20,11 @@ use rusqlite::ToSql;
 use super::reorder::InOrder;
 use super::table::{Table, TABLE_COUNT};
 use super::value::{args_text, json_string_list, signed_word};
+use crate::names::{errno_name, Numbering};
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
-use crate::tables::{errno_name, NameTable};
 
 /// One SQL value of a row. Like rusqlite's `Value`, but the many fixed
 /// strings (syscall names, record kinds, resolutions) stay borrowed instead
@@ -146,7 +146,7 @@ pub struct TraceContext {
     /// Register width, for signed arguments.
     pub word_bits: u32,
     /// errno names.
-    pub names: NameTable,
+    pub names: Numbering,
 }
 
 /// Where full batches go.

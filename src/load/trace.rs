@@ -9,9 +9,9 @@ use rusqlite::{params_from_iter, Connection};
 
 use super::encode::{self, SqlValue, TraceContext};
 use crate::decode::{Abi, Endianness};
+use crate::names::Numbering;
 use crate::process::rows::Totals;
 use crate::schema::sql_err;
-use crate::tables::NameTable;
 use crate::Error;
 
 /// What is known about a trace before its records are read.
@@ -133,7 +133,7 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
     Ok(TraceContext {
         trace_id: conn.last_insert_rowid(),
         word_bits: t.abi.map_or(64, |a| a.width.bits()),
-        names: t.abi.map_or(NameTable::FreeBsd, |a| a.name_table()),
+        names: t.abi.map_or(Numbering::FreeBsd, |a| a.name_table()),
     })
 }
 

@@ -4,7 +4,7 @@
 //! cwd and fd table, and everything else as events. Emits rows to a
 //! [`Sink`]; knows nothing of SQLite.
 //!
-//! The rules follow what the kernels write (`shared/docs/kernel-behaviour.md`):
+//! The rules follow what the kernels write (`docs/process-model.md`, "What each kernel writes"):
 //! - A lifetime begins only when something announces it: a fork-family RET
 //!   naming the pid in its parent, a child-side `RET fork 0` or FreeBSD
 //!   PROCCTOR / NetBSD EMUL after the pid's last lifetime ended, Mac OS X's
@@ -442,7 +442,7 @@ fn is_vfork_child(ctx: &TraceState, rec: &Record<'_>) -> bool {
     };
     r.error == 0
         && r.retval == rec.pid
-        && crate::tables::syscall_name(ctx.names, r.code.into()) == Some(syscall::VFORK)
+        && crate::names::syscall_name(ctx.names, r.code.into()) == Some(syscall::VFORK)
 }
 
 /// Whether `rec`, in a pid whose lifetime `p` has ended, is the first

@@ -12,8 +12,8 @@ use super::rows::{
 };
 use super::syscall::{effect, Effect};
 use crate::decode::Family;
+use crate::names::Numbering;
 use crate::record::MAX_ARGS;
-use crate::tables::NameTable;
 
 /// Import issues of one kind written as rows before the rest are only counted.
 const ISSUES_PER_KIND: u32 = 100;
@@ -22,7 +22,7 @@ const ISSUES_PER_KIND: u32 = 100;
 /// process it works on; the handlers are its methods (in `handle/`).
 pub struct TraceState {
     /// Name table of the dialect.
-    pub names: NameTable,
+    pub names: Numbering,
     /// System family (for fcntl command numbers).
     pub family: Family,
     /// Keep GIO data bytes.
@@ -50,7 +50,7 @@ pub struct TraceState {
 
 impl TraceState {
     /// A fresh context.
-    pub fn new(names: NameTable, family: Family, keep_io_data: bool, ids: IdBase) -> Self {
+    pub fn new(names: Numbering, family: Family, keep_io_data: bool, ids: IdBase) -> Self {
         TraceState {
             names,
             family,
@@ -124,7 +124,7 @@ impl TraceState {
 
     /// Whether syscall number `code` is a fork-family call.
     pub fn is_fork(&self, code: i32) -> bool {
-        crate::tables::syscall_name(self.names, code.into())
+        crate::names::syscall_name(self.names, code.into())
             .is_some_and(|n| effect(n) == Effect::Fork)
     }
 

@@ -3,8 +3,8 @@
 //! keeps one rule per behaviour instead of one per dialect and number).
 
 use crate::decode::Family;
+use crate::names::{by_name, Numbering, OpenFlags};
 use crate::process::rows::Access;
-use crate::tables::{by_name, NameTable, OpenFlags};
 
 /// The calls that change the process model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -200,10 +200,10 @@ pub const AT_FDCWD: i64 = -100;
 /// return the target fd.
 pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
     match family.name_table() {
-        NameTable::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
-        NameTable::NetBsd => matches!(cmd, 0 | 12),
-        NameTable::OpenBsd | NameTable::OpenBsdPre55 => matches!(cmd, 0 | 10),
-        NameTable::Darwin => cmd == 0,
+        Numbering::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
+        Numbering::NetBsd => matches!(cmd, 0 | 12),
+        Numbering::OpenBsd | Numbering::OpenBsdPre55 => matches!(cmd, 0 | 10),
+        Numbering::Darwin => cmd == 0,
     }
 }
 
@@ -216,11 +216,11 @@ pub fn fatal_by_default(signo: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::open_flags;
+    use crate::names::open_flags;
 
     #[test]
     fn access_follows_the_call_its_flags_and_the_lookup() {
-        let f = open_flags(NameTable::FreeBsd);
+        let f = open_flags(Numbering::FreeBsd);
         let open = |flags: u64| access(Some("open"), 0, &[0x1000, flags], f);
         let openat = |flags: u64| access(Some("openat"), 0, &[0xffff_ff9c, 0x1000, flags], f);
         assert_eq!(open(0), Access::Read);

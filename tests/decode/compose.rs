@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use kt2sql::decode::{Endianness, Family};
+use kt2sql::names::syscall_name;
 use kt2sql::record::{Body, Record};
-use kt2sql::tables::syscall_name;
 use serde_json::{json, Value};
 
 use crate::require_shared;

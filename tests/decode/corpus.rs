@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use kt2sql::decode::Abi;
+use kt2sql::names::syscall_name;
 use kt2sql::record::{Body, Record};
-use kt2sql::tables::syscall_name;
 
 use crate::require_shared;
 use crate::util::{assert_golden, corpus, decode, escape, Decoded, CORPUS};

@@ -1,6 +1,6 @@
 //! Darwin / Mac OS X ≤ 10.4: its header layout (the classic 4.4BSD header,
-//! which OpenBSD ≤ 3.9 shares), record types and payloads (formats doc
-//! sections 2 and 3.4), together so a type's rule and its decoding cannot
+//! which OpenBSD ≤ 3.9 shares), record types and payloads (docs/dialects.md,
+//! "Headers" and "Record types and payloads"), together so a type's rule and its decoding cannot
 //! drift apart.
 //!
 //! Nothing here reads a header or knows another family.
@@ -74,7 +74,7 @@ pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>
     }
 }
 
-// Header layouts (formats doc section 2). Field names follow sys/ktrace.h.
+// Header layouts (docs/dialects.md, "Headers"). Field names follow sys/ktrace.h.
 
 /// Classic 4.4BSD header (Darwin ≤ 10.4, OpenBSD ≤ 3.9), ILP32: 44 bytes [V].
 pub(crate) const BSD44_ILP32: HeaderLayout = HeaderLayout {

@@ -1,5 +1,5 @@
-//! FreeBSD: its header layouts, record types and payloads (formats doc
-//! sections 2 and 3.1), together so a type's rule and its decoding cannot
+//! FreeBSD: its header layouts, record types and payloads (docs/dialects.md,
+//! "Headers" and "Record types and payloads"), together so a type's rule and its decoding cannot
 //! drift apart. FreeBSD mixes unversioned (v0) and versioned (v1) headers
 //! record by record; `header.rs` reads which one a record has.
 //!
@@ -123,7 +123,7 @@ pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>
     }
 }
 
-// Header layouts (formats doc section 2). Field names follow sys/ktrace.h.
+// Header layouts (docs/dialects.md, "Headers"). Field names follow sys/ktrace.h.
 
 /// `ktr_header_v0`, i386: 44 bytes [V].
 const V0_I386: HeaderLayout = HeaderLayout {

@@ -1,5 +1,5 @@
-//! NetBSD: its header layouts, record types and payloads (formats doc
-//! sections 2 and 3.3), together so a type's rule and its decoding cannot
+//! NetBSD: its header layouts, record types and payloads (docs/dialects.md,
+//! "Headers" and "Record types and payloads"), together so a type's rule and its decoding cannot
 //! drift apart. NetBSD header versions 0, 1 and 2 are decided per record;
 //! `header.rs` reads which one a record has.
 //!
@@ -99,7 +99,7 @@ pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>
     }
 }
 
-// Header layouts (formats doc section 2). Field names follow sys/ktrace.h.
+// Header layouts (docs/dialects.md, "Headers"). Field names follow sys/ktrace.h.
 
 /// Header version 0, ILP32: 44 bytes, timeval, pointer junk [V].
 const V0_ILP32: HeaderLayout = HeaderLayout {

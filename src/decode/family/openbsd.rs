@@ -2,7 +2,7 @@
 //! record (~2011 on, [`Family::OpenBsd`]), the interim 4.0 … ~5.0 header
 //! ([`Family::OpenBsdMid`]) and the classic 4.4BSD header of 3.9 and
 //! before ([`Family::OpenBsdOld`]). Their header layouts, record types and
-//! payloads (formats doc sections 2 and 3.2) live together so a type's
+//! payloads (docs/dialects.md, "Headers" and "Record types and payloads") live together so a type's
 //! rule and its decoding cannot drift apart.
 //!
 //! Nothing here reads a header or knows another system.
@@ -136,7 +136,7 @@ pub(crate) fn decode_old<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a
     }
 }
 
-// Header layouts (formats doc section 2). Field names follow sys/ktrace.h;
+// Header layouts (docs/dialects.md, "Headers"). Field names follow sys/ktrace.h;
 // the classic 4.4BSD header of OpenBSD ≤ 3.9 is Darwin's (`darwin.rs`).
 
 /// Type-first header, amd64: 64 bytes [V].

@@ -3,13 +3,13 @@
 //! to its process (cwd, fd table, exec) or asks of the model ([`Action`]).
 
 use super::{th_id, Action, Return};
+use crate::names;
 use crate::process::rows::{CallRow, End, IssueKind, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
 use crate::process::syscall::{
     effect, fcntl_dups, outcome, returns_uncalled, seen_retval, Effect, VFORK,
 };
 use crate::record::{Call, Record, Ret};
-use crate::tables;
 
 impl TraceState {
     pub(super) fn on_call<S: Sink>(
@@ -20,7 +20,7 @@ impl TraceState {
         c: &Call<'_>,
         sink: &mut S,
     ) -> Result<(), S::Error> {
-        let name = tables::syscall_name(self.names, c.code.into());
+        let name = names::syscall_name(self.names, c.code.into());
         let eff = name.map_or(Effect::None, effect);
         let (pid, pid_row) = (p.row.pid, p.row.id);
         let th = p.threads.get_mut(&key).expect("thread exists");
@@ -199,7 +199,7 @@ impl TraceState {
         r: &Ret,
         sink: &mut S,
     ) -> Result<Option<Action>, S::Error> {
-        let name = tables::syscall_name(self.names, r.code.into());
+        let name = names::syscall_name(self.names, r.code.into());
         if rec.tid.is_some() || r.error != 0 || r.retval <= 0 || r.retval == p.row.pid {
             return Ok(None);
         }
@@ -243,7 +243,7 @@ impl TraceState {
         sink: &mut S,
     ) -> Result<Action, S::Error> {
         let tid_row = th_id(p, key);
-        let name = tables::syscall_name(self.names, r.code.into());
+        let name = names::syscall_name(self.names, r.code.into());
         let forks = self.is_fork(r.code);
         // A child-side fork RET is 0; Mac OS X's vfork child returns its own pid.
         let child_side = forks && (r.retval == 0 || r.retval == p.row.pid);

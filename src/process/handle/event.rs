@@ -3,10 +3,10 @@
 //! len, addr, signo, error, code, name, data), attached to the call pending on its
 //! thread. GIO data bytes are kept only when asked for.
 
+use crate::names;
 use crate::process::rows::{EventRow, Sink};
 use crate::process::state::{Proc, TraceState};
 use crate::record::{Body, IoDir, Record};
-use crate::tables;
 
 impl TraceState {
     /// Any record that is not CALL, RET or NAMI, as an event row.
@@ -65,7 +65,7 @@ impl TraceState {
             Body::Psig(s) => {
                 e.signo = Some(s.signo.into());
                 e.code = Some(s.code.into());
-                e.name = tables::signal_name(self.names, s.signo.into()).map(str::as_bytes);
+                e.name = names::signal_name(self.names, s.signo.into()).map(str::as_bytes);
             }
             Body::Csw(c) => {
                 e.dir = Some(if c.out { "out" } else { "in" });
@@ -118,7 +118,7 @@ impl TraceState {
             } => {
                 e.code = Some(*code as i64);
                 e.error = Some((*error).into());
-                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
+                e.name = names::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
             }
             Body::PinSyscall {
                 error,
@@ -127,7 +127,7 @@ impl TraceState {
             } => {
                 e.addr = Some(*addr as i64);
                 e.error = Some((*error).into());
-                e.name = tables::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
+                e.name = names::syscall_name(self.names, (*syscall).into()).map(str::as_bytes);
             }
             Body::Unknown { typ, data } => {
                 e.code = Some((*typ).into());

@@ -1,12 +1,12 @@
 //! NAMI: a looked-up path made absolute against the cwd or an `*at` call's
 //! directory fd, and the core file a dying process looks up.
 
+use crate::names::open_flags;
 use crate::process::path::resolve;
 use crate::process::rows::{Access, End, NameiRow, Resolution, Sink};
 use crate::process::state::{Proc, TraceState};
 use crate::process::syscall::{access, dirfd_arg, Effect, AT_FDCWD};
 use crate::record::Record;
-use crate::tables::open_flags;
 
 impl TraceState {
     pub(super) fn on_namei<S: Sink>(

@@ -8,8 +8,8 @@
 //! Regenerate with:
 //!
 //! ```text
-//! python3 tools/gen_tables.py openbsd_pre55 /tmp/upstream/openbsd-5.4/syscalls.master - - --origin 'syscalls.master: $OpenBSD: syscalls.master,v 1.133 2013/06/09$ (OpenBSD 5.4, before the 5.5 time_t renumbering) as stored in github.com/bingos/bitrig commit 32c572c331ca4ba0a0383e2865100974c406ba78, path sys/kern/syscalls.master' --origin '331 (uuidgen) is dropped: it is a Bitrig addition; OpenBSD never had a uuidgen syscall (its table ends at 330 __get_tcb).' --drop 331 --origin 'errno and signal tables are shared with the openbsd dialect.' > src/tables/openbsd_pre55.rs
-//! rustfmt src/tables/openbsd_pre55.rs
+//! python3 tools/gen_names.py openbsd_pre55 /tmp/upstream/openbsd-5.4/syscalls.master - - --origin 'syscalls.master: $OpenBSD: syscalls.master,v 1.133 2013/06/09$ (OpenBSD 5.4, before the 5.5 time_t renumbering) as stored in github.com/bingos/bitrig commit 32c572c331ca4ba0a0383e2865100974c406ba78, path sys/kern/syscalls.master' --origin '331 (uuidgen) is dropped: it is a Bitrig addition; OpenBSD never had a uuidgen syscall (its table ends at 330 __get_tcb).' --drop 331 --origin 'errno and signal tables are shared with the openbsd dialect.' > src/names/openbsd_pre55.rs
+//! rustfmt src/names/openbsd_pre55.rs
 //! ```
 
 #![allow(missing_docs)]

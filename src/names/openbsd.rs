@@ -8,8 +8,8 @@
 //! Regenerate with:
 //!
 //! ```text
-//! python3 tools/gen_tables.py openbsd /tmp/upstream/openbsd/syscalls.master /tmp/upstream/openbsd/errno.h /tmp/upstream/openbsd/signal.h.from-offset-1800 --origin 'syscalls.master: $OpenBSD: syscalls.master,v 1.269 2025/02/17$ as stored in github.com/cjeker/src (mirror of openbsd/src) commit 084c752f7825d30800f7dbe7af990fa5fb1c270c, path sys/kern/syscalls.master' --origin 'errno.h: $OpenBSD: errno.h,v 1.25 2017/09/05$ (openbsd/src sys/sys/errno.h; the copy used was found by content in a code index that did not name its repository; ELAST 95 = EPROTO)' --origin 'signal.h: openbsd/src sys/sys/signal.h as stored in github.com/shiftypenguin/src commit d9a005e1d41b774b4fb2f352bf04c273a0a2c03e (definitions only; license header omitted)' > src/tables/openbsd.rs
-//! rustfmt src/tables/openbsd.rs
+//! python3 tools/gen_names.py openbsd /tmp/upstream/openbsd/syscalls.master /tmp/upstream/openbsd/errno.h /tmp/upstream/openbsd/signal.h.from-offset-1800 --origin 'syscalls.master: $OpenBSD: syscalls.master,v 1.269 2025/02/17$ as stored in github.com/cjeker/src (mirror of openbsd/src) commit 084c752f7825d30800f7dbe7af990fa5fb1c270c, path sys/kern/syscalls.master' --origin 'errno.h: $OpenBSD: errno.h,v 1.25 2017/09/05$ (openbsd/src sys/sys/errno.h; the copy used was found by content in a code index that did not name its repository; ELAST 95 = EPROTO)' --origin 'signal.h: openbsd/src sys/sys/signal.h as stored in github.com/shiftypenguin/src commit d9a005e1d41b774b4fb2f352bf04c273a0a2c03e (definitions only; license header omitted)' > src/names/openbsd.rs
+//! rustfmt src/names/openbsd.rs
 //! ```
 
 #![allow(missing_docs)]

@@ -9,8 +9,8 @@
 //! Regenerate with:
 //!
 //! ```text
-//! python3 tools/gen_tables.py freebsd /tmp/upstream/freebsd/syscalls.master /tmp/upstream/freebsd/errno.h /tmp/upstream/freebsd/signal.h --origin 'syscalls.master: github.com/kostikbel/freebsd-src (a fork tracking freebsd/freebsd-src main, early 2026) commit 7fbdafd437f758b9bdd7a3b2fd7bbcb521b51907, path sys/kern/syscalls.master (600-604 cross-checked against github.com/CHERI-Alliance/freebsd-src commit 9c2e342c)' --origin 'errno.h: github.com/sobomax/freebsd14_vendor (FreeBSD 14 vendor tree, $FreeBSD: e53a8d4c$) commit 0f7ff3427c99afe8b7a0ccf8638dc10aed02c3f8, path sys/sys/errno.h' --origin 'signal.h: github.com/sobomax/freebsd14_vendor commit 4b33055d8aff7e8e51b0c2e7650dc0f75e9da8a7, path sys/sys/signal.h' --origin 'Syscall 1 is spelled _exit in FreeBSD main and renamed to exit here (every release through 14 and every other BSD spell it exit).' > src/tables/freebsd.rs
-//! rustfmt src/tables/freebsd.rs
+//! python3 tools/gen_names.py freebsd /tmp/upstream/freebsd/syscalls.master /tmp/upstream/freebsd/errno.h /tmp/upstream/freebsd/signal.h --origin 'syscalls.master: github.com/kostikbel/freebsd-src (a fork tracking freebsd/freebsd-src main, early 2026) commit 7fbdafd437f758b9bdd7a3b2fd7bbcb521b51907, path sys/kern/syscalls.master (600-604 cross-checked against github.com/CHERI-Alliance/freebsd-src commit 9c2e342c)' --origin 'errno.h: github.com/sobomax/freebsd14_vendor (FreeBSD 14 vendor tree, $FreeBSD: e53a8d4c$) commit 0f7ff3427c99afe8b7a0ccf8638dc10aed02c3f8, path sys/sys/errno.h' --origin 'signal.h: github.com/sobomax/freebsd14_vendor commit 4b33055d8aff7e8e51b0c2e7650dc0f75e9da8a7, path sys/sys/signal.h' --origin 'Syscall 1 is spelled _exit in FreeBSD main and renamed to exit here (every release through 14 and every other BSD spell it exit).' > src/names/freebsd.rs
+//! rustfmt src/names/freebsd.rs
 //! ```
 
 #![allow(missing_docs)]

@@ -9,8 +9,8 @@
 //! Regenerate with:
 //!
 //! ```text
-//! python3 tools/gen_tables.py netbsd /tmp/upstream/netbsd/syscalls.master /tmp/upstream/netbsd/errno.h /tmp/upstream/netbsd/signal.h --origin 'syscalls.master: $NetBSD: syscalls.master,v 1.316 2024/10/09$ as stored in github.com/maksymlanko/netbsd-src (mirror of NetBSD/src) commit 4dbab557728c32289c6fc53b44b8bef02a7e35f2, path sys/kern/syscalls.master' --origin 'errno.h: $NetBSD: errno.h,v 1.42 2020/03/08$ as stored in github.com/wataash/netbsd-src commit f579842273374f1a1c29e4ffd0210726cfaedc7e, path sys/sys/errno.h' --origin 'signal.h: $NetBSD: signal.h,v 1.65 2009/12/09$, github.com/NetBSD/src commit 4303cb3c6f5d139d038feffad5d027b6f8bfb259, path sys/sys/signal.h' --origin '507 (unshare, under #if defined(NS)) is dropped: it belongs to that mirror'"'"'s own namespaces work (sys/kern/sys_ns.c, opt_ns.h), not to NetBSD.' --drop 507 > src/tables/netbsd.rs
-//! rustfmt src/tables/netbsd.rs
+//! python3 tools/gen_names.py netbsd /tmp/upstream/netbsd/syscalls.master /tmp/upstream/netbsd/errno.h /tmp/upstream/netbsd/signal.h --origin 'syscalls.master: $NetBSD: syscalls.master,v 1.316 2024/10/09$ as stored in github.com/maksymlanko/netbsd-src (mirror of NetBSD/src) commit 4dbab557728c32289c6fc53b44b8bef02a7e35f2, path sys/kern/syscalls.master' --origin 'errno.h: $NetBSD: errno.h,v 1.42 2020/03/08$ as stored in github.com/wataash/netbsd-src commit f579842273374f1a1c29e4ffd0210726cfaedc7e, path sys/sys/errno.h' --origin 'signal.h: $NetBSD: signal.h,v 1.65 2009/12/09$, github.com/NetBSD/src commit 4303cb3c6f5d139d038feffad5d027b6f8bfb259, path sys/sys/signal.h' --origin '507 (unshare, under #if defined(NS)) is dropped: it belongs to that mirror'"'"'s own namespaces work (sys/kern/sys_ns.c, opt_ns.h), not to NetBSD.' --drop 507 > src/names/netbsd.rs
+//! rustfmt src/names/netbsd.rs
 //! ```
 
 #![allow(missing_docs)]

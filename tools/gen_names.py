@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Generate kt2sql's per-dialect name tables (src/tables/<dialect>.rs).
+"""Generate kt2sql's per-dialect name tables (src/names/<dialect>.rs).
 
 Usage:
 
-    python3 tools/gen_tables.py DIALECT SYSCALLS ERRNO_H SIGNAL_H \\
-        [--origin TEXT]... [--drop N]... > src/tables/DIALECT.rs
+    python3 tools/gen_names.py DIALECT SYSCALLS ERRNO_H SIGNAL_H \\
+        [--origin TEXT]... [--drop N]... > src/names/DIALECT.rs
 
 DIALECT is one of: freebsd, netbsd, openbsd, openbsd_pre55, darwin.
 
@@ -27,7 +27,7 @@ function of the inputs and arguments).  Run `rustfmt` on the result.
 
 Python 3 standard library only.
 
-Naming rule (see src/tables/mod.rs for the full statement): a number is
+Naming rule (see src/names/mod.rs for the full statement): a number is
 named by what the traced binary called.  Compat slots are named by their
 function name without the compat prefix (FreeBSD `freebsd11_stat` ->
 `stat`, 4.3BSD `ocreat` -> `creat`; NetBSD `compat_50_wait4` -> `wait4`,
@@ -73,7 +73,7 @@ INCLUDE_GUARD = re.compile(r"^_+[A-Z0-9_]*_H_*$")
 
 
 def die(msg):
-    sys.stderr.write("gen_tables.py: %s\n" % msg)
+    sys.stderr.write("gen_names.py: %s\n" % msg)
     sys.exit(1)
 
 
@@ -465,7 +465,7 @@ def emit(dialect, argv, origins, entries, errnos, signals):
     w("//!")
     w("//! ```text")
     w("//! %s" % argv)
-    w("//! rustfmt src/tables/%s.rs" % dialect)
+    w("//! rustfmt src/names/%s.rs" % dialect)
     w("//! ```")
     w("")
     w("#![allow(missing_docs)]")
@@ -516,7 +516,7 @@ def main(argv):
         else:
             positional.append(a)
     if len(positional) != 4:
-        die("usage: gen_tables.py DIALECT SYSCALLS ERRNO_H SIGNAL_H "
+        die("usage: gen_names.py DIALECT SYSCALLS ERRNO_H SIGNAL_H "
             "[--origin TEXT]... [--drop N]...")
     dialect, sysf, errf, sigf = positional
     if dialect not in DIALECTS:
@@ -538,7 +538,7 @@ def main(argv):
             signals = parse_signals(f.read())
     script = "tools/" + os.path.basename(argv[0])
     cmd = "python3 " + " ".join(shlex.quote(x) for x in [script] + argv[1:])
-    cmd += " > src/tables/%s.rs" % dialect
+    cmd += " > src/names/%s.rs" % dialect
     sys.stdout.write(emit(dialect, cmd, origins, entries, errnos, signals))
     return 0
 

@@ -19,7 +19,7 @@
 //! that differs (Linux's O_CREAT is 0100) would be one more entry, not a
 //! rule to rewrite.
 
-use super::NameTable;
+use super::Numbering;
 
 /// The flag bits of one system's `open(2)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,11 +48,11 @@ const BSD44: OpenFlags = OpenFlags {
 };
 
 /// The open flags of the system whose names `table` holds.
-pub fn open_flags(table: NameTable) -> OpenFlags {
+pub fn open_flags(table: Numbering) -> OpenFlags {
     match table {
-        NameTable::FreeBsd => BSD44,
-        NameTable::NetBsd => BSD44,
-        NameTable::OpenBsd | NameTable::OpenBsdPre55 => BSD44,
-        NameTable::Darwin => BSD44,
+        Numbering::FreeBsd => BSD44,
+        Numbering::NetBsd => BSD44,
+        Numbering::OpenBsd | Numbering::OpenBsdPre55 => BSD44,
+        Numbering::Darwin => BSD44,
     }
 }

@@ -12,7 +12,7 @@
 //! order: where two names share a value the first one is printed, as
 //! kdump's own tables (generated the same way) do.
 
-use super::NameTable;
+use super::Numbering;
 
 mod darwin;
 mod freebsd;
@@ -61,11 +61,11 @@ pub struct ArgTables {
 
 /// The constants of a system (every system kt2sql reads has them; the
 /// `Option` leaves room for one that does not).
-pub fn for_table(table: NameTable) -> Option<&'static ArgTables> {
+pub fn for_table(table: Numbering) -> Option<&'static ArgTables> {
     match table {
-        NameTable::FreeBsd => Some(&freebsd::ARGS),
-        NameTable::OpenBsd | NameTable::OpenBsdPre55 => Some(&openbsd::ARGS),
-        NameTable::Darwin => Some(&darwin::ARGS),
-        NameTable::NetBsd => Some(&netbsd::ARGS),
+        Numbering::FreeBsd => Some(&freebsd::ARGS),
+        Numbering::OpenBsd | Numbering::OpenBsdPre55 => Some(&openbsd::ARGS),
+        Numbering::Darwin => Some(&darwin::ARGS),
+        Numbering::NetBsd => Some(&netbsd::ARGS),
     }
 }

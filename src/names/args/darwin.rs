@@ -6,8 +6,8 @@
 //! Regenerate with:
 //!
 //! ```text
-//! python3 tools/gen_args.py darwin --fcntl /tmp/upstream/darwin-args/fcntl.h --mman /tmp/upstream/darwin-args/mman.h --wait /tmp/upstream/darwin-args/wait.h --signal /tmp/upstream/darwin-args/signal.h --socket /tmp/upstream/darwin-args/socket.h --stat /tmp/upstream/darwin-args/stat.h --unistd /tmp/upstream/darwin-args/unistd.h --origin 'bsd/sys/{fcntl,mman,wait,signal,socket,stat,unistd}.h: github.com/apple/darwin-xnu commit 03489ce2d43b52365417fc58e9329fe27aa3a178 (xnu-792.12.6, Mac OS X 10.4)' > src/tables/args/darwin.rs
-//! rustfmt src/tables/args/darwin.rs
+//! python3 tools/gen_args.py darwin --fcntl /tmp/upstream/darwin-args/fcntl.h --mman /tmp/upstream/darwin-args/mman.h --wait /tmp/upstream/darwin-args/wait.h --signal /tmp/upstream/darwin-args/signal.h --socket /tmp/upstream/darwin-args/socket.h --stat /tmp/upstream/darwin-args/stat.h --unistd /tmp/upstream/darwin-args/unistd.h --origin 'bsd/sys/{fcntl,mman,wait,signal,socket,stat,unistd}.h: github.com/apple/darwin-xnu commit 03489ce2d43b52365417fc58e9329fe27aa3a178 (xnu-792.12.6, Mac OS X 10.4)' > src/names/args/darwin.rs
+//! rustfmt src/names/args/darwin.rs
 //! ```
 
 use super::ArgTables;
