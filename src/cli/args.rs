@@ -34,7 +34,7 @@ pub const DB_HELP: &str = "The kt2sql database (opened read-only)";
 /// `--trace ID`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct Trace {
-    /// Only this trace (a trace_id, as `kt2sql stats` lists them).
+    /// Only this trace (a trace_id: `kt2sql query DB traces` lists them).
     /// Default: every trace in the database.
     #[arg(id = "trace", long = "trace", value_name = "ID")]
     pub id: Option<i64>,
@@ -260,15 +260,27 @@ pub fn scope(conn: &Connection, db: &Db, trace: Trace, subtree: Subtree) -> Resu
     })
 }
 
-/// Refuse a `--trace` that names no trace.
+/// Refuse a `--trace` that names no trace, saying which there are; every
+/// command that takes `--trace` calls this (or [`scope`]) first.
 pub fn check_trace(conn: &Connection, db: &Db, trace: Trace) -> Result<()> {
     let Some(id) = trace.id else {
         return Ok(());
     };
     if !report::has_trace(conn, id)? {
+        let ids: Vec<String> = report::trace_paths(conn)?
+            .into_iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let holds = match ids.len() {
+            0 => "it holds no trace".to_string(),
+            1 => format!("it holds trace {}", ids[0]),
+            n if n <= 10 => format!("its traces are {}", ids.join(", ")),
+            n => format!("it holds {n} traces, {} to {}", ids[0], ids[n - 1]),
+        };
         return Err(format!(
-            "{}: no trace {id} (see the trace_id column of `kt2sql stats`)",
-            db.path.display()
+            "{}: no trace {id}: {holds} (kt2sql query {} traces describes them)",
+            db.path.display(),
+            quote_path(&db.path),
         )
         .into());
     }

@@ -99,6 +99,8 @@ pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql outputs`.
 pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
+    let conn = report::open(&a.db.path)?;
+    check_trace(&conn, &a.db, a.trace)?;
     let params = vec![
         ("under", a.under.dir.map(|s| Cell::Text(s.into_bytes()))),
         ("trace", a.trace.id.map(Cell::Int)),
@@ -108,6 +110,8 @@ pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql lint`.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
+    let conn = report::open(&a.db.path)?;
+    check_trace(&conn, &a.db, a.trace)?;
     let allow = (!a.allow.is_empty()).then(|| Cell::Text(json_array(&a.allow).into_bytes()));
     let params = vec![("trace", a.trace.id.map(Cell::Int)), ("allow", allow)];
     run(&a.db.path, "lint", params, rows(a.format))
@@ -167,6 +171,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     };
     let paths: Vec<String> = a.files.iter().map(|f| absolute(f, &cwd)).collect();
     let db = report::open(&a.db.path)?;
+    check_trace(&db, &a.db, a.trace)?;
     for (file, path) in a.files.iter().zip(&paths) {
         if !deps::looked_up(&db, path)? {
             return Err(format!(

@@ -175,10 +175,15 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         }
         if t.totals.dropped > 0 {
             eprintln!(
-                "kt2sql: warning: {}: the kernel dropped events before {} records \
+                "kt2sql: warning: {}: the kernel dropped events before {} {} \
                  (see import_issue kind dropped-events)",
                 kt2sql::text::path(&t.path),
-                t.totals.dropped
+                t.totals.dropped,
+                if t.totals.dropped == 1 {
+                    "record"
+                } else {
+                    "records"
+                }
             );
         }
         if t.totals.unresolved > 0 {
