@@ -82,3 +82,65 @@ fn one_dropped_record_is_singular() {
         "{err}"
     );
 }
+
+/// `kt2sql ARGS…` in `dir`: exit code, stdout, stderr.
+fn run(dir: &Path, args: &[&str]) -> (Option<i32>, String, String) {
+    let o = kt2sql(dir).args(args).output().unwrap();
+    (
+        o.status.code(),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn parameters_given_twice_positional_or_missing_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, db) = example_dbs(dir.path());
+    let db = db.to_str().unwrap();
+    for cmd in [
+        vec!["sql", db, "SELECT :n", "-P", "n=1", "-P", "n=2"],
+        vec!["query", db, "traces", "-P", "trace=1", "-P", ":trace=2"],
+    ] {
+        let (code, out, err) = run(dir.path(), &cmd);
+        assert_eq!(code, Some(2), "{cmd:?}: {err}");
+        assert_eq!(out, "");
+        assert!(err.contains("given twice ("), "{err}");
+        assert!(err.contains("give each parameter once"), "{err}");
+    }
+    for (sql, shown) in [("SELECT ?", "?"), ("SELECT 1; SELECT ?2", "?2")] {
+        let (code, out, err) = run(dir.path(), &["sql", db, sql]);
+        assert_eq!(code, Some(2), "{sql}: {err}");
+        assert_eq!(out, "", "nothing runs");
+        assert_eq!(
+            err,
+            format!(
+                "kt2sql: error: {db}: positional parameter {shown}: not supported; \
+                 name it (:name) and bind it with --param name=VALUE (nothing was run)\n"
+            )
+        );
+    }
+    let (code, out, err) = run(dir.path(), &["query", db, "deps"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert_eq!(out, "");
+    assert_eq!(
+        err,
+        "kt2sql: error: query deps needs --param files=…: \
+         The files, as a JSON array of absolute paths.\n"
+    );
+    let (code, _, err) = run(dir.path(), &["query", db, "pid-lifetimes"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs --param pid=…: The OS pid.\n"), "{err}");
+    let (code, out, _) = run(
+        dir.path(),
+        &[
+            "query",
+            db,
+            "deps",
+            "-P",
+            r#"files=["/usr/src/proj/obj/prog"]"#,
+        ],
+    );
+    assert_eq!(code, Some(0));
+    assert!(out.contains("/usr/src/proj/obj/prog  source"), "{out}");
+}
