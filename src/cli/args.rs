@@ -5,10 +5,12 @@
 //! ([`Format`]) of which each command takes a subset ([`Formats`]).
 //! Commands flatten these groups (`#[command(flatten)]`) and never declare
 //! one of these arguments again; the checks of `--trace` and `-p` against
-//! the database ([`scope`], [`check_trace`]) live here too.
+//! the database ([`scope`], [`check_trace`]) live here too, and what a
+//! trace named `-` is ([`trace_input`]).
 
+use std::io::IsTerminal;
 use std::marker::PhantomData;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
@@ -285,6 +287,19 @@ pub fn check_trace(conn: &Connection, db: &Db, trace: Trace) -> Result<()> {
         .into());
     }
     Ok(())
+}
+
+/// A trace to read (`import`, `dump`): `-` is standard input, read
+/// through `/dev/stdin` (FreeBSD's kdump takes `-f -` too), refused when
+/// it is a terminal, where no trace will come from.
+pub fn trace_input(path: &Path) -> Result<PathBuf> {
+    if path.as_os_str() != "-" {
+        return Ok(path.to_path_buf());
+    }
+    if std::io::stdin().is_terminal() {
+        return Err("-: standard input is a terminal; pipe or redirect a trace into it".into());
+    }
+    Ok(PathBuf::from("/dev/stdin"))
 }
 
 #[cfg(test)]

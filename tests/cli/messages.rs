@@ -144,3 +144,60 @@ fn parameters_given_twice_positional_or_missing_are_named() {
     assert_eq!(code, Some(0));
     assert!(out.contains("/usr/src/proj/obj/prog  source"), "{out}");
 }
+
+#[test]
+fn a_lone_word_that_is_neither_file_nor_command_is_said_so() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [&["bogus"][..], &["bogus", "x.db"]] {
+        let (code, out, err) = run(dir.path(), args);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            "kt2sql: error: bogus: no such file, and not a command \
+             (kt2sql --help lists the commands)\n"
+        );
+    }
+    assert!(!dir.path().join("x.db").exists());
+}
+
+#[test]
+fn a_dash_reads_the_trace_from_standard_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(example()).unwrap();
+    let from_file = kt2sql(dir.path())
+        .arg("dump")
+        .arg(example())
+        .assert()
+        .success();
+    let want = outputs(&from_file).0;
+    for args in [&["dump", "-"][..], &["dump", "-f", "-"]] {
+        let a = kt2sql(dir.path())
+            .args(args)
+            .write_stdin(bytes.clone())
+            .assert()
+            .success();
+        assert_eq!(outputs(&a).0, want, "{args:?}");
+    }
+    for (args, db) in [(&["-"][..], "a.db"), (&["import", "-"], "b.db")] {
+        kt2sql(dir.path())
+            .args(args)
+            .args([db, "-q", "-d", "/usr/src/proj"])
+            .write_stdin(bytes.clone())
+            .assert()
+            .success();
+        let (code, out, _) = run(dir.path(), &["sql", db, "SELECT records FROM trace"]);
+        assert_eq!(code, Some(0));
+        assert_eq!(out.lines().nth(2).map(str::trim), Some("223"), "{args:?}");
+    }
+    // Standard input is read once, and is no database.
+    let (code, _, err) = run(dir.path(), &["-", "-", "c.db"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("- (standard input) given twice"), "{err}");
+    let (code, _, err) = run(dir.path(), &["import", example().to_str().unwrap(), "-"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("the database cannot be standard output"),
+        "{err}"
+    );
+}
