@@ -31,7 +31,8 @@ use super::{args, hint};
 )]
 pub struct ImportArgs {
     /// The ktrace.out files to import (each becomes one row of table
-    /// `trace`), then the SQLite database to write, last. A new database is
+    /// `trace`; - is standard input), then the SQLite database to write,
+    /// last. A new database is
     /// written to a temporary file beside it and renamed into place only
     /// when the import succeeds. Options may come anywhere, even between
     /// the traces and the database.
