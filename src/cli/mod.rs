@@ -9,6 +9,7 @@ mod compile;
 mod dump;
 mod hint;
 mod import;
+mod notes;
 mod report;
 mod shell;
 mod sql;

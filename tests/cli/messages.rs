@@ -201,3 +201,152 @@ fn a_dash_reads_the_trace_from_standard_input() {
         "{err}"
     );
 }
+
+/// A trace imported with `-d /w` whose one lookup stays relative anyway:
+/// `cc` opens `rel.h` relative to a directory fd (7) opened before
+/// tracing began.
+fn dirfd_db(dir: &Path) -> PathBuf {
+    use crate::util::records::{call, rec, ret, T0};
+    use crate::util::writer::TraceWriter;
+    use kt2sql::record::Body;
+    let abi = "freebsd-v1:le:64".parse().unwrap();
+    let mut t = T0;
+    let mut at = |body: Body<'static>| {
+        t += 1000;
+        let mut r = rec(100, Some(1001), "cc", t, body);
+        r.version = 1;
+        r
+    };
+    let rs = vec![
+        at(call(499, &[7, 0x1000, 0])),
+        at(Body::Namei(b"rel.h".to_vec().into())),
+        at(ret(499, 0, 3)),
+        at(call(1, &[0])),
+    ];
+    let trace = dir.join("fd.out");
+    std::fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
+    kt2sql(dir)
+        .arg(&trace)
+        .args(["fd.db", "-q", "-d", "/w"])
+        .assert()
+        .success();
+    dir.join("fd.db")
+}
+
+#[test]
+fn build_reports_say_what_lookups_left_relative_leave_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let (e, d) = example_dbs(dir.path());
+    let e = e.to_str().unwrap();
+    let advice = "importing with -d DIR, the directory the traced command started in, \
+                  resolves them)\n";
+    for cmd in ["inputs", "outputs", "lint"] {
+        let (code, out, err) = run(dir.path(), &[cmd, e]);
+        assert_eq!(code, Some(0), "{cmd}: {err}");
+        assert!(out.starts_with("path") || out.starts_with("kind"), "{out}");
+        let note = err.lines().next().unwrap_or_default();
+        assert_eq!(
+            format!("{note}\n"),
+            format!(
+                "kt2sql: note: 17 lookups stayed relative (base directory unknown) and are \
+                 not in this report (kt2sql files --unresolved {e} lists them; {advice}"
+            ),
+            "{cmd}"
+        );
+        // Imported with -d, nothing is left out and nothing is said.
+        let (code, out, err) = run(dir.path(), &[cmd, d.to_str().unwrap()]);
+        assert_eq!(code, Some(0), "{cmd}: {err}");
+        assert_eq!(err, "", "{cmd}");
+        assert!(out.lines().count() > 2, "{cmd}: {out}");
+    }
+    // lint's read-outside is measured from the start directory.
+    let (_, _, err) = run(dir.path(), &["lint", e]);
+    assert!(
+        err.ends_with(
+            "kt2sql: note: trace 1 was imported without -d, so reads outside the directory \
+             the build started in are not checked (read-outside): give --allow DIR, or \
+             import with -d DIR\n"
+        ),
+        "{err}"
+    );
+    let (_, _, err) = run(dir.path(), &["lint", e, "--allow", "/usr"]);
+    assert!(!err.contains("read-outside"), "{err}");
+    // -p keeps its scope in the note.
+    let (_, _, err) = run(dir.path(), &["inputs", e, "-p", "2313"]);
+    assert!(
+        err.contains("3 lookups stayed relative")
+            && err.contains("--unresolved")
+            && err.contains(" -p 2313 lists them"),
+        "{err}"
+    );
+}
+
+#[test]
+fn notes_advise_d_only_when_the_import_lacked_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dirfd_db(dir.path());
+    let db = db.to_str().unwrap();
+    let (code, out, err) = run(dir.path(), &["files", db]);
+    assert_eq!(code, Some(0));
+    assert_eq!(out, "Namei list:\n");
+    assert_eq!(
+        err,
+        format!(
+            "kt2sql: note: 1 relative path is not listed: its base directory is unknown \
+             (kt2sql files --unresolved {db} lists it; -d at import does not resolve it: its \
+             base, a directory fd or the working directory of a process already running \
+             when tracing began, is not in the trace)\n"
+        )
+    );
+    let (code, _, err) = run(dir.path(), &["inputs", db]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("1 lookup stayed relative (base directory unknown) and is not"),
+        "{err}"
+    );
+    assert!(err.contains("-d at import does not resolve it"), "{err}");
+    assert!(!err.contains("importing with -d"), "{err}");
+}
+
+#[test]
+fn relative_under_and_allow_are_taken_from_the_start_directory_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let (e, d) = example_dbs(dir.path());
+    let (e, d) = (e.to_str().unwrap(), d.to_str().unwrap());
+    let same = |relative: &[&str], absolute: &[&str]| {
+        let (code, rel, err) = run(dir.path(), relative);
+        assert_eq!(code, Some(0), "{relative:?}: {err}");
+        let (_, abs, _) = run(dir.path(), absolute);
+        assert_eq!(rel, abs, "{relative:?}");
+        assert!(rel.lines().count() > 2, "{relative:?}: {rel}");
+    };
+    same(
+        &["outputs", d, "--under", "obj"],
+        &["outputs", d, "--under", "/usr/src/proj/obj"],
+    );
+    same(
+        &["inputs", d, "--under", "./src/../src/"],
+        &["inputs", d, "--under", "/usr/src/proj/src"],
+    );
+    same(
+        &["lint", d, "--allow", ".", "--allow", "../../../lib"],
+        &["lint", d, "--allow", "/usr/src/proj", "--allow", "/lib"],
+    );
+    for (cmd, flag) in [
+        ("outputs", "--under"),
+        ("inputs", "--under"),
+        ("lint", "--allow"),
+    ] {
+        let (code, out, err) = run(dir.path(), &[cmd, e, flag, "src"]);
+        assert_eq!(code, Some(2), "{cmd}: {err}");
+        assert_eq!(out, "");
+        assert_eq!(
+            err,
+            format!(
+                "kt2sql: error: {e}: {flag} src: a relative directory, and trace 1 was \
+                 imported without -d, so what it is relative to is unknown: give an \
+                 absolute path\n"
+            )
+        );
+    }
+}
