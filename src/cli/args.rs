@@ -58,7 +58,8 @@ pub struct Subtree {
 /// `--under DIR`.
 #[derive(Debug, clap::Args)]
 pub struct Under {
-    /// Only paths in this directory tree.
+    /// Only paths in this directory tree (a relative one is taken from
+    /// the directory the trace started in, -d at import).
     #[arg(id = "under", long = "under", value_name = "DIR")]
     pub dir: Option<String>,
 }

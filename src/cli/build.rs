@@ -55,8 +55,9 @@ pub struct LintArgs {
     #[command(flatten)]
     pub trace: Trace,
     /// A directory the build may read in (repeatable): every path read
-    /// outside them is a `read-outside` hazard. Without it, only the top
-    /// directories read outside the directory the trace started in.
+    /// outside them is a `read-outside` hazard (a relative DIR is taken
+    /// from the directory the trace started in, -d at import). Without it,
+    /// only the top directories read outside that start directory.
     #[arg(long, value_name = "DIR")]
     pub allow: Vec<String>,
     #[command(flatten)]
