@@ -3,7 +3,7 @@
 -- sources (build_file.role `source`) any of those commands read. A file
 -- the build only read has no commands and no sources.
 --
--- @param  files    The files, as a JSON array of absolute paths.
+-- @param  files    The files, as a JSON array of absolute paths (required).
 -- @param  trace    Only this trace_id (default: every trace).
 -- @column file     The file asked about (TEXT).
 -- @column kind     `command` (a command it was built by) or `source`.

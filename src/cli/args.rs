@@ -5,10 +5,12 @@
 //! ([`Format`]) of which each command takes a subset ([`Formats`]).
 //! Commands flatten these groups (`#[command(flatten)]`) and never declare
 //! one of these arguments again; the checks of `--trace` and `-p` against
-//! the database ([`scope`], [`check_trace`]) live here too.
+//! the database ([`scope`], [`check_trace`]) live here too, and what a
+//! trace named `-` is ([`trace_input`]).
 
+use std::io::IsTerminal;
 use std::marker::PhantomData;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Arg, ArgMatches, Command};
@@ -34,7 +36,7 @@ pub const DB_HELP: &str = "The kt2sql database (opened read-only)";
 /// `--trace ID`.
 #[derive(Debug, Clone, Copy, clap::Args)]
 pub struct Trace {
-    /// Only this trace (a trace_id, as `kt2sql stats` lists them).
+    /// Only this trace (a trace_id: `kt2sql query DB traces` lists them).
     /// Default: every trace in the database.
     #[arg(id = "trace", long = "trace", value_name = "ID")]
     pub id: Option<i64>,
@@ -56,7 +58,8 @@ pub struct Subtree {
 /// `--under DIR`.
 #[derive(Debug, clap::Args)]
 pub struct Under {
-    /// Only paths in this directory tree.
+    /// Only paths in this directory tree (a relative one is taken from
+    /// the directory the trace started in, -d at import).
     #[arg(id = "under", long = "under", value_name = "DIR")]
     pub dir: Option<String>,
 }
@@ -260,19 +263,44 @@ pub fn scope(conn: &Connection, db: &Db, trace: Trace, subtree: Subtree) -> Resu
     })
 }
 
-/// Refuse a `--trace` that names no trace.
+/// Refuse a `--trace` that names no trace, saying which there are; every
+/// command that takes `--trace` calls this (or [`scope`]) first.
 pub fn check_trace(conn: &Connection, db: &Db, trace: Trace) -> Result<()> {
     let Some(id) = trace.id else {
         return Ok(());
     };
     if !report::has_trace(conn, id)? {
+        let ids: Vec<String> = report::trace_paths(conn)?
+            .into_iter()
+            .map(|(id, _)| id.to_string())
+            .collect();
+        let holds = match ids.len() {
+            0 => "it holds no trace".to_string(),
+            1 => format!("it holds trace {}", ids[0]),
+            n if n <= 10 => format!("its traces are {}", ids.join(", ")),
+            n => format!("it holds {n} traces, {} to {}", ids[0], ids[n - 1]),
+        };
         return Err(format!(
-            "{}: no trace {id} (see the trace_id column of `kt2sql stats`)",
-            db.path.display()
+            "{}: no trace {id}: {holds} (kt2sql query {} traces describes them)",
+            db.path.display(),
+            quote_path(&db.path),
         )
         .into());
     }
     Ok(())
+}
+
+/// A trace to read (`import`, `dump`): `-` is standard input, read
+/// through `/dev/stdin` (FreeBSD's kdump takes `-f -` too), refused when
+/// it is a terminal, where no trace will come from.
+pub fn trace_input(path: &Path) -> Result<PathBuf> {
+    if path.as_os_str() != "-" {
+        return Ok(path.to_path_buf());
+    }
+    if std::io::stdin().is_terminal() {
+        return Err("-: standard input is a terminal; pipe or redirect a trace into it".into());
+    }
+    Ok(PathBuf::from("/dev/stdin"))
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! The command line before clap sees it: `kt2sql TRACE... DB` means
 //! `kt2sql import TRACE... DB`, unless the first word is a mistyped command
 //! (`stat`, `trees`) that names no file, which gets a `did you mean` error
-//! instead of an import of a file called `stat`.
+//! instead of an import of a file called `stat`; a first word that names
+//! no file and is alone (`kt2sql bogus`) or looks like no file name (no
+//! `.` or `/`) is said to be neither a file nor a command.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -13,7 +15,9 @@ use clap::CommandFactory;
 /// alias (taken from the clap definition, `help` included) nor a top-level
 /// flag (`-h`, `--help`, `-V`, `--version`). Refused, with the command it
 /// resembles, when that first word names no file and is one or two edits
-/// from a command name.
+/// from a command name; refused too when it names no file and is the only
+/// argument or a bare word (letters, digits, `-`, `_`). `-` (standard
+/// input) is a trace.
 pub fn default_to_import(mut args: Vec<OsString>) -> Result<Vec<OsString>, String> {
     let Some(first) = args.get(1) else {
         return Ok(args);
@@ -40,6 +44,14 @@ pub fn default_to_import(mut args: Vec<OsString>) -> Result<Vec<OsString>, Strin
             if let Some(near) = closest(word, &names) {
                 return Err(format!(
                     "{word}: no such file, and not a command; did you mean '{near}'?"
+                ));
+            }
+            let bare = word
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if args.len() == 2 || bare {
+                return Err(format!(
+                    "{word}: no such file, and not a command (kt2sql --help lists the commands)"
                 ));
             }
         }
@@ -91,5 +103,25 @@ mod tests {
     fn a_far_word_is_a_trace() {
         let got = run(&["kt2sql", "ktrace.out", "x.db"]).unwrap();
         assert_eq!(got[1], "import");
+        let got = run(&["kt2sql", "-", "x.db"]).unwrap();
+        assert_eq!(got, ["kt2sql", "import", "-", "x.db"]);
+    }
+
+    #[test]
+    fn a_lone_or_bare_word_that_names_no_file_is_neither() {
+        for args in [
+            &["kt2sql", "bogus"][..],
+            &["kt2sql", "bogus", "x.db"],
+            &["kt2sql", "no-such.ktrace"],
+        ] {
+            let e = run(args).unwrap_err();
+            assert_eq!(
+                e,
+                format!(
+                    "{}: no such file, and not a command (kt2sql --help lists the commands)",
+                    args[1]
+                )
+            );
+        }
     }
 }

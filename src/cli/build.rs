@@ -7,13 +7,16 @@
 
 use std::process::ExitCode;
 
+use rusqlite::Connection;
+
 use kt2sql::build::deps::absolute;
-use kt2sql::report::{self, depfile, deps, Cell, Format as Rows};
+use kt2sql::report::{self, depfile, deps, Cell, Format as Rows, Scope};
 
 use super::anyhow_lite::Result;
 use super::args::{
     check_trace, scope, Db, Format, FormatArg, Formats, RowFormats, Subtree, Trace, Under,
 };
+use super::notes;
 use super::sql::{print, rows};
 
 /// `kt2sql inputs`.
@@ -52,8 +55,9 @@ pub struct LintArgs {
     #[command(flatten)]
     pub trace: Trace,
     /// A directory the build may read in (repeatable): every path read
-    /// outside them is a `read-outside` hazard. Without it, only the top
-    /// directories read outside the directory the trace started in.
+    /// outside them is a `read-outside` hazard (a relative DIR is taken
+    /// from the directory the trace started in, -d at import). Without it,
+    /// only the top directories read outside that start directory.
     #[arg(long, value_name = "DIR")]
     pub allow: Vec<String>,
     #[command(flatten)]
@@ -81,36 +85,71 @@ fn run(
     )
 }
 
+/// `--under DIR` made absolute ([`notes::resolve_dirs`]), as a parameter.
+fn under(conn: &Connection, a: &Db, trace: Trace, under: Under) -> Result<Option<Cell>> {
+    let Some(dir) = under.dir else {
+        return Ok(None);
+    };
+    let dir = notes::resolve_dirs(conn, &a.path, trace.id, "--under", vec![dir])?;
+    Ok(dir.into_iter().next().map(|d| Cell::Text(d.into_bytes())))
+}
+
 /// Run `kt2sql inputs`.
 pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
     // As `files -p` and `files --trace`: an unknown pid or trace is an
     // error, not an empty report.
-    if a.subtree.pid.is_some() || a.trace.id.is_some() {
-        let conn = report::open(&a.db.path)?;
-        scope(&conn, &a.db, a.trace, a.subtree)?;
-    }
+    let conn = report::open(&a.db.path)?;
+    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
     let params = vec![
         ("pid", a.subtree.pid.map(Cell::Int)),
-        ("under", a.under.dir.map(|s| Cell::Text(s.into_bytes()))),
+        ("under", under(&conn, &a.db, a.trace, a.under)?),
         ("trace", a.trace.id.map(Cell::Int)),
     ];
-    run(&a.db.path, "inputs", params, rows(a.format))
+    let code = run(&a.db.path, "inputs", params, rows(a.format))?;
+    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    Ok(code)
 }
 
 /// Run `kt2sql outputs`.
 pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
+    let conn = report::open(&a.db.path)?;
+    check_trace(&conn, &a.db, a.trace)?;
     let params = vec![
-        ("under", a.under.dir.map(|s| Cell::Text(s.into_bytes()))),
+        ("under", under(&conn, &a.db, a.trace, a.under)?),
         ("trace", a.trace.id.map(Cell::Int)),
     ];
-    run(&a.db.path, "outputs", params, rows(a.format))
+    let code = run(&a.db.path, "outputs", params, rows(a.format))?;
+    let scope = Scope {
+        trace: a.trace.id,
+        pid: None,
+    };
+    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    Ok(code)
 }
 
 /// Run `kt2sql lint`.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
-    let allow = (!a.allow.is_empty()).then(|| Cell::Text(json_array(&a.allow).into_bytes()));
+    let conn = report::open(&a.db.path)?;
+    check_trace(&conn, &a.db, a.trace)?;
+    let allow = match a.allow.is_empty() {
+        true => None,
+        false => {
+            let dirs = notes::resolve_dirs(&conn, &a.db.path, a.trace.id, "--allow", a.allow)?;
+            Some(Cell::Text(json_array(&dirs).into_bytes()))
+        }
+    };
+    let checks_outside = allow.is_some();
     let params = vec![("trace", a.trace.id.map(Cell::Int)), ("allow", allow)];
-    run(&a.db.path, "lint", params, rows(a.format))
+    let code = run(&a.db.path, "lint", params, rows(a.format))?;
+    let scope = Scope {
+        trace: a.trace.id,
+        pid: None,
+    };
+    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    if !checks_outside {
+        notes::read_outside_unchecked(&conn, a.trace.id)?;
+    }
+    Ok(code)
 }
 
 /// `items` as a JSON array of strings.
@@ -167,6 +206,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     };
     let paths: Vec<String> = a.files.iter().map(|f| absolute(f, &cwd)).collect();
     let db = report::open(&a.db.path)?;
+    check_trace(&db, &a.db, a.trace)?;
     for (file, path) in a.files.iter().zip(&paths) {
         if !deps::looked_up(&db, path)? {
             return Err(format!(

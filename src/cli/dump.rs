@@ -80,7 +80,8 @@ pub fn run(args: DumpArgs) -> Result<ExitCode> {
     }
 }
 
-/// `-f FILE` or the positional TRACE (not both), else kdump's `ktrace.out`.
+/// `-f FILE` or the positional TRACE (not both), else kdump's `ktrace.out`;
+/// `-` is standard input.
 fn trace_path(args: &DumpArgs) -> Result<PathBuf> {
     match (&args.trace, &args.file) {
         (Some(a), Some(b)) if a != b => Err(format!(
@@ -89,7 +90,7 @@ fn trace_path(args: &DumpArgs) -> Result<PathBuf> {
             kt2sql::text::path(b)
         )
         .into()),
-        (Some(p), _) | (None, Some(p)) => Ok(p.clone()),
+        (Some(p), _) | (None, Some(p)) => args::trace_input(p),
         (None, None) => Ok(PathBuf::from("ktrace.out")),
     }
 }

@@ -22,7 +22,7 @@ use kt2sql::import::{self, ImportMode, ImportOptions, ImportSummary, Progress};
 use kt2sql::schema::{self, Existing};
 
 use super::anyhow_lite::Result;
-use super::hint;
+use super::{args, hint};
 
 /// `kt2sql import`.
 #[derive(Debug, clap::Args)]
@@ -31,7 +31,8 @@ use super::hint;
 )]
 pub struct ImportArgs {
     /// The ktrace.out files to import (each becomes one row of table
-    /// `trace`), then the SQLite database to write, last. A new database is
+    /// `trace`; - is standard input), then the SQLite database to write,
+    /// last. A new database is
     /// written to a temporary file beside it and renamed into place only
     /// when the import succeeds. Options may come anywhere, even between
     /// the traces and the database.
@@ -90,7 +91,9 @@ fn catch_interrupts() {
 
 /// The traces and the database, split and checked: the database is the
 /// last path and there is at least one trace before it; `-d` is absolute.
-fn check(args: &ImportArgs) -> Result<(&[PathBuf], &Path)> {
+/// A trace `-` is standard input, read once: given once at most, and the
+/// database is never `-`.
+fn check(args: &ImportArgs) -> Result<(Vec<PathBuf>, &Path)> {
     let Some((db, traces)) = args.paths.split_last().filter(|(_, t)| !t.is_empty()) else {
         let only = kt2sql::text::path(&args.paths[0]);
         // `kt2sql e.db`: a database given where the traces go.
@@ -117,6 +120,16 @@ fn check(args: &ImportArgs) -> Result<(&[PathBuf], &Path)> {
             .into());
         }
     }
+    if db.as_os_str() == "-" {
+        return Err("the database cannot be standard output (-): name a file".into());
+    }
+    if traces.iter().filter(|t| t.as_os_str() == "-").count() > 1 {
+        return Err("- (standard input) given twice: it can be read once".into());
+    }
+    let traces = traces
+        .iter()
+        .map(|t| args::trace_input(t))
+        .collect::<Result<_>>()?;
     Ok((traces, db))
 }
 
@@ -140,7 +153,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         busy_timeout: std::time::Duration::from_secs(args.busy_timeout),
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let summary = match import::import(traces, db, &opts, &bar) {
+    let summary = match import::import(&traces, db, &opts, &bar) {
         Err(e @ kt2sql::Error::Interrupted { .. }) => {
             eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));
@@ -175,10 +188,15 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         }
         if t.totals.dropped > 0 {
             eprintln!(
-                "kt2sql: warning: {}: the kernel dropped events before {} records \
+                "kt2sql: warning: {}: the kernel dropped events before {} {} \
                  (see import_issue kind dropped-events)",
                 kt2sql::text::path(&t.path),
-                t.totals.dropped
+                t.totals.dropped,
+                if t.totals.dropped == 1 {
+                    "record"
+                } else {
+                    "records"
+                }
             );
         }
         if t.totals.unresolved > 0 {

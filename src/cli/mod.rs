@@ -9,6 +9,7 @@ mod compile;
 mod dump;
 mod hint;
 mod import;
+mod notes;
 mod report;
 mod shell;
 mod sql;
@@ -91,9 +92,9 @@ f page faults, p capability/pledge failures, y sysctl, + the default set) or typ
 (CALL,RET,NAMI,...). Ctrl-C ends -l."
 )]
 pub struct DumpArgs {
-    /// The ktrace.out file (the same as -f).
+    /// The ktrace.out file (the same as -f); - is standard input.
     pub trace: Option<PathBuf>,
-    /// The ktrace.out file [default: ktrace.out].
+    /// The ktrace.out file [default: ktrace.out]; - is standard input.
     #[arg(short = 'f', value_name = "FILE")]
     pub file: Option<PathBuf>,
     #[command(flatten)]

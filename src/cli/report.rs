@@ -12,6 +12,7 @@ use kt2sql::report::{self, files, stats, tree, Scope};
 
 use super::anyhow_lite::Result;
 use super::args::{check_trace, scope, Db, Format, FormatArg, Formats, Subtree, Trace};
+use super::notes;
 
 /// `kt2sql tree`.
 #[derive(Debug, clap::Args)]
@@ -160,20 +161,15 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
                 ("paths are", "their", "them")
             };
             // The command that lists them, in the same scope.
-            let mut list = format!("kt2sql files --unresolved {}", quote_path(&args.db.path));
-            if let Some(pid) = args.subtree.pid {
-                list.push_str(&format!(" -p {pid}"));
-            }
-            if let Some(t) = args.trace.id {
-                list.push_str(&format!(" --trace {t}"));
-            }
+            let mut list = notes::list_command(&args.db.path, opts.scope);
             if args.all {
                 list.push_str(" -a");
             }
+            // -d advised only where a trace was imported without it.
+            let why = notes::why_relative(&report::start_dirs(&conn, opts.scope)?, them, their);
             eprintln!(
                 "kt2sql: note: {n} relative {paths} not listed: {their} base directory is \
-                 unknown ({list} lists {them}; importing with -d DIR, \
-                 the directory the traced command started in, resolves {them})"
+                 unknown ({list} lists {them}; {why})"
             );
         }
     }

@@ -102,8 +102,25 @@ pub(super) fn print(
     Ok(ExitCode::SUCCESS)
 }
 
+/// Refuse a parameter given twice (`-P n=1 -P n=2`): which one was meant
+/// is not for kt2sql to guess.
+fn once(params: &[(String, Cell)]) -> Result<()> {
+    for (i, (k, v)) in params.iter().enumerate() {
+        if let Some((_, w)) = params[..i].iter().find(|(j, _)| j == k) {
+            return Err(format!(
+                "--param {k} given twice ({k}={} and {k}={}): give each parameter once",
+                w.display(),
+                v.display()
+            )
+            .into());
+        }
+    }
+    Ok(())
+}
+
 /// Run `kt2sql sql`.
 pub fn run_sql(args: SqlArgs) -> Result<ExitCode> {
+    once(&args.params)?;
     let sql = if args.sql == "-" {
         let mut s = String::new();
         std::io::stdin().read_to_string(&mut s)?;
@@ -135,6 +152,18 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
             .collect();
         return Err(format!("no query called {name:?}; there are {}", names.join(", ")).into());
     };
+    once(&args.params)?;
+    // A required parameter left out would bind NULL and match nothing.
+    if let Some((k, text)) = q
+        .required()
+        .find(|(k, _)| !args.params.iter().any(|(p, _)| p == k))
+    {
+        return Err(format!(
+            "query {name} needs --param {k}=…: {}",
+            text.replace(" (required)", "")
+        )
+        .into());
+    }
     let context = format!("running queries/{}", q.file);
     print(&db, q.sql, &args.params, &context, rows(args.format))
 }

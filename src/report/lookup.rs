@@ -1,11 +1,12 @@
 //! Small lookups the commands share: the traces of a database (ids, paths,
-//! systems), whether a trace exists, every lifetime of a pid, and the
+//! systems), whether a trace exists, every lifetime of a pid, the lookups
+//! a scope left relative with the start directory of each trace, and the
 //! heading a text report prints above each trace.
 
 use rusqlite::Connection;
 
 use super::result_set::{Cell, ResultSet};
-use super::run::{opt_int, run};
+use super::run::{opt_int, run, Scope};
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -69,4 +70,56 @@ pub fn has_trace(conn: &Connection, trace: i64) -> Result<bool, Error> {
         |r| r.get(0),
     )
     .map_err(sql_err("reading table trace".into()))
+}
+
+/// One trace of a scope: its lookups left relative (resolution `unknown
+/// base`, which no report of paths lists) and the start directory it was
+/// imported with (`-d`), if any.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StartDir {
+    /// The trace.
+    pub trace: i64,
+    /// Its lookups left relative, within the scope's processes.
+    pub relative: i64,
+    /// `trace.start_cwd`: `None` when imported without `-d`.
+    pub start_cwd: Option<Vec<u8>>,
+}
+
+/// Every trace of `scope` with its start directory and the lookups its
+/// processes (with `-p`, the subtree's) left relative, in id order: what
+/// a report of paths cannot show, and whether `-d` would have resolved it.
+/// Counted from `process.unresolved_lookups`, not from the lookups.
+pub fn start_dirs(conn: &Connection, scope: Scope) -> Result<Vec<StartDir>, Error> {
+    let ctx = || sql_err("reading tables trace and process".into());
+    let mut st = conn
+        .prepare(
+            "WITH RECURSIVE member (process_id) AS (
+               SELECT process_id FROM process
+               WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
+               UNION
+               SELECT p.process_id FROM process AS p JOIN member AS m ON p.parent_id = m.process_id
+             )
+             SELECT t.trace_id,
+                    (SELECT COALESCE(sum(p.unresolved_lookups), 0) FROM process AS p
+                     WHERE p.trace_id = t.trace_id
+                       AND (:pid IS NULL OR p.process_id IN member)),
+                    CAST(t.start_cwd AS BLOB)
+             FROM trace AS t
+             WHERE :trace IS NULL OR t.trace_id = :trace
+             ORDER BY t.trace_id",
+        )
+        .map_err(ctx())?;
+    let rows = st
+        .query_map(
+            rusqlite::named_params! {":trace": scope.trace, ":pid": scope.pid},
+            |r| {
+                Ok(StartDir {
+                    trace: r.get(0)?,
+                    relative: r.get(1)?,
+                    start_cwd: r.get(2)?,
+                })
+            },
+        )
+        .map_err(ctx())?;
+    rows.collect::<Result<_, _>>().map_err(ctx())
 }

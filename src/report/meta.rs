@@ -2,7 +2,9 @@
 //! top holds a description, then `@param NAME text` and `@column NAME text`
 //! lines (continued on more-indented comment lines). Parsed here for
 //! `kt2sql query --list` and checked by tests: every `:param` the SQL uses
-//! must be declared, and nothing declared may go unused.
+//! must be declared, and nothing declared may go unused. A parameter whose
+//! text says `(required)` has no default: `kt2sql query` refuses to run
+//! the query without it.
 
 /// One query file and what its header says.
 #[derive(Debug, Clone)]
@@ -84,6 +86,15 @@ impl Query {
         q
     }
 
+    /// The parameters that must be given: those whose text says
+    /// `(required)` (a missing one binds NULL, which they do not take as
+    /// "no filter").
+    pub fn required(&self) -> impl Iterator<Item = &(String, String)> {
+        self.params
+            .iter()
+            .filter(|(_, text)| text.contains("(required)"))
+    }
+
     /// The first sentence of the description (for one-line listings).
     pub fn summary(&self) -> &str {
         let d = self.description.split("\n\n").next().unwrap_or("");
@@ -135,6 +146,7 @@ mod tests {
 
     const SQL: &str = "-- Top things. More words\n-- here.\n--\n-- Second paragraph.\n--\n\
         -- @param  pid   Only this pid\n--                (default: all).\n\
+        -- @param  file  This file (required).\n\
         -- @column n     A count.\nSELECT ':x', n FROM t -- :y\nWHERE pid = :pid OR :pid IS NULL;\n";
 
     #[test]
@@ -148,8 +160,13 @@ mod tests {
         assert_eq!(q.summary(), "Top things.");
         assert_eq!(
             q.params,
-            vec![("pid".into(), "Only this pid (default: all).".into())]
+            vec![
+                ("pid".into(), "Only this pid (default: all).".into()),
+                ("file".into(), "This file (required).".into())
+            ]
         );
+        let required: Vec<&str> = q.required().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(required, ["file"]);
         assert_eq!(q.columns, vec![("n".into(), "A count.".into())]);
         assert_eq!(q.used_params(), vec!["pid".to_string()]);
     }

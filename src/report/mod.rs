@@ -48,7 +48,9 @@ mod run;
 mod schema_text;
 
 pub use database::{open, Database, READ_BUSY_TIMEOUT};
-pub use lookup::{has_trace, lifetimes, trace_paths, trace_systems, write_trace_heading};
+pub use lookup::{
+    has_trace, lifetimes, start_dirs, trace_paths, trace_systems, write_trace_heading, StartDir,
+};
 pub use meta::Query;
 pub use registry::{queries, query, QUERIES};
 pub use render::{Format, Render, RowSink};

@@ -111,6 +111,15 @@ pub fn stream(
 ) -> Result<(), Error> {
     let context = format!("{}: {context}", db.path.display());
     let mut stmts = prepare_all(db, sql, &context)?;
+    if let Some(p) = stmts.iter().find_map(positional) {
+        return Err(Error::Refused {
+            path: db.path.clone(),
+            reason: format!(
+                "positional parameter {p}: not supported; name it (:name) and bind it \
+                 with --param name=VALUE (nothing was run)"
+            ),
+        });
+    }
     let mut taken = Vec::new();
     for stmt in &mut stmts {
         taken.extend(bind(stmt, params, &context)?);
@@ -175,6 +184,20 @@ fn prepare_all<'c>(
     Ok(stmts)
 }
 
+/// The first positional parameter of `stmt` (`?`, `?1`), as written:
+/// only named ones (`:name`, `@name`, `$name`) can be bound by name.
+/// (`?2` leaves parameter 1 without a name: it is named as written.)
+fn positional(stmt: &Statement<'_>) -> Option<String> {
+    let names: Vec<Option<&str>> = (1..=stmt.parameter_count())
+        .map(|i| stmt.parameter_name(i))
+        .collect();
+    let numbered = names.iter().flatten().find(|n| n.starts_with('?'));
+    match numbered {
+        Some(n) => Some(n.to_string()),
+        None => names.contains(&None).then(|| "?".to_string()),
+    }
+}
+
 /// Bind the named parameters `stmt` takes (NULL for those not given); the
 /// names it took.
 fn bind(
@@ -184,10 +207,14 @@ fn bind(
 ) -> Result<Vec<String>, Error> {
     let mut taken = Vec::new();
     for i in 1..=stmt.parameter_count() {
-        let Some(name) = stmt.parameter_name(i).map(|n| n[1..].to_string()) else {
+        let Some(name) = stmt
+            .parameter_name(i)
+            .filter(|n| !n.starts_with('?'))
+            .map(|n| n[1..].to_string())
+        else {
             return Err(Error::Sqlite {
-                context: format!("{context}: parameter ?{i}: use named parameters (:name)"),
-                source: rusqlite::Error::InvalidQuery,
+                context: format!("{context}: parameter {i} is positional (?): name it (:name)"),
+                source: rusqlite::Error::InvalidParameterName(format!("?{i}")),
             });
         };
         let value = params

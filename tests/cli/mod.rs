@@ -11,6 +11,10 @@ use rusqlite::Connection;
 use crate::require_shared;
 use crate::util::{corpus, manifest_dir};
 
+// Messages that are true: scope refusals, `-` for standard input, notes
+// on what a report leaves out, parameters named.
+mod messages;
+
 /// The kt2sql binary, run in `dir`.
 fn kt2sql(dir: &Path) -> Command {
     let mut c = Command::cargo_bin("kt2sql").unwrap();

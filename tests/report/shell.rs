@@ -128,8 +128,9 @@ fn sample(name: &str, pid: i64) -> String {
 /// A report command, the query file it runs, and the matching parameters.
 type Case<'a> = (&'a [&'a str], &'a str, &'a [(&'a str, &'a str)]);
 
-/// Each query with no parameters, each parameter alone and all together,
-/// in the shell and through `kt2sql query`; and each report command's csv
+/// Each query with no parameters (but those it requires), each parameter
+/// alone and all together, in the shell and through `kt2sql query`; and
+/// each report command's csv
 /// against the query file it runs.
 fn compare_all(db: &Path, pid: i64) {
     for q in report::queries() {
@@ -137,6 +138,15 @@ fn compare_all(db: &Path, pid: i64) {
         let mut sets: Vec<Vec<&str>> = vec![vec![]];
         sets.extend(used.iter().map(|p| vec![p.as_str()]));
         sets.push(used.iter().map(String::as_str).collect());
+        // A required parameter is in every set: `query` refuses to run
+        // without it.
+        for set in &mut sets {
+            for (k, _) in q.required() {
+                if !set.contains(&k.as_str()) {
+                    set.push(k);
+                }
+            }
+        }
         for set in sets {
             let params: Vec<(&str, String)> = set.iter().map(|p| (*p, sample(p, pid))).collect();
             let mut args = vec!["query".to_string(), q.name.replace('_', "-")];
