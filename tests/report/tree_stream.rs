@@ -1,0 +1,156 @@
+//! `kt2sql tree -v` on a big build: the calls are streamed, never held
+//! (peak memory barely above the tree's own, whatever the output size, in
+//! every format), a reader that stops early stops it, and its rows are
+//! exactly those of `query tree-calls`.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command as Std, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{import_into, kt2sql};
+use crate::util::{manifest_dir, shared_dir};
+
+/// Peak resident memory (VmHWM, KiB) of a running process, if procfs has it.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Run `kt2sql ARGS`, its output counted and dropped: (peak KiB, bytes).
+fn peak_and_size(args: &[&str], db: &Path) -> (u64, u64) {
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+        .args(args)
+        .arg(db)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let (mut peak, t0) = (0, Instant::now());
+    let status = loop {
+        if let Some(kib) = peak_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "{args:?} still running"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(status.success(), "{args:?}: {status}");
+    (peak, reader.join().unwrap().unwrap())
+}
+
+#[test]
+fn tree_v_streams_its_calls_in_flat_memory() {
+    if !cfg!(target_os = "linux") {
+        return; // VmHWM is Linux's procfs
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.ktrace");
+    let out = Std::new("python3")
+        .arg(shared_dir().unwrap().join("tools/ktcompose.py"))
+        .args([
+            "--dialect",
+            "openbsd-amd64",
+            "--seed",
+            "3",
+            "--processes",
+            "80",
+        ])
+        .args([
+            "--jobs",
+            "6",
+            "--faithful",
+            "--hazards",
+            "--trpoints",
+            "cnx",
+        ])
+        .args(["--target-bytes", "24M", "-q", "-o"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = import_into(dir.path(), "big.db", &[big], Some("/usr/src/build"));
+    let (plain, _) = peak_and_size(&["tree"], &db);
+    let (_, text) = peak_and_size(&["tree", "-v"], &db);
+    assert!(text > 8_000_000, "tree -v wrote only {text} bytes");
+    for format in ["text", "csv", "json"] {
+        let (peak, size) = peak_and_size(&["tree", "-v", "--format", format], &db);
+        // Holding the calls cost 12 bytes of memory per byte of text (100
+        // MB here); streaming them costs SQLite's sorter and page cache.
+        let extra = peak.saturating_sub(plain) * 1024;
+        assert!(
+            extra < text,
+            "tree -v --format {format}: {extra} bytes above `tree`'s {plain} KiB for {size} bytes of output"
+        );
+    }
+    // A reader that has seen enough ends it, quietly.
+    let t0 = Instant::now();
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+        .args(["tree", "-v"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let head: Vec<String> = (&mut lines).take(5).map(Result::unwrap).collect();
+    drop(lines);
+    let st = child.wait_with_output().unwrap();
+    assert!(st.status.success(), "{:?}", st);
+    assert!(
+        st.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(head[..2], ["Process tree:", " <process_root> [0]"]);
+    assert!(head[4].starts_with("         "), "a call line: {head:?}");
+    assert!(t0.elapsed() < Duration::from_secs(120));
+}
+
+#[test]
+fn tree_v_csv_is_query_tree_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = manifest_dir().join("example/build.ktrace");
+    let db = import_into(dir.path(), "ex.db", &[trace], Some("/usr/src/proj"));
+    let scopes: [&[(&str, &str)]; 3] = [&[], &[("pid", "2313")], &[("trace", "1")]];
+    for scope in scopes {
+        let flags: Vec<String> = scope
+            .iter()
+            .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+            .collect();
+        let tree = kt2sql()
+            .args(["tree", "-v", "--format", "csv"])
+            .arg(&db)
+            .args(flags.iter().map(|f| f.replace("--pid", "-p")))
+            .output()
+            .unwrap();
+        let mut query = kt2sql();
+        query
+            .arg("query")
+            .arg(&db)
+            .args(["tree-calls", "--format", "csv"]);
+        for (k, v) in scope {
+            query.args(["--param", &format!("{k}={v}")]);
+        }
+        let query = query.output().unwrap();
+        assert!(tree.status.success() && query.status.success(), "{scope:?}");
+        assert!(tree.stdout.len() > 1000, "{scope:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&tree.stdout),
+            String::from_utf8_lossy(&query.stdout),
+            "{scope:?}"
+        );
+    }
+}
