@@ -154,3 +154,91 @@ fn tree_v_csv_is_query_tree_calls() {
         );
     }
 }
+
+/// A pid the kernel reused: `tree -p` shows every process that had it,
+/// each image saying which lifetime it is, in `pid-lifetimes` order.
+#[test]
+fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("reuse.ktrace");
+    let out = Std::new("python3")
+        .arg(shared_dir().unwrap().join("tools/ktcompose.py"))
+        .args([
+            "--dialect",
+            "freebsd-v1-amd64",
+            "--seed",
+            "3",
+            "--processes",
+            "30",
+        ])
+        .args(["--pid-max", "140", "-q", "-o"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = import_into(dir.path(), "reuse.db", &[trace], Some("/usr/src/build"));
+    let lives = kt2sql()
+        .arg("query")
+        .arg(&db)
+        .args(["pid-lifetimes", "--param", "pid=137", "--format", "csv"])
+        .output()
+        .unwrap();
+    let lives: Vec<String> = String::from_utf8(lives.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(lives.len(), 2, "ktcompose seed 3 reuses pid 137 once");
+    let text = kt2sql()
+        .args(["tree", "-p", "137"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    // Every line of pid 137 is marked, the first lifetime's before the second's.
+    let marks: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" [137]"))
+        .map(|l| l.split(" [137]").nth(1).unwrap())
+        .collect();
+    assert!(marks.len() >= 2, "{text}");
+    let first = marks
+        .iter()
+        .position(|m| *m == " (lifetime 2 of 2)")
+        .unwrap();
+    assert!(first > 0, "{text}");
+    assert!(
+        marks[..first].iter().all(|m| *m == " (lifetime 1 of 2)"),
+        "{text}"
+    );
+    assert!(
+        marks[first..].iter().all(|m| *m == " (lifetime 2 of 2)"),
+        "{text}"
+    );
+    // And they are the processes pid-lifetimes lists, in its order.
+    let json = kt2sql()
+        .args(["tree", "-p", "137", "--format", "json"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let roots: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["pid"] == 137 && n["image"] == 0)
+        .map(|n| n["process_id"].to_string())
+        .collect();
+    assert_eq!(roots, lives);
+    // Without -p, or for a pid used once, no marker.
+    for args in [&["tree"][..], &["tree", "-p", "101"][..]] {
+        let out = kt2sql().args(args).arg(&db).output().unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(!out.contains("lifetime"), "{args:?}: {out}");
+    }
+}

@@ -4,7 +4,9 @@
 //!
 //! Shapes (stable):
 //! * text: `Process tree:`, ` <process_root> [0]`, then `comm [pid]` per
-//!   image, four more spaces per level; with calls, one line per call under
+//!   image, four more spaces per level (with `-p` naming a pid the kernel
+//!   reused, each image of one of its processes says which:
+//!   `make [117] (lifetime 2 of 3)`, as the dot labels do); with calls, one line per call under
 //!   its image: `syscall(args) "path"… = retval` (`= -1 ENOENT` when it
 //!   failed, `= ? (end of trace)` without a return).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
@@ -28,7 +30,7 @@ use rusqlite::Connection;
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
-use super::{prepare, run, Cell, ResultSet, Scope};
+use super::{lifetimes, prepare, run, Cell, ResultSet, Scope};
 use crate::text::vis;
 use crate::Error;
 
@@ -56,6 +58,10 @@ pub struct Node {
     pub trace_id: i64,
     /// Indexes (into [`Tree::nodes`]) of the images it hangs over.
     pub children: Vec<usize>,
+    /// Which lifetime of the `-p` pid this process is, of how many, in
+    /// `query pid-lifetimes` order (earliest first); `None` unless the
+    /// kernel reused that pid within the scope.
+    pub lifetime: Option<(usize, usize)>,
 }
 
 /// The tree, and the rows it was built from. With calls, the writers read
@@ -100,6 +106,7 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
             exec_id: int(exec_id),
             trace_id: int(trace_id),
             children: Vec::new(),
+            lifetime: None,
         };
         while stack
             .last()
@@ -116,7 +123,30 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
         t.nodes.push(node);
     }
     t.rows = rows;
+    if let Some(pid) = scope.pid {
+        let lives = lifetimes(conn, pid, scope.trace)?;
+        let id = lives.col("process_id");
+        let n = lives.rows.len();
+        let which: HashMap<i64, usize> = lives
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| Some((r[id].int()?, k + 1)))
+            .collect();
+        for node in t.nodes.iter_mut().filter(|_| n > 1) {
+            node.lifetime = which.get(&node.process_id).map(|&k| (k, n));
+        }
+    }
     Ok(t)
+}
+
+/// `make [117]`, and `make [117] (lifetime 2 of 3)` for the second of three
+/// processes the kernel gave the `-p` pid.
+fn label(n: &Node) -> String {
+    match n.lifetime {
+        Some((k, of)) => format!("{} [{}] (lifetime {k} of {of})", vis(&n.comm), n.pid),
+        None => format!("{} [{}]", vis(&n.comm), n.pid),
+    }
 }
 
 /// An I/O error of the report's output.
@@ -197,7 +227,7 @@ impl Tree {
         self.walk(conn, |w| {
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
-                writeln!(out, "{:pad$}{} [{}]", "", vis(&n.comm), n.pid).map_err(out_err)?;
+                writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
                 w.calls_of(i, |c| writeln!(out, "{:pad$}    {}", "", call_text(c)))?;
             }
             Ok(())
@@ -295,7 +325,7 @@ impl Tree {
 
     /// A Graphviz digraph (images only: it never shows calls).
     pub fn write_dot(&self, out: &mut dyn Write) -> io::Result<()> {
-        let label = |b: &[u8]| vis(b).replace('\\', "\\\\").replace('"', "\\\"");
+        let quote = |s: String| s.replace('\\', "\\\\").replace('"', "\\\"");
         writeln!(out, "digraph process_tree {{")?;
         writeln!(out, "    node [shape=box, fontname=\"monospace\"];")?;
         writeln!(out, "    root [label=\"<process_root> [0]\"];")?;
@@ -306,7 +336,7 @@ impl Tree {
                 parent_of.insert(c, n.exec_id);
             }
             let id = n.exec_id;
-            writeln!(out, "    e{id} [label=\"{} [{}]\"];", label(&n.comm), n.pid)?;
+            writeln!(out, "    e{id} [label=\"{}\"];", quote(label(n)))?;
             match (last_image.insert(n.process_id, id), parent_of.get(&i)) {
                 (Some(prev), _) => {
                     writeln!(out, "    e{prev} -> e{id} [style=dashed, label=\"exec\"];")?
