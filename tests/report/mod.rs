@@ -16,7 +16,7 @@ mod sql;
 pub mod summaries;
 mod timeline;
 mod timeline_truth;
-mod tree_stream;
+mod tree_report;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,15 @@
 //! `queries/tree_calls.sql` pulled one at a time while the tree is written,
 //! never collected (a big build makes millions of calls), each call's rows
 //! (one per path it looked up) folded into one [`Call`]; and a call's text
-//! and JSON.
+//! and JSON. The text shows the arguments as `kt2sql dump` does, named
+//! constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`), by
+//! dump's own rules ([`crate::dump::args`]) for the system that recorded
+//! the trace; JSON and CSV keep the words as stored (`call.args`).
 
 use rusqlite::{Rows, Statement};
+
+use crate::decode::Abi;
+use crate::dump::args::{translate, Words};
 
 use super::super::json::Obj;
 use super::super::Cell;
@@ -145,9 +151,10 @@ impl<'s> Calls<'s> {
     }
 }
 
-/// `open(0x1000,0) "/usr/include/stdio.h" = -1 ENOENT`
-pub(super) fn call_text(c: &Call) -> String {
-    let mut s = format!("{}({})", vis(&c.syscall), vis(&c.args));
+/// `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`, its
+/// arguments translated for `abi` (as stored when it is not known).
+pub(super) fn call_text(c: &Call, abi: Option<Abi>) -> String {
+    let mut s = format!("{}({})", vis(&c.syscall), args_text(c, abi));
     for p in &c.paths {
         s.push(' ');
         s.push_str(&quoted(p));
@@ -167,6 +174,34 @@ pub(super) fn call_text(c: &Call) -> String {
         Some(why) => s.push_str(&format!(" ({why})")),
     }
     s
+}
+
+/// The argument words as `kt2sql dump` prints them for a trace of `abi`:
+/// hex words, with named constants where kdump has them.
+fn args_text(c: &Call, abi: Option<Abi>) -> String {
+    let (Some(abi), Some(words)) = (abi, words(&c.args)) else {
+        return vis(&c.args).into_owned();
+    };
+    let mut out = String::new();
+    let mut w = Words::new(&words, abi.width, false);
+    if let Ok(name) = std::str::from_utf8(&c.syscall) {
+        translate(abi.name_table(), name, &mut w, &mut out);
+    }
+    w.rest(&mut out);
+    out
+}
+
+/// The words of `call.args` (`0x3,0x7ffe12,0`); `None` if it is not that.
+fn words(args: &[u8]) -> Option<Vec<u64>> {
+    let text = std::str::from_utf8(args).ok()?;
+    if text.is_empty() {
+        return Some(Vec::new());
+    }
+    let word = |w: &str| match w {
+        "0" => Some(0),
+        _ => u64::from_str_radix(w.strip_prefix("0x")?, 16).ok(),
+    };
+    text.split(',').map(word).collect()
 }
 
 /// One call as a JSON object.

@@ -4,15 +4,17 @@
 //!
 //! Shapes (stable):
 //! * text: `Process tree:`, ` <process_root> [0]`, then `comm [pid]` per
-//!   image, four more spaces per level (with `-p` naming a pid the kernel
-//!   reused, each image of one of its processes says which:
-//!   `make [117] (lifetime 2 of 3)`, as the dot labels do); with calls, one line per call under
-//!   its image: `syscall(args) "path"… = retval` (`= -1 ENOENT` when it
-//!   failed, `= ? (end of trace)` without a return).
+//!   image, four more spaces per level; with `-p` naming a pid the kernel
+//!   reused, each image of one of its processes says which it is, as the
+//!   dot labels do: `make [117] (lifetime 2 of 3)`. With calls, one line
+//!   per call under its image: `syscall(args) "path"… = retval`, the
+//!   arguments as `kt2sql dump` prints them (`= -1 ENOENT` when it failed,
+//!   `= ? (end of trace)` without a return).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
 //!   "children":[…]}]`, the roots in order; with calls each node also has
 //!   `"calls":[{"call_id","syscall","args","retval","errno","errno_name",
-//!   "paths":[…]}]` (`"paths_hex"` beside `paths` when one is not UTF-8).
+//!   "paths":[…]}]` (`"paths_hex"` beside `paths` when one is not UTF-8),
+//!   `args` the words as stored.
 //! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
 //!   trace_id`); with calls the rows of tree_calls.sql.
 //! * dot: `digraph process_tree`, a box per image, fork edges solid from
@@ -30,7 +32,8 @@ use rusqlite::Connection;
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
-use super::{lifetimes, prepare, run, Cell, ResultSet, Scope};
+use super::{lifetimes, prepare, run, trace_systems, Cell, ResultSet, Scope};
+use crate::decode::Abi;
 use crate::text::vis;
 use crate::Error;
 
@@ -78,6 +81,8 @@ pub struct Tree {
     pub scope: Scope,
     /// Whether the writers show each image's calls.
     pub calls: bool,
+    /// What recorded each trace, by trace_id, for the calls' arguments.
+    abis: HashMap<i64, Abi>,
 }
 
 /// Build the tree of `scope`; with `calls`, its writers show each image's
@@ -123,6 +128,13 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
         t.nodes.push(node);
     }
     t.rows = rows;
+    if calls {
+        for (id, _, dialect) in trace_systems(conn, scope.trace)? {
+            if let Ok(abi) = dialect.parse::<Abi>() {
+                t.abis.insert(id, abi);
+            }
+        }
+    }
     if let Some(pid) = scope.pid {
         let lives = lifetimes(conn, pid, scope.trace)?;
         let id = lives.col("process_id");
@@ -228,7 +240,8 @@ impl Tree {
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
                 writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
-                w.calls_of(i, |c| writeln!(out, "{:pad$}    {}", "", call_text(c)))?;
+                let abi = self.abis.get(&n.trace_id).copied();
+                w.calls_of(i, |c| writeln!(out, "{:pad$}    {}", "", call_text(c, abi)))?;
             }
             Ok(())
         })

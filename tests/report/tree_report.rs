@@ -1,7 +1,9 @@
-//! `kt2sql tree -v` on a big build: the calls are streamed, never held
-//! (peak memory barely above the tree's own, whatever the output size, in
-//! every format), a reader that stops early stops it, and its rows are
-//! exactly those of `query tree-calls`.
+//! `kt2sql tree` beyond the golden files: on a big build `-v` streams its
+//! calls, never holding them (peak memory barely above the tree's own,
+//! whatever the output size, in every format), a reader that stops early
+//! stops it, and its rows are exactly those of `query tree-calls`; the
+//! calls' arguments read as `kt2sql dump` prints them; `-p` of a reused
+//! pid says which lifetime each process is.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -9,7 +11,7 @@ use std::process::{Command as Std, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{import_into, kt2sql};
-use crate::util::{manifest_dir, shared_dir};
+use crate::util::{corpus, manifest_dir, CORPUS};
 
 /// Peak resident memory (VmHWM, KiB) of a running process, if procfs has it.
 fn peak_kib(pid: u32) -> Option<u64> {
@@ -52,10 +54,11 @@ fn tree_v_streams_its_calls_in_flat_memory() {
     if !cfg!(target_os = "linux") {
         return; // VmHWM is Linux's procfs
     }
+    let shared = crate::require_shared!();
     let dir = tempfile::tempdir().unwrap();
     let big = dir.path().join("big.ktrace");
     let out = Std::new("python3")
-        .arg(shared_dir().unwrap().join("tools/ktcompose.py"))
+        .arg(shared.join("tools/ktcompose.py"))
         .args([
             "--dialect",
             "openbsd-amd64",
@@ -159,10 +162,11 @@ fn tree_v_csv_is_query_tree_calls() {
 /// each image saying which lifetime it is, in `pid-lifetimes` order.
 #[test]
 fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
+    let shared = crate::require_shared!();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("reuse.ktrace");
     let out = Std::new("python3")
-        .arg(shared_dir().unwrap().join("tools/ktcompose.py"))
+        .arg(shared.join("tools/ktcompose.py"))
         .args([
             "--dialect",
             "freebsd-v1-amd64",
@@ -240,5 +244,73 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
         let out = kt2sql().args(args).arg(&db).output().unwrap();
         let out = String::from_utf8(out.stdout).unwrap();
         assert!(!out.contains("lifetime"), "{args:?}: {out}");
+    }
+}
+
+/// `name(args)` of each call line of `tree -v` whose call had arguments.
+fn tree_calls(db: &Path) -> Vec<String> {
+    let out = kt2sql().args(["tree", "-v"]).arg(db).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut calls = Vec::new();
+    for line in text.lines().map(str::trim_start) {
+        // A call line is `name(args)` then ` "path"`, ` = ` or the end;
+        // its arguments may hold parentheses (`MAP_ALIGNED(21)`).
+        let Some(open) = line.find('(').filter(|&i| !line[..i].contains(' ')) else {
+            continue;
+        };
+        let (mut depth, mut end) = (0, None);
+        for (i, ch) in line.char_indices().skip(open) {
+            match ch {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                end = Some(i);
+                break;
+            }
+        }
+        let end = end.unwrap_or_else(|| panic!("unbalanced: {line}"));
+        if end > open + 1 {
+            calls.push(line[..=end].to_string());
+        }
+    }
+    calls
+}
+
+/// Every call line of `tree -v` shows its arguments exactly as the
+/// CALL record's line of `kt2sql dump` does, named constants and all: one
+/// decoder of arguments for both.
+#[test]
+fn tree_v_arguments_read_as_dump_prints_them() {
+    let shared = crate::require_shared!();
+    let dir = tempfile::tempdir().unwrap();
+    let mut traces = vec![manifest_dir().join("example/build.ktrace")];
+    traces.extend(CORPUS.iter().map(|(name, _, _)| corpus(&shared, name)));
+    for (i, trace) in traces.iter().enumerate() {
+        let db = import_into(
+            dir.path(),
+            &format!("{i}.db"),
+            std::slice::from_ref(trace),
+            None,
+        );
+        let dump = kt2sql().arg("dump").arg(trace).output().unwrap();
+        let dump = String::from_utf8_lossy(&dump.stdout).into_owned();
+        let dumped: std::collections::HashSet<&str> = dump
+            .lines()
+            .filter_map(|l| l.split_once(" CALL  ").map(|(_, c)| c))
+            .collect();
+        let calls = tree_calls(&db);
+        assert!(calls.len() > 20, "{}", trace.display());
+        let named = calls.iter().filter(|c| c.contains('<')).count();
+        assert!(named > 0, "{}: no argument translated", trace.display());
+        for c in &calls {
+            assert!(
+                dumped.contains(c.as_str()),
+                "{}: tree -v shows {c}, which dump does not",
+                trace.display()
+            );
+        }
     }
 }
