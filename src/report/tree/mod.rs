@@ -192,8 +192,9 @@ impl<'t, 's> Walk<'t, 's> {
     }
 
     /// Hand `f` each call of node `i`, in file order. The calls come in
-    /// tree order, as the nodes do; one of an image not in the tree or
-    /// already passed is skipped, as it always was.
+    /// tree order, as the nodes do (both queries sort by the same unique
+    /// key), so a call of an image not in the tree, or already passed, is
+    /// one no node shows: it is skipped.
     fn calls_of(
         &mut self,
         i: usize,
