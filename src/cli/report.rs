@@ -100,22 +100,27 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
     let conn = report::open(&args.db.path)?;
     let scope = scope(&conn, &args.db, args.trace, args.subtree)?;
     if let Format::Text = args.format.format {
-        return per_trace(&conn, scope, |scope, out| {
-            let t = tree::tree(&conn, scope, args.verbose)?;
-            let shown = scope.pid.is_none() || !t.nodes.is_empty();
-            if shown {
-                t.write_text(out)?;
-            }
-            Ok(shown)
-        });
+        return per_trace(
+            &conn,
+            scope,
+            |scope| {
+                let t = tree::tree(&conn, scope, args.verbose)?;
+                Ok((scope.pid.is_none() || !t.nodes.is_empty()).then_some(t))
+            },
+            |t, out| Ok(t.write_text(&conn, out)?),
+        );
     }
     let t = tree::tree(&conn, scope, args.verbose)?;
-    emit(|out| match args.format.format {
-        Format::Csv => t.write_csv(out),
-        Format::Json => t.write_json(out),
-        Format::Dot => t.write_dot(out),
+    let stdout = io::stdout();
+    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+    match args.format.format {
+        Format::Csv => t.write_csv(&conn, &mut out)?,
+        Format::Json => t.write_json(&conn, &mut out)?,
+        Format::Dot => t.write_dot(&mut out)?,
         f => unreachable!("tree takes no --format {}", f.name()),
-    })
+    }
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Run `kt2sql files`.
@@ -128,14 +133,15 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         unresolved: args.unresolved,
     };
     let code = if let Format::Text = args.format.format {
-        per_trace(&conn, opts.scope, |scope, out| {
-            let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
-            let shown = opts.scope.pid.is_none() || !f.entries.is_empty();
-            if shown {
-                f.write_text(out)?;
-            }
-            Ok(shown)
-        })?
+        per_trace(
+            &conn,
+            opts.scope,
+            |scope| {
+                let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
+                Ok((opts.scope.pid.is_none() || !f.entries.is_empty()).then_some(f))
+            },
+            |f, out| Ok(f.write_text(out)?),
+        )?
     } else {
         let f = files::files(&conn, opts)?;
         emit(|out| match args.format.format {
@@ -178,12 +184,15 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
 
 /// A text report of a database holding several traces, `--trace` not
 /// given: one part per trace, each under its heading and separated by a
-/// blank line. `part` writes the report of one scope and says whether it
-/// wrote anything (with `-p`, a trace without that pid is left out).
-fn per_trace(
+/// blank line. `part` gathers the report of one scope, `None` when it
+/// shows nothing (with `-p`, a trace without that pid is left out);
+/// `write` writes it, straight to the output (a part may be too big to
+/// hold: `tree -v` streams its calls).
+fn per_trace<T>(
     conn: &Connection,
     scope: Scope,
-    part: impl Fn(Scope, &mut dyn Write) -> Result<bool>,
+    part: impl Fn(Scope) -> Result<Option<T>>,
+    write: impl Fn(T, &mut dyn Write) -> Result<()>,
 ) -> Result<ExitCode> {
     let traces = if scope.trace.is_none() {
         report::trace_paths(conn)?
@@ -193,25 +202,25 @@ fn per_trace(
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     if traces.len() <= 1 {
-        part(scope, &mut out)?;
+        if let Some(p) = part(scope)? {
+            write(p, &mut out)?;
+        }
     } else {
         let mut first = true;
         for (id, path) in traces {
-            let mut buf = Vec::new();
-            if part(
-                Scope {
-                    trace: Some(id),
-                    ..scope
-                },
-                &mut buf,
-            )? {
-                if !first {
-                    writeln!(out)?;
-                }
-                first = false;
-                report::write_trace_heading(&mut out, id, &path)?;
-                out.write_all(&buf)?;
+            let scope = Scope {
+                trace: Some(id),
+                ..scope
+            };
+            let Some(p) = part(scope)? else {
+                continue;
+            };
+            if !first {
+                writeln!(out)?;
             }
+            first = false;
+            report::write_trace_heading(&mut out, id, &path)?;
+            write(p, &mut out)?;
         }
     }
     out.flush()?;

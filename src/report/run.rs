@@ -82,6 +82,19 @@ pub fn each(
     params: &[(&str, Cell)],
     f: impl FnMut(&[Cell]) -> Result<(), Error>,
 ) -> Result<(), Error> {
+    let (mut stmt, context) = prepare(conn, name, params)?;
+    each_row(&mut stmt, &context, f)
+}
+
+/// The registered query `name` prepared, its named parameters bound as
+/// [`run`] binds them, for a caller that pulls the rows itself at its own
+/// pace (`kt2sql tree -v` walks its calls beside the tree); with the text
+/// that names the query in errors.
+pub fn prepare<'c>(
+    conn: &'c Connection,
+    name: &str,
+    params: &[(&str, Cell)],
+) -> Result<(Statement<'c>, String), Error> {
     let q = query(name).ok_or_else(|| Error::Sqlite {
         context: format!("no query called {name:?}"),
         source: rusqlite::Error::InvalidQuery,
@@ -92,7 +105,7 @@ pub fn each(
     if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
         return Err(unknown_param(&context, k, &taken));
     }
-    each_row(&mut stmt, &context, f)
+    Ok((stmt, context))
 }
 
 /// Run every statement of `sql` on `db` and hand each result to `sink` row

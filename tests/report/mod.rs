@@ -16,6 +16,7 @@ mod sql;
 pub mod summaries;
 mod timeline;
 mod timeline_truth;
+mod tree_report;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

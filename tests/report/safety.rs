@@ -119,7 +119,8 @@ fn a_reused_pid_takes_every_lifetime_and_says_so() {
     let (tree, err) = stdout(&db, &["tree", "-p", "200"]);
     assert_eq!(
         tree,
-        "Process tree:\n <process_root> [0]\n     ev\\033il [200]\n     ev\\033il [200]\n"
+        "Process tree:\n <process_root> [0]\n     ev\\033il [200] (lifetime 1 of 2)\n     \
+         ev\\033il [200] (lifetime 2 of 2)\n"
     );
     assert!(err.contains("pid-lifetimes --param pid=200"), "{err}");
     let (all, _) = stdout(&db, &["files"]);

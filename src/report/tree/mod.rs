@@ -1,0 +1,364 @@
+//! `kt2sql tree`: ptrace.py's process tree from `queries/tree.sql` (and,
+//! with calls, `queries/tree_calls.sql`), rendered as text, JSON, CSV or a
+//! Graphviz digraph.
+//!
+//! Shapes (stable):
+//! * text: `Process tree:`, ` <process_root> [0]`, then `comm [pid]` per
+//!   image, four more spaces per level; with `-p` naming a pid the kernel
+//!   reused, each image of one of its processes says which it is, as the
+//!   dot labels do: `make [117] (lifetime 2 of 3)`. With calls, one line
+//!   per call under its image: `syscall(args) "path"… = retval`, the
+//!   arguments as `kt2sql dump` prints them (`= -1 ENOENT` when it failed,
+//!   `= ? (end of trace)` without a return).
+//! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
+//!   "children":[…]}]`, the roots in order; with calls each node also has
+//!   `"calls":[{"call_id","syscall","args","retval","errno","errno_name",
+//!   "paths":[…]}]` (`"paths_hex"` beside `paths` when one is not UTF-8),
+//!   `args` the words as stored.
+//! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
+//!   trace_id`); with calls the rows of tree_calls.sql.
+//! * dot: `digraph process_tree`, a box per image, fork edges solid from
+//!   the forking image, exec edges dashed from the previous image.
+//!
+//! The images (rows of tree.sql, one per process image) are held; the
+//! calls never are: every format writes them as tree_calls.sql yields
+//! them ([`calls`]), so memory stays flat however big the build, and a
+//! reader that stops early (`| head`) stops the query.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use rusqlite::Connection;
+
+use super::json::Obj;
+use super::render::{Format, Render, RowSink};
+use super::{lifetimes, prepare, run, trace_systems, Cell, ResultSet, Scope};
+use crate::decode::Abi;
+use crate::text::vis;
+use crate::Error;
+
+pub mod calls;
+
+pub use calls::Call;
+use calls::{call_json, call_text, Calls};
+
+/// One node: a process image.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// Levels below `<process_root>` (0 for the roots).
+    pub depth: usize,
+    /// OS pid.
+    pub pid: i64,
+    /// Command name of the image.
+    pub comm: Vec<u8>,
+    /// Process lifetime.
+    pub process_id: i64,
+    /// 0 for the inherited image, then per successful exec.
+    pub image: i64,
+    /// The image's exec row.
+    pub exec_id: i64,
+    /// Trace it was recorded in.
+    pub trace_id: i64,
+    /// Indexes (into [`Tree::nodes`]) of the images it hangs over.
+    pub children: Vec<usize>,
+    /// Which lifetime of the `-p` pid this process is, of how many, in
+    /// `query pid-lifetimes` order (earliest first); `None` unless the
+    /// kernel reused that pid within the scope.
+    pub lifetime: Option<(usize, usize)>,
+}
+
+/// The tree, and the rows it was built from. With calls, the writers read
+/// them from the database as they write.
+#[derive(Debug, Clone, Default)]
+pub struct Tree {
+    /// Rows of tree.sql.
+    pub rows: ResultSet,
+    /// Every node in printed order.
+    pub nodes: Vec<Node>,
+    /// The nodes directly under `<process_root>`.
+    pub roots: Vec<usize>,
+    /// The scope the tree covers (its calls are read in the same one).
+    pub scope: Scope,
+    /// Whether the writers show each image's calls.
+    pub calls: bool,
+    /// What recorded each trace, by trace_id, for the calls' arguments.
+    abis: HashMap<i64, Abi>,
+}
+
+/// Build the tree of `scope`; with `calls`, its writers show each image's
+/// calls.
+pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error> {
+    let rows = run(conn, "tree", &scope.params())?;
+    let mut t = Tree {
+        nodes: Vec::with_capacity(rows.rows.len()),
+        scope,
+        calls,
+        ..Tree::default()
+    };
+    let c = |n| rows.col(n);
+    let (depth, pid, comm) = (c("depth"), c("pid"), c("comm"));
+    let (process_id, image, exec_id, trace_id) =
+        (c("process_id"), c("image"), c("exec_id"), c("trace_id"));
+    let mut stack: Vec<usize> = Vec::new();
+    for r in &rows.rows {
+        let int = |i: usize| r[i].int().unwrap_or(0);
+        let node = Node {
+            depth: int(depth).max(0) as usize,
+            pid: int(pid),
+            comm: r[comm].to_bytes().into_owned(),
+            process_id: int(process_id),
+            image: int(image),
+            exec_id: int(exec_id),
+            trace_id: int(trace_id),
+            children: Vec::new(),
+            lifetime: None,
+        };
+        while stack
+            .last()
+            .is_some_and(|&i| t.nodes[i].depth >= node.depth)
+        {
+            stack.pop();
+        }
+        let at = t.nodes.len();
+        match stack.last() {
+            Some(&parent) => t.nodes[parent].children.push(at),
+            None => t.roots.push(at),
+        }
+        stack.push(at);
+        t.nodes.push(node);
+    }
+    t.rows = rows;
+    if calls {
+        for (id, _, dialect) in trace_systems(conn, scope.trace)? {
+            if let Ok(abi) = dialect.parse::<Abi>() {
+                t.abis.insert(id, abi);
+            }
+        }
+    }
+    if let Some(pid) = scope.pid {
+        let lives = lifetimes(conn, pid, scope.trace)?;
+        let id = lives.col("process_id");
+        let n = lives.rows.len();
+        let which: HashMap<i64, usize> = lives
+            .rows
+            .iter()
+            .enumerate()
+            .filter_map(|(k, r)| Some((r[id].int()?, k + 1)))
+            .collect();
+        for node in t.nodes.iter_mut().filter(|_| n > 1) {
+            node.lifetime = which.get(&node.process_id).map(|&k| (k, n));
+        }
+    }
+    Ok(t)
+}
+
+/// `make [117]`, and `make [117] (lifetime 2 of 3)` for the second of three
+/// processes the kernel gave the `-p` pid.
+fn label(n: &Node) -> String {
+    match n.lifetime {
+        Some((k, of)) => format!("{} [{}] (lifetime {k} of {of})", vis(&n.comm), n.pid),
+        None => format!("{} [{}]", vis(&n.comm), n.pid),
+    }
+}
+
+/// An I/O error of the report's output.
+fn out_err(source: io::Error) -> Error {
+    Error::Io {
+        path: "standard output".into(),
+        source,
+    }
+}
+
+/// Walks the nodes in printed order beside the stream of their calls.
+struct Walk<'t, 's> {
+    tree: &'t Tree,
+    calls: Option<Calls<'s>>,
+    /// Node index by exec_id, to pass over calls of an image already written.
+    index: HashMap<i64, usize>,
+}
+
+impl<'t, 's> Walk<'t, 's> {
+    fn new(tree: &'t Tree, calls: Option<Calls<'s>>) -> Self {
+        let index = match calls {
+            Some(_) => tree
+                .nodes
+                .iter()
+                .enumerate()
+                .map(|(i, n)| (n.exec_id, i))
+                .collect(),
+            None => HashMap::new(),
+        };
+        Walk { tree, calls, index }
+    }
+
+    /// Hand `f` each call of node `i`, in file order. The calls come in
+    /// tree order, as the nodes do (both queries sort by the same unique
+    /// key), so a call of an image not in the tree, or already passed, is
+    /// one no node shows: it is skipped.
+    fn calls_of(
+        &mut self,
+        i: usize,
+        mut f: impl FnMut(&Call) -> io::Result<()>,
+    ) -> Result<(), Error> {
+        let Some(calls) = self.calls.as_mut() else {
+            return Ok(());
+        };
+        let exec_id = self.tree.nodes[i].exec_id;
+        while let Some(e) = calls.peek()? {
+            if e != exec_id && self.index.get(&e).is_some_and(|&j| j > i) {
+                break;
+            }
+            let call = calls.next()?.expect("a call was peeked");
+            if e == exec_id {
+                f(&call).map_err(out_err)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Tree {
+    /// Run `f` with the walk over this tree's nodes and, when calls were
+    /// asked for, tree_calls.sql's rows in the same scope.
+    fn walk<R>(
+        &self,
+        conn: &Connection,
+        f: impl FnOnce(&mut Walk<'_, '_>) -> Result<R, Error>,
+    ) -> Result<R, Error> {
+        if !self.calls {
+            return f(&mut Walk::new(self, None));
+        }
+        let (mut stmt, context) = prepare(conn, "tree_calls", &self.scope.params())?;
+        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context)));
+        f(&mut walk)
+    }
+
+    /// ptrace.py's text.
+    pub fn write_text(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        writeln!(out, "Process tree:").map_err(out_err)?;
+        writeln!(out, " <process_root> [0]").map_err(out_err)?;
+        self.walk(conn, |w| {
+            for (i, n) in self.nodes.iter().enumerate() {
+                let pad = 1 + 4 * (n.depth + 1);
+                writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
+                let abi = self.abis.get(&n.trace_id).copied();
+                w.calls_of(i, |c| writeln!(out, "{:pad$}    {}", "", call_text(c, abi)))?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Nested JSON, roots in order, one root per line.
+    pub fn write_json(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        writeln!(out, "[").map_err(out_err)?;
+        self.walk(conn, |w| {
+            // The nodes still open, each with whether it has had a child.
+            let mut open: Vec<(usize, bool)> = Vec::new();
+            let mut s = String::new();
+            for (i, n) in self.nodes.iter().enumerate() {
+                s.clear();
+                while open
+                    .last()
+                    .is_some_and(|&(o, _)| self.nodes[o].depth >= n.depth)
+                {
+                    open.pop();
+                    s.push_str("]}");
+                }
+                match open.last_mut() {
+                    Some((_, had)) => {
+                        if *had {
+                            s.push(',');
+                        }
+                        *had = true;
+                    }
+                    None if i > 0 => s.push_str(",\n"),
+                    None => {}
+                }
+                let mut o = Obj::new(&mut s);
+                o.int("pid", n.pid)
+                    .bytes("comm", &n.comm)
+                    .int("process_id", n.process_id)
+                    .int("image", n.image)
+                    .int("exec_id", n.exec_id)
+                    .int("trace_id", n.trace_id);
+                if self.calls {
+                    o.raw("calls", "[");
+                    out.write_all(s.as_bytes()).map_err(out_err)?;
+                    let mut first = true;
+                    w.calls_of(i, |c| {
+                        s.clear();
+                        if !first {
+                            s.push(',');
+                        }
+                        first = false;
+                        call_json(c, &mut s);
+                        out.write_all(s.as_bytes())
+                    })?;
+                    s.clear();
+                    s.push_str("],\"children\":[");
+                } else {
+                    o.raw("children", "[");
+                }
+                out.write_all(s.as_bytes()).map_err(out_err)?;
+                open.push((i, false));
+            }
+            s.clear();
+            for _ in &open {
+                s.push_str("]}");
+            }
+            if !self.nodes.is_empty() {
+                s.push('\n');
+            }
+            out.write_all(s.as_bytes()).map_err(out_err)
+        })?;
+        writeln!(out, "]").map_err(out_err)
+    }
+
+    /// The rows of tree.sql, or of tree_calls.sql (streamed) when calls
+    /// were asked for.
+    pub fn write_csv(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        if !self.calls {
+            return self.rows.write_csv(out).map_err(out_err);
+        }
+        let (mut stmt, context) = prepare(conn, "tree_calls", &self.scope.params())?;
+        let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        let mut csv = Render::new(out, Format::Csv);
+        csv.start(&columns).map_err(out_err)?;
+        let ctx = || crate::schema::sql_err(context.clone());
+        let mut rows = stmt.raw_query();
+        let mut cells = Vec::with_capacity(columns.len());
+        while let Some(row) = rows.next().map_err(ctx())? {
+            cells.clear();
+            for i in 0..columns.len() {
+                cells.push(Cell::from(row.get_ref(i).map_err(ctx())?));
+            }
+            csv.row(&cells).map_err(out_err)?;
+        }
+        csv.end().map_err(out_err)
+    }
+
+    /// A Graphviz digraph (images only: it never shows calls).
+    pub fn write_dot(&self, out: &mut dyn Write) -> io::Result<()> {
+        let quote = |s: String| s.replace('\\', "\\\\").replace('"', "\\\"");
+        writeln!(out, "digraph process_tree {{")?;
+        writeln!(out, "    node [shape=box, fontname=\"monospace\"];")?;
+        writeln!(out, "    root [label=\"<process_root> [0]\"];")?;
+        let mut last_image: HashMap<i64, i64> = HashMap::new();
+        let mut parent_of: HashMap<usize, i64> = HashMap::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            for &c in &n.children {
+                parent_of.insert(c, n.exec_id);
+            }
+            let id = n.exec_id;
+            writeln!(out, "    e{id} [label=\"{}\"];", quote(label(n)))?;
+            match (last_image.insert(n.process_id, id), parent_of.get(&i)) {
+                (Some(prev), _) => {
+                    writeln!(out, "    e{prev} -> e{id} [style=dashed, label=\"exec\"];")?
+                }
+                (None, Some(p)) => writeln!(out, "    e{p} -> e{id};")?,
+                (None, None) => writeln!(out, "    root -> e{id};")?,
+            }
+        }
+        writeln!(out, "}}")
+    }
+}

@@ -1,0 +1,316 @@
+//! `kt2sql tree` beyond the golden files: on a big build `-v` streams its
+//! calls, never holding them (peak memory barely above the tree's own,
+//! whatever the output size, in every format), a reader that stops early
+//! stops it, and its rows are exactly those of `query tree-calls`; the
+//! calls' arguments read as `kt2sql dump` prints them; `-p` of a reused
+//! pid says which lifetime each process is.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Command as Std, Stdio};
+use std::time::{Duration, Instant};
+
+use super::{import_into, kt2sql};
+use crate::util::{corpus, manifest_dir, CORPUS};
+
+/// Peak resident memory (VmHWM, KiB) of a running process, if procfs has it.
+fn peak_kib(pid: u32) -> Option<u64> {
+    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Run `kt2sql ARGS`, its output counted and dropped: (peak KiB, bytes).
+fn peak_and_size(args: &[&str], db: &Path) -> (u64, u64) {
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+        .args(args)
+        .arg(db)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut out = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
+    let (mut peak, t0) = (0, Instant::now());
+    let status = loop {
+        if let Some(kib) = peak_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if let Some(st) = child.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "{args:?} still running"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert!(status.success(), "{args:?}: {status}");
+    (peak, reader.join().unwrap().unwrap())
+}
+
+#[test]
+fn tree_v_streams_its_calls_in_flat_memory() {
+    if !cfg!(target_os = "linux") {
+        return; // VmHWM is Linux's procfs
+    }
+    let shared = crate::require_shared!();
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big.ktrace");
+    let out = Std::new("python3")
+        .arg(shared.join("tools/ktcompose.py"))
+        .args([
+            "--dialect",
+            "openbsd-amd64",
+            "--seed",
+            "3",
+            "--processes",
+            "80",
+        ])
+        .args([
+            "--jobs",
+            "6",
+            "--faithful",
+            "--hazards",
+            "--trpoints",
+            "cnx",
+        ])
+        .args(["--target-bytes", "24M", "-q", "-o"])
+        .arg(&big)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = import_into(dir.path(), "big.db", &[big], Some("/usr/src/build"));
+    let (plain, _) = peak_and_size(&["tree"], &db);
+    let (_, text) = peak_and_size(&["tree", "-v"], &db);
+    assert!(text > 8_000_000, "tree -v wrote only {text} bytes");
+    for format in ["text", "csv", "json"] {
+        let (peak, size) = peak_and_size(&["tree", "-v", "--format", format], &db);
+        // Holding the calls cost 12 bytes of memory per byte of text (100
+        // MB here); streaming them costs SQLite's sorter and page cache.
+        let extra = peak.saturating_sub(plain) * 1024;
+        assert!(
+            extra < text,
+            "tree -v --format {format}: {extra} bytes above `tree`'s {plain} KiB for {size} bytes of output"
+        );
+    }
+    // A reader that has seen enough ends it, quietly.
+    let t0 = Instant::now();
+    let mut child = Std::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+        .args(["tree", "-v"])
+        .arg(&db)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let head: Vec<String> = (&mut lines).take(5).map(Result::unwrap).collect();
+    drop(lines);
+    let st = child.wait_with_output().unwrap();
+    assert!(st.status.success(), "{:?}", st);
+    assert!(
+        st.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    assert_eq!(head[..2], ["Process tree:", " <process_root> [0]"]);
+    assert!(head[4].starts_with("         "), "a call line: {head:?}");
+    assert!(t0.elapsed() < Duration::from_secs(120));
+}
+
+#[test]
+fn tree_v_csv_is_query_tree_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = manifest_dir().join("example/build.ktrace");
+    let db = import_into(dir.path(), "ex.db", &[trace], Some("/usr/src/proj"));
+    let scopes: [&[(&str, &str)]; 3] = [&[], &[("pid", "2313")], &[("trace", "1")]];
+    for scope in scopes {
+        let flags: Vec<String> = scope
+            .iter()
+            .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+            .collect();
+        let tree = kt2sql()
+            .args(["tree", "-v", "--format", "csv"])
+            .arg(&db)
+            .args(flags.iter().map(|f| f.replace("--pid", "-p")))
+            .output()
+            .unwrap();
+        let mut query = kt2sql();
+        query
+            .arg("query")
+            .arg(&db)
+            .args(["tree-calls", "--format", "csv"]);
+        for (k, v) in scope {
+            query.args(["--param", &format!("{k}={v}")]);
+        }
+        let query = query.output().unwrap();
+        assert!(tree.status.success() && query.status.success(), "{scope:?}");
+        assert!(tree.stdout.len() > 1000, "{scope:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&tree.stdout),
+            String::from_utf8_lossy(&query.stdout),
+            "{scope:?}"
+        );
+    }
+}
+
+/// A pid the kernel reused: `tree -p` shows every process that had it,
+/// each image saying which lifetime it is, in `pid-lifetimes` order.
+#[test]
+fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
+    let shared = crate::require_shared!();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("reuse.ktrace");
+    let out = Std::new("python3")
+        .arg(shared.join("tools/ktcompose.py"))
+        .args([
+            "--dialect",
+            "freebsd-v1-amd64",
+            "--seed",
+            "3",
+            "--processes",
+            "30",
+        ])
+        .args(["--pid-max", "140", "-q", "-o"])
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = import_into(dir.path(), "reuse.db", &[trace], Some("/usr/src/build"));
+    let lives = kt2sql()
+        .arg("query")
+        .arg(&db)
+        .args(["pid-lifetimes", "--param", "pid=137", "--format", "csv"])
+        .output()
+        .unwrap();
+    let lives: Vec<String> = String::from_utf8(lives.stdout)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(lives.len(), 2, "ktcompose seed 3 reuses pid 137 once");
+    let text = kt2sql()
+        .args(["tree", "-p", "137"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(text.stdout).unwrap();
+    // Every line of pid 137 is marked, the first lifetime's before the second's.
+    let marks: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains(" [137]"))
+        .map(|l| l.split(" [137]").nth(1).unwrap())
+        .collect();
+    assert!(marks.len() >= 2, "{text}");
+    let first = marks
+        .iter()
+        .position(|m| *m == " (lifetime 2 of 2)")
+        .unwrap();
+    assert!(first > 0, "{text}");
+    assert!(
+        marks[..first].iter().all(|m| *m == " (lifetime 1 of 2)"),
+        "{text}"
+    );
+    assert!(
+        marks[first..].iter().all(|m| *m == " (lifetime 2 of 2)"),
+        "{text}"
+    );
+    // And they are the processes pid-lifetimes lists, in its order.
+    let json = kt2sql()
+        .args(["tree", "-p", "137", "--format", "json"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let roots: Vec<String> = json
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["pid"] == 137 && n["image"] == 0)
+        .map(|n| n["process_id"].to_string())
+        .collect();
+    assert_eq!(roots, lives);
+    // Without -p, or for a pid used once, no marker.
+    for args in [&["tree"][..], &["tree", "-p", "101"][..]] {
+        let out = kt2sql().args(args).arg(&db).output().unwrap();
+        let out = String::from_utf8(out.stdout).unwrap();
+        assert!(!out.contains("lifetime"), "{args:?}: {out}");
+    }
+}
+
+/// `name(args)` of each call line of `tree -v` whose call had arguments.
+fn tree_calls(db: &Path) -> Vec<String> {
+    let out = kt2sql().args(["tree", "-v"]).arg(db).output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let mut calls = Vec::new();
+    for line in text.lines().map(str::trim_start) {
+        // A call line is `name(args)` then ` "path"`, ` = ` or the end;
+        // its arguments may hold parentheses (`MAP_ALIGNED(21)`).
+        let Some(open) = line.find('(').filter(|&i| !line[..i].contains(' ')) else {
+            continue;
+        };
+        let (mut depth, mut end) = (0, None);
+        for (i, ch) in line.char_indices().skip(open) {
+            match ch {
+                '(' => depth += 1,
+                ')' => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                end = Some(i);
+                break;
+            }
+        }
+        let end = end.unwrap_or_else(|| panic!("unbalanced: {line}"));
+        if end > open + 1 {
+            calls.push(line[..=end].to_string());
+        }
+    }
+    calls
+}
+
+/// Every call line of `tree -v` shows its arguments exactly as the
+/// CALL record's line of `kt2sql dump` does, named constants and all: one
+/// decoder of arguments for both.
+#[test]
+fn tree_v_arguments_read_as_dump_prints_them() {
+    let shared = crate::require_shared!();
+    let dir = tempfile::tempdir().unwrap();
+    let mut traces = vec![manifest_dir().join("example/build.ktrace")];
+    traces.extend(CORPUS.iter().map(|(name, _, _)| corpus(&shared, name)));
+    for (i, trace) in traces.iter().enumerate() {
+        let db = import_into(
+            dir.path(),
+            &format!("{i}.db"),
+            std::slice::from_ref(trace),
+            None,
+        );
+        let dump = kt2sql().arg("dump").arg(trace).output().unwrap();
+        let dump = String::from_utf8_lossy(&dump.stdout).into_owned();
+        let dumped: std::collections::HashSet<&str> = dump
+            .lines()
+            .filter_map(|l| l.split_once(" CALL  ").map(|(_, c)| c))
+            .collect();
+        let calls = tree_calls(&db);
+        assert!(calls.len() > 20, "{}", trace.display());
+        let named = calls.iter().filter(|c| c.contains('<')).count();
+        assert!(named > 0, "{}: no argument translated", trace.display());
+        for c in &calls {
+            assert!(
+                dumped.contains(c.as_str()),
+                "{}: tree -v shows {c}, which dump does not",
+                trace.display()
+            );
+        }
+    }
+}
