@@ -28,9 +28,8 @@ WHERE (:under IS NULL OR f.path = rtrim(:under, '/')
   AND (:pid IS NULL OR EXISTS (
         SELECT 1
         FROM build_access AS a
-        JOIN process_descendant AS d ON d.process_id = a.process_id
-        JOIN process AS q ON q.process_id = d.ancestor_id
         WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'read'
-          AND q.pid = :pid))
+          AND a.process_id IN (SELECT process_id FROM _scope
+                               WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
 GROUP BY f.path
 ORDER BY CAST(f.path AS BLOB);

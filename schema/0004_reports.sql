@@ -29,6 +29,29 @@ WITH RECURSIVE below (ancestor_id, process_id, depth) AS (
 )
 SELECT ancestor_id, process_id, depth FROM below;
 
+-- Helper for the queries' `--pid`/`--trace` scope, the one definition of
+-- which processes a report covers: with root_pid NULL, every process
+-- lifetime of each trace (no `--pid`); else every lifetime of pid root_pid
+-- with its descendants (process_descendant). A query selects its scope with
+-- `WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)`.
+-- CROSS JOIN: the pid's lifetimes are found first, so a query without
+-- `--pid` never expands the tree; `+`: each of them (a pid has one or a
+-- few) scans process_descendant once, cheaper than building an index on it.
+CREATE VIEW IF NOT EXISTS _scope (
+  -- Trace the lifetime was recorded in.
+  trace_id,
+  -- OS pid of the lifetime at the top of the subtree; NULL for the rows
+  -- that give the whole trace.
+  root_pid,
+  -- A process lifetime in the scope.
+  process_id
+) AS
+SELECT trace_id, CAST(NULL AS INTEGER), process_id FROM process
+UNION ALL
+SELECT r.trace_id, r.pid, d.process_id
+FROM process AS r
+CROSS JOIN process_descendant AS d ON +d.ancestor_id = r.process_id;
+
 -- One program image a process ran: its inherited image (exec seq 0), then
 -- one per successful exec, with the stretch of the trace file during which
 -- it was the process's image. Failed execs are not images.
