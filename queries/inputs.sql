@@ -17,15 +17,15 @@ WITH changed AS MATERIALIZED (
   JOIN path AS pa USING (path_id)
   WHERE a.access IN ('read', 'exec') AND a.effect = 'read'
     AND (:trace IS NULL OR a.trace_id = :trace)
+    AND (:under IS NULL OR pa.path = rtrim(:under, '/')
+         OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
     AND NOT EXISTS (SELECT 1 FROM changed AS c
                     WHERE c.trace_id = a.trace_id AND c.path_id = a.path_id)
   GROUP BY a.trace_id, a.path_id
 )
 SELECT f.path, sum(f.readers) AS readers
 FROM f
-WHERE (:under IS NULL OR f.path = rtrim(:under, '/')
-       OR substr(f.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
-  AND (:pid IS NULL OR EXISTS (
+WHERE (:pid IS NULL OR EXISTS (
         SELECT 1
         FROM build_access AS a
         WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'read'

@@ -2,7 +2,8 @@
 -- namei list, and summaries of syscalls and processes). Created after the
 -- data, like 0003; IF NOT EXISTS because `--append` re-applies this file.
 -- The queries in queries/*.sql and the `tree`, `files` and `stats`
--- commands read these views. Only DDL here.
+-- commands read these views. Only DDL here, and the constant rows of
+-- _access_class.
 
 -- Every process lifetime with each of its descendants (forked children,
 -- their children, …), itself included at depth 0: the subtree below any
@@ -51,6 +52,40 @@ UNION ALL
 SELECT r.trace_id, r.pid, d.process_id
 FROM process AS r
 CROSS JOIN process_descendant AS d ON +d.ancestor_id = r.process_id;
+
+-- Helper for the files and build views: what each kind of namei.access
+-- means, the one place that classifies the access strings (files,
+-- build_access, _build_changed and build_hazard read it). A test checks
+-- that its rows name exactly the kinds the importer writes. A table, not a
+-- VALUES view, so build_access finds a lookup's row through the key
+-- instead of scanning the list per lookup; its rows are constant, written
+-- here (OR IGNORE: `--append` applies this file again).
+CREATE TABLE IF NOT EXISTS _access_class (
+  -- namei.access.
+  access TEXT PRIMARY KEY,
+  -- What a successful lookup of this kind does to the path, as the build
+  -- analysis counts it: `read` (its contents or program were read),
+  -- `write` (its contents were written or it was made), `remove` (it is
+  -- gone from that name) or `probe` (looked at, or only its attributes
+  -- changed).
+  effect TEXT NOT NULL,
+  -- 1 when the call changed the path: its contents, its existence, its
+  -- name or its attributes (files.written).
+  modifies INTEGER NOT NULL,
+  -- 1 when the call may have brought the path into existence (build_hazard's
+  -- `ghost-later-created`).
+  creates INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO _access_class (access, effect, modifies, creates)
+VALUES ('read', 'read', 0, 0),
+       ('exec', 'read', 0, 0),
+       ('write', 'write', 1, 0),
+       ('create', 'write', 1, 1),
+       ('rename-to', 'write', 1, 1),
+       ('delete', 'remove', 1, 0),
+       ('rename-from', 'remove', 1, 0),
+       ('attr', 'probe', 1, 0),
+       ('probe', 'probe', 0, 0);
 
 -- One program image a process ran: its inherited image (exec seq 0), then
 -- one per successful exec, with the stretch of the trace file during which
@@ -223,7 +258,7 @@ CREATE VIEW IF NOT EXISTS files (
   first_ts
 ) AS
 SELECT trace_id, path, count(*), count(DISTINCT process_id),
-       max(access IN ('write', 'create', 'delete', 'rename-from', 'rename-to', 'attr')), min(ts)
+       max(access IN (SELECT access FROM _access_class WHERE modifies)), min(ts)
 FROM file_access
 WHERE success = 1
 GROUP BY trace_id, path;
@@ -377,15 +412,12 @@ CREATE VIEW IF NOT EXISTS build_access (
 SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
        CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
-       CASE WHEN NOT (n.coredump OR c.success IS 1) THEN NULL
-            WHEN n.access IN ('read', 'exec') THEN 'read'
-            WHEN n.access IN ('write', 'create', 'rename-to') THEN 'write'
-            WHEN n.access IN ('delete', 'rename-from') THEN 'remove'
-            ELSE 'probe' END,
+       CASE WHEN n.coredump OR c.success IS 1 THEN k.effect END,
        n.offset, n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
 LEFT JOIN call AS c ON c.call_id = n.call_id
+LEFT JOIN _access_class AS k ON k.access = n.access
 WHERE n.resolution <> 'unknown base';
 
 -- Helper for build_flow, build_file and build_hazard: the build_access
@@ -423,7 +455,8 @@ SELECT namei_id, trace_id, path_id, command_id, process_id, access, syscall, suc
        effect, offset, ts
 FROM build_access
 WHERE +path_id IN (SELECT resolved_id FROM namei
-                  WHERE access IN ('write', 'create', 'rename-to', 'delete', 'rename-from'));
+                  WHERE access IN (SELECT access FROM _access_class
+                                   WHERE effect IN ('write', 'remove')));
 
 -- Producer -> consumer: for each read, the latest earlier write of the
 -- path (by file order; removals do not reset it); when another command
@@ -682,7 +715,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
   -- Every create (create, rename-to), with the offset of the next one.
   SELECT trace_id, path_id, command_id, process_id, ts, offset,
          lead(offset) OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS nxt
-  FROM wr WHERE access IN ('create', 'rename-to')
+  FROM wr WHERE access IN (SELECT access FROM _access_class WHERE creates)
 ), iv AS MATERIALIZED (
   -- race: the first reads and first writes of the paths both read and
   -- written, each with its process's interval [s, e] and its rank k among
