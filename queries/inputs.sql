@@ -15,7 +15,9 @@ WITH changed AS MATERIALIZED (
   SELECT a.trace_id, a.path_id, pa.path, count(DISTINCT a.command_id) AS readers
   FROM build_access AS a
   JOIN path AS pa USING (path_id)
-  WHERE a.access IN ('read', 'exec') AND a.effect = 'read'
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  WHERE a.access IN (SELECT access FROM _access_class WHERE effect = 'read')
+    AND a.effect = 'read'
     AND (:trace IS NULL OR a.trace_id = :trace)
     AND (:under IS NULL OR pa.path = rtrim(:under, '/')
          OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
