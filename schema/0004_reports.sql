@@ -56,10 +56,11 @@ CROSS JOIN process_descendant AS d ON +d.ancestor_id = r.process_id;
 -- Helper for the files and build views: what each kind of namei.access
 -- means, the one place that classifies the access strings (files,
 -- build_access, _build_changed and build_hazard read it). A test checks
--- that its rows name exactly the kinds the importer writes. A table, not a
--- VALUES view, so build_access finds a lookup's row through the key
--- instead of scanning the list per lookup; its rows are constant, written
--- here (OR IGNORE: `--append` applies this file again).
+-- that its rows name exactly the kinds the importer writes. Its rows are
+-- constant, written here (OR IGNORE: `--append` applies this file again).
+-- The views test a kind with `access IN (SELECT access FROM _access_class
+-- WHERE …)`: a list built once per statement, cheaper than a join per
+-- lookup (build_access reads every lookup).
 CREATE TABLE IF NOT EXISTS _access_class (
   -- namei.access.
   access TEXT PRIMARY KEY,
@@ -412,12 +413,16 @@ CREATE VIEW IF NOT EXISTS build_access (
 SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
        CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
-       CASE WHEN n.coredump OR c.success IS 1 THEN k.effect END,
+       CASE WHEN NOT (n.coredump OR c.success IS 1) THEN NULL
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'read') THEN 'read'
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'write') THEN 'write'
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'remove')
+            THEN 'remove'
+            ELSE 'probe' END,
        n.offset, n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
 LEFT JOIN call AS c ON c.call_id = n.call_id
-LEFT JOIN _access_class AS k ON k.access = n.access
 WHERE n.resolution <> 'unknown base';
 
 -- Helper for build_flow, build_file and build_hazard: the build_access
