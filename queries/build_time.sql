@@ -16,16 +16,9 @@
 -- @column avg_parallel   process_time / wall (NULL when wall is 0).
 -- @column peak_parallel  Most processes running at once.
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM process
-    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
-    UNION ALL
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   scope AS (SELECT p.* FROM process AS p JOIN member USING (process_id)),
   change (trace_id, ts, delta) AS (

@@ -21,8 +21,6 @@ FROM command AS c
 WHERE (c.path IS NOT NULL OR c.argv IS NOT NULL)
   AND (:trace IS NULL OR c.trace_id = :trace)
   AND (:pid IS NULL OR c.process_id IN (
-        SELECT d.process_id
-        FROM process_descendant AS d
-        JOIN process AS q ON q.process_id = d.ancestor_id
-        WHERE q.pid = :pid AND (:trace IS NULL OR q.trace_id = :trace)))
+        SELECT process_id FROM _scope
+        WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
 ORDER BY c.trace_id, c.start_ts, c.command_id;

@@ -38,16 +38,9 @@
 --                    (a root after an earlier root ended, with no traced
 --                    edge between them).
 WITH RECURSIVE
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM process
-    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
-    UNION ALL
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   -- The roots of the scope: the processes the walk cannot go above.
   top (process_id, pid, first_ts, last_ts) AS MATERIALIZED (

@@ -43,7 +43,9 @@ UNION ALL
 -- command.)
 SELECT DISTINCT m.file, 'source', pa.path, NULL, NULL
 FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
-      WHERE access IN ('read', 'exec') AND effect = 'read'
+      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+      WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
+        AND effect = 'read'
         AND command_id IN (SELECT command_id FROM mc)) AS a
 JOIN mc AS m ON m.command_id = a.command_id
 JOIN path AS pa USING (path_id)

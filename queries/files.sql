@@ -9,12 +9,9 @@
 --                and of lookups without a call (ptrace.py -a; default: 0).
 -- @column path   Normalised absolute path (TEXT, or BLOB when not UTF-8).
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   )
 SELECT DISTINCT path
 FROM file_access

@@ -13,12 +13,9 @@
 -- @column comm    Command name of the image that made the call.
 -- @column pid     OS pid of the process that looked it up.
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   )
 SELECT DISTINCT path, COALESCE(syscall, '?') AS syscall, comm, pid
 FROM file_access

@@ -16,7 +16,8 @@ SELECT CASE effect WHEN 'write' THEN 'c' || command_id
 -- DISTINCT rather than GROUP BY: one b-tree of the pairs as they come,
 -- not a sort of every lookup before the sort by text ids.
 FROM (SELECT DISTINCT trace_id, path_id, command_id, effect FROM build_access
-      WHERE access IN ('read', 'exec', 'write', 'create', 'rename-to')
+      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+      WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
         AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace))
 WHERE :commands IS NOT 1
 UNION ALL

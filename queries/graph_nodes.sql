@@ -20,7 +20,8 @@ UNION ALL
 -- instead of every lookup being sorted first.
 SELECT 'f' || t.trace_id || '_' || t.path_id, 'file', pa.path, COALESCE(cf.role, 'source')
 FROM (SELECT DISTINCT trace_id, path_id FROM build_access
-      WHERE access IN ('read', 'exec', 'write', 'create', 'rename-to')
+      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+      WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
         AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)) AS t
 JOIN path AS pa USING (path_id)
 LEFT JOIN _build_changed_file AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id

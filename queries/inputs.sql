@@ -15,22 +15,23 @@ WITH changed AS MATERIALIZED (
   SELECT a.trace_id, a.path_id, pa.path, count(DISTINCT a.command_id) AS readers
   FROM build_access AS a
   JOIN path AS pa USING (path_id)
-  WHERE a.access IN ('read', 'exec') AND a.effect = 'read'
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  WHERE a.access IN (SELECT access FROM _access_class WHERE effect = 'read')
+    AND a.effect = 'read'
     AND (:trace IS NULL OR a.trace_id = :trace)
+    AND (:under IS NULL OR pa.path = rtrim(:under, '/')
+         OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
     AND NOT EXISTS (SELECT 1 FROM changed AS c
                     WHERE c.trace_id = a.trace_id AND c.path_id = a.path_id)
   GROUP BY a.trace_id, a.path_id
 )
 SELECT f.path, sum(f.readers) AS readers
 FROM f
-WHERE (:under IS NULL OR f.path = rtrim(:under, '/')
-       OR substr(f.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
-  AND (:pid IS NULL OR EXISTS (
+WHERE (:pid IS NULL OR EXISTS (
         SELECT 1
         FROM build_access AS a
-        JOIN process_descendant AS d ON d.process_id = a.process_id
-        JOIN process AS q ON q.process_id = d.ancestor_id
         WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'read'
-          AND q.pid = :pid))
+          AND a.process_id IN (SELECT process_id FROM _scope
+                               WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
 GROUP BY f.path
 ORDER BY CAST(f.path AS BLOB);

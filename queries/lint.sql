@@ -31,7 +31,9 @@ WITH allowed (trace_id, dir) AS (
   -- Each path's first read.
   SELECT trace_id, path_id, command_id, ts, min(offset) AS offset
   FROM build_access
-  WHERE access IN ('read', 'exec') AND effect = 'read'
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
+    AND effect = 'read'
     AND (:trace IS NULL OR trace_id = :trace)
   GROUP BY trace_id, path_id
 ), outside AS (

@@ -19,16 +19,9 @@
 -- @column unpaired   Why the call has no return (call.unpaired), else NULL.
 -- @column call_id    The call (call.call_id).
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM process
-    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
-    UNION ALL
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   )
 SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) AS syscall,
        c.ts, COALESCE(c.dur, 0) AS dur, c.retval,

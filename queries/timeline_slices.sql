@@ -26,16 +26,9 @@
 -- @column files        Distinct absolute paths the image's successful calls
 --                      looked up (a core file counts: it always succeeds).
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM process
-    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
-    UNION ALL
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   -- One pass over the lookups: per image, as process.files counts per
   -- lifetime (a lookup belongs to the image current at its CALL).

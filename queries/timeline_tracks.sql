@@ -16,16 +16,9 @@
 -- @column lifetime    1, 2, … among the lifetimes in scope with this pid.
 -- @column lifetimes   How many lifetimes in scope have this pid.
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM process
-    WHERE :pid IS NULL AND (:trace IS NULL OR trace_id = :trace)
-    UNION ALL
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   ),
   life (process_id, trace_id, pid, lifetime, lifetimes) AS (
     SELECT p.process_id, p.trace_id, p.pid,

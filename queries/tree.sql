@@ -15,12 +15,9 @@
 -- @column exec_id    The image's exec.exec_id (unique per row).
 -- @column trace_id   Trace it was recorded in.
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   )
 SELECT t.depth - min(t.depth) OVER () AS depth, t.pid, t.comm, t.process_id, t.image,
        t.exec_id, t.trace_id

@@ -18,12 +18,9 @@
 -- @column unpaired   Why the call lacks a half (call.unpaired); NULL when paired.
 -- @column path       A path it looked up, made absolute where possible; NULL for none.
 WITH
-  root (process_id) AS (
-    SELECT process_id FROM process
-    WHERE pid = :pid AND (:trace IS NULL OR trace_id = :trace)
-  ),
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT d.process_id FROM process_descendant AS d JOIN root AS r ON d.ancestor_id = r.process_id
+    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
   )
 SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, c.errno, c.errno_name, c.unpaired,

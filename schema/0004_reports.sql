@@ -2,7 +2,8 @@
 -- namei list, and summaries of syscalls and processes). Created after the
 -- data, like 0003; IF NOT EXISTS because `--append` re-applies this file.
 -- The queries in queries/*.sql and the `tree`, `files` and `stats`
--- commands read these views. Only DDL here.
+-- commands read these views. Only DDL here, and the constant rows of
+-- _access_class.
 
 -- Every process lifetime with each of its descendants (forked children,
 -- their children, …), itself included at depth 0: the subtree below any
@@ -28,6 +29,64 @@ WITH RECURSIVE below (ancestor_id, process_id, depth) AS (
   WHERE b.depth < (SELECT COUNT(*) FROM process)
 )
 SELECT ancestor_id, process_id, depth FROM below;
+
+-- Helper for the queries' `--pid`/`--trace` scope, the one definition of
+-- which processes a report covers: with root_pid NULL, every process
+-- lifetime of each trace (no `--pid`); else every lifetime of pid root_pid
+-- with its descendants (process_descendant). A query selects its scope with
+-- `WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)`.
+-- CROSS JOIN: the pid's lifetimes are found first, so a query without
+-- `--pid` never expands the tree; `+`: each of them (a pid has one or a
+-- few) scans process_descendant once, cheaper than building an index on it.
+CREATE VIEW IF NOT EXISTS _scope (
+  -- Trace the lifetime was recorded in.
+  trace_id,
+  -- OS pid of the lifetime at the top of the subtree; NULL for the rows
+  -- that give the whole trace.
+  root_pid,
+  -- A process lifetime in the scope.
+  process_id
+) AS
+SELECT trace_id, CAST(NULL AS INTEGER), process_id FROM process
+UNION ALL
+SELECT r.trace_id, r.pid, d.process_id
+FROM process AS r
+CROSS JOIN process_descendant AS d ON +d.ancestor_id = r.process_id;
+
+-- Helper for the files and build views: what each kind of namei.access
+-- means, the one place that classifies the access strings (files,
+-- build_access, _build_changed and build_hazard read it). A test checks
+-- that its rows name exactly the kinds the importer writes. Its rows are
+-- constant, written here (OR IGNORE: `--append` applies this file again).
+-- The views test a kind with `access IN (SELECT access FROM _access_class
+-- WHERE …)`: a list built once per statement, cheaper than a join per
+-- lookup (build_access reads every lookup).
+CREATE TABLE IF NOT EXISTS _access_class (
+  -- namei.access.
+  access TEXT PRIMARY KEY,
+  -- What a successful lookup of this kind does to the path, as the build
+  -- analysis counts it: `read` (its contents or program were read),
+  -- `write` (its contents were written or it was made), `remove` (it is
+  -- gone from that name) or `probe` (looked at, or only its attributes
+  -- changed).
+  effect TEXT NOT NULL,
+  -- 1 when the call changed the path: its contents, its existence, its
+  -- name or its attributes (files.written).
+  modifies INTEGER NOT NULL,
+  -- 1 when the call may have brought the path into existence (build_hazard's
+  -- `ghost-later-created`).
+  creates INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO _access_class (access, effect, modifies, creates)
+VALUES ('read', 'read', 0, 0),
+       ('exec', 'read', 0, 0),
+       ('write', 'write', 1, 0),
+       ('create', 'write', 1, 1),
+       ('rename-to', 'write', 1, 1),
+       ('delete', 'remove', 1, 0),
+       ('rename-from', 'remove', 1, 0),
+       ('attr', 'probe', 1, 0),
+       ('probe', 'probe', 0, 0);
 
 -- One program image a process ran: its inherited image (exec seq 0), then
 -- one per successful exec, with the stretch of the trace file during which
@@ -200,7 +259,7 @@ CREATE VIEW IF NOT EXISTS files (
   first_ts
 ) AS
 SELECT trace_id, path, count(*), count(DISTINCT process_id),
-       max(access IN ('write', 'create', 'delete', 'rename-from', 'rename-to', 'attr')), min(ts)
+       max(access IN (SELECT access FROM _access_class WHERE modifies)), min(ts)
 FROM file_access
 WHERE success = 1
 GROUP BY trace_id, path;
@@ -355,9 +414,10 @@ SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
        CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
        CASE WHEN n.coredump THEN 1 ELSE c.success END,
        CASE WHEN NOT (n.coredump OR c.success IS 1) THEN NULL
-            WHEN n.access IN ('read', 'exec') THEN 'read'
-            WHEN n.access IN ('write', 'create', 'rename-to') THEN 'write'
-            WHEN n.access IN ('delete', 'rename-from') THEN 'remove'
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'read') THEN 'read'
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'write') THEN 'write'
+            WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'remove')
+            THEN 'remove'
             ELSE 'probe' END,
        n.offset, n.ts
 FROM namei AS n
@@ -400,7 +460,8 @@ SELECT namei_id, trace_id, path_id, command_id, process_id, access, syscall, suc
        effect, offset, ts
 FROM build_access
 WHERE +path_id IN (SELECT resolved_id FROM namei
-                  WHERE access IN ('write', 'create', 'rename-to', 'delete', 'rename-from'));
+                  WHERE access IN (SELECT access FROM _access_class
+                                   WHERE effect IN ('write', 'remove')));
 
 -- Producer -> consumer: for each read, the latest earlier write of the
 -- path (by file order; removals do not reset it); when another command
@@ -659,7 +720,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
   -- Every create (create, rename-to), with the offset of the next one.
   SELECT trace_id, path_id, command_id, process_id, ts, offset,
          lead(offset) OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS nxt
-  FROM wr WHERE access IN ('create', 'rename-to')
+  FROM wr WHERE access IN (SELECT access FROM _access_class WHERE creates)
 ), iv AS MATERIALIZED (
   -- race: the first reads and first writes of the paths both read and
   -- written, each with its process's interval [s, e] and its rank k among

@@ -14,8 +14,9 @@ use crate::Error;
 /// the canned queries read (the views are stored in the database); the
 /// reports and `--append` refuse a database of another version. 5: the
 /// build views rewritten to run in linear time (_build_changed,
-/// _build_changed_file).
-pub const SCHEMA_VERSION: i64 = 5;
+/// _build_changed_file). 6: the queries' scope in one view (_scope) and the
+/// access kinds classified in one table (_access_class).
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
@@ -228,6 +229,52 @@ mod tests {
         assert_eq!(inspect(&path).unwrap(), Existing::Current);
         std::fs::write(&path, b"hello").unwrap();
         assert!(matches!(inspect(&path).unwrap(), Existing::Foreign(_)));
+    }
+
+    /// `_access_class` classifies exactly the access kinds the importer
+    /// writes to `namei.access` ([`Access::as_str`]), each once.
+    #[test]
+    fn the_access_classes_are_the_importers_access_kinds() {
+        use crate::process::rows::Access;
+        let all = [
+            Access::Read,
+            Access::Write,
+            Access::Create,
+            Access::Delete,
+            Access::RenameFrom,
+            Access::RenameTo,
+            Access::Exec,
+            Access::Attr,
+            Access::Probe,
+        ];
+        for a in all {
+            // No wildcard: a new kind does not compile until it is listed.
+            match a {
+                Access::Read
+                | Access::Write
+                | Access::Create
+                | Access::Delete
+                | Access::RenameFrom
+                | Access::RenameTo
+                | Access::Exec
+                | Access::Attr
+                | Access::Probe => {}
+            }
+        }
+        let conn = Connection::open_in_memory().unwrap();
+        create_tables(&conn).unwrap();
+        create_indexes_and_views(&conn).unwrap();
+        let mut st = conn
+            .prepare("SELECT access FROM _access_class ORDER BY access")
+            .unwrap();
+        let sql: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut rust: Vec<&str> = all.iter().map(|a| a.as_str()).collect();
+        rust.sort_unstable();
+        assert_eq!(sql, rust);
     }
 
     /// Every table, view and column has a `--` comment on the line above.

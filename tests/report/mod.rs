@@ -321,6 +321,25 @@ fn appended_traces_are_all_covered_unless_trace_narrows() {
     );
 }
 
+/// Every query that takes a `--pid` subtree selects it from the one view
+/// `_scope`, with the same test, and none writes its own (pid_lifetimes.sql
+/// lists the lifetimes of a pid, not a subtree).
+#[test]
+fn every_pid_scope_comes_from_the_scope_view() {
+    let test = "WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)";
+    let mut scoped = 0;
+    for q in report::queries() {
+        if !q.sql.contains(":pid") || q.file == "pid_lifetimes.sql" {
+            continue;
+        }
+        let flat = q.sql.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(flat.contains(&format!("FROM _scope {test}")), "{}", q.file);
+        assert!(!q.sql.contains("process_descendant"), "{}", q.file);
+        scoped += 1;
+    }
+    assert_eq!(scoped, 15);
+}
+
 /// `process_descendant` is the transitive closure of `process.parent_id`
 /// (each process its own descendant at depth 0), and it is the only copy
 /// of that recursion: no query file recurses over the tree again (the
@@ -360,10 +379,11 @@ fn process_descendant_is_the_closure_of_parent_id() {
     assert!(expected.iter().any(|&(_, _, d)| d >= 2), "a tree 3 deep");
     assert_eq!(got, expected);
     // The critical path walks the tree one chosen step at a time (issue
-    // #16): a walk, not a closure; its scope comes from process_descendant.
-    // deps.sql walks the file flows (build_flow), not the process tree.
+    // #16): a walk, not a closure; its scope comes from _scope (which reads
+    // process_descendant). deps.sql walks the file flows (build_flow), not
+    // the process tree.
     for q in report::queries() {
-        let walk = (q.file == "critical_path.sql" && q.sql.contains("process_descendant"))
+        let walk = (q.file == "critical_path.sql" && q.sql.contains("FROM _scope"))
             || (q.file == "deps.sql" && !q.sql.contains("parent_id"));
         assert!(
             walk || !q.sql.contains("RECURSIVE"),
