@@ -1,7 +1,7 @@
 -- kt2sql schema, part 1: the tables. Applied to a fresh database before the
 -- bulk load; 0002_indexes.sql and 0003_views.sql follow after the data.
 --
--- Conventions (perfetto / sqlite-utils style):
+-- Conventions:
 --   * `ts`, `dur` and every `*_ts` are integer nanoseconds since the Unix
 --     epoch (µs-clock dialects are multiplied by 1000).
 --   * Keys are `<table>_id`, assigned by kt2sql and unique across every

@@ -573,7 +573,7 @@ LEFT JOIN flowed AS fl ON fl.trace_id = ch.trace_id AND fl.path_id = ch.path_id;
 -- read later by another: build_flow), `output` (written, present at the
 -- end), `source` (read, never written or removed), `probe` (only
 -- stat-like lookups succeeded) or `ghost` (no lookup succeeded), the first
--- that applies, as ktcompose's truth states them.
+-- that applies, in that order.
 CREATE VIEW IF NOT EXISTS build_file (
   -- Trace it was recorded in.
   trace_id,
@@ -615,7 +615,7 @@ LEFT JOIN _build_changed_file AS cf ON cf.trace_id = s.trace_id AND cf.path_id =
 
 -- Who read and who wrote each path of build_file: one row per path,
 -- command and effect, the commands of each effect numbered in the order
--- of their first such access (ktcompose's `readers` and `writers`).
+-- of their first such access.
 CREATE VIEW IF NOT EXISTS build_file_command (
   -- Trace it was recorded in.
   trace_id,
@@ -645,7 +645,7 @@ SELECT u.trace_id, u.path_id, pa.path, u.effect,
 FROM u
 JOIN path AS pa USING (path_id);
 
--- Build hazards, by ktcompose's rules (two commands of one process
+-- Build hazards (two commands of one process
 -- lifetime never make one): `double-write` (commands of two or more
 -- lifetimes wrote the path), `race` (a command read a path that a command
 -- running at the same time wrote: neither process an ancestor of the
