@@ -7,9 +7,13 @@
 -- path the build read outside the allowed directories; without it, each
 -- top directory (`/usr`) the build read in outside the directory the
 -- trace started in (trace.start_cwd; none when that is unknown), with the
--- command that read there first.
+-- command that read there first. With :pid, only the hazards a command
+-- of that subtree is in (as either command), and the paths the subtree
+-- itself read outside, with its first command that read there.
 --
 -- @param  trace    Only this trace_id (default: every trace).
+-- @param  pid      Only the processes of this pid and their descendants
+--                  (default: the whole build).
 -- @param  allow    The allowed directories as a JSON array (`lint --allow`);
 --                  default: the start directory, reported by top directory.
 -- @column kind     `double-write`, `race`, `used-then-changed`,
@@ -35,6 +39,8 @@ WITH allowed (trace_id, dir) AS (
   WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
     AND effect = 'read'
     AND (:trace IS NULL OR trace_id = :trace)
+    AND (:pid IS NULL OR process_id IN (SELECT process_id FROM _scope
+                                        WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
   GROUP BY trace_id, path_id
 ), outside AS (
   SELECT f.trace_id, f.command_id, f.ts, f.offset,
@@ -51,8 +57,13 @@ WITH allowed (trace_id, dir) AS (
                            OR substr(pa.path, 1, length(d.dir) + 1) = d.dir || '/'))
 ), h AS (
   SELECT kind, path, command_id, other_id, ts, other_ts, trace_id
-  FROM build_hazard
-  WHERE :trace IS NULL OR trace_id = :trace
+  FROM build_hazard AS z
+  WHERE (:trace IS NULL OR trace_id = :trace)
+    AND (:pid IS NULL OR EXISTS (
+          SELECT 1 FROM exec AS x
+          WHERE x.exec_id IN (z.command_id, z.other_id)
+            AND x.process_id IN (SELECT process_id FROM _scope
+                                 WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
   UNION ALL
   SELECT 'read-outside', path, command_id, NULL, ts, NULL, trace_id
   FROM (SELECT trace_id, path, command_id, ts, min(offset)

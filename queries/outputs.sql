@@ -3,6 +3,9 @@
 -- command read them afterwards), with the command that wrote each last.
 --
 -- @param  trace    Only this trace_id (default: every trace).
+-- @param  pid      Only paths written by a command of the processes of this
+--                  pid and their descendants (default: the whole build); the
+--                  row still names the build's last writer and counts all.
 -- @param  under    Only paths in this directory tree (default: all).
 -- @column path     The path (TEXT, or BLOB when not UTF-8).
 -- @column role     `output` or `intermediate`.
@@ -19,4 +22,10 @@ LEFT JOIN process AS p ON p.process_id = e.process_id
 WHERE f.role IN ('output', 'intermediate') AND (:trace IS NULL OR f.trace_id = :trace)
   AND (:under IS NULL OR pa.path = rtrim(:under, '/')
        OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
+  AND (:pid IS NULL OR EXISTS (
+        SELECT 1
+        FROM build_access AS a
+        WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'write'
+          AND a.process_id IN (SELECT process_id FROM _scope
+                               WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
 ORDER BY CAST(pa.path AS BLOB), f.trace_id;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use rusqlite::Connection;
 
 use kt2sql::build::deps::absolute;
-use kt2sql::report::{self, depfile, deps, Cell, Format as Rows, Scope};
+use kt2sql::report::{self, depfile, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
 use super::args::{
@@ -42,6 +42,8 @@ pub struct OutputsArgs {
     #[command(flatten)]
     pub trace: Trace,
     #[command(flatten)]
+    pub subtree: Subtree,
+    #[command(flatten)]
     pub under: Under,
     #[command(flatten)]
     pub format: FormatArg<RowFormats>,
@@ -54,6 +56,8 @@ pub struct LintArgs {
     pub db: Db,
     #[command(flatten)]
     pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
     /// A directory the build may read in (repeatable): every path read
     /// outside them is a `read-outside` hazard (a relative DIR is taken
     /// from the directory the trace started in, -d at import). Without it,
@@ -112,25 +116,26 @@ pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql outputs`.
 pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
+    // -p: the paths a command of the subtree wrote (the row still names
+    // the build's last writer).
     let conn = report::open(&a.db.path)?;
-    check_trace(&conn, &a.db, a.trace)?;
+    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
     let params = vec![
+        ("pid", a.subtree.pid.map(Cell::Int)),
         ("under", under(&conn, &a.db, a.trace, a.under)?),
         ("trace", a.trace.id.map(Cell::Int)),
     ];
     let code = run(&a.db.path, "outputs", params, rows(a.format))?;
-    let scope = Scope {
-        trace: a.trace.id,
-        pid: None,
-    };
     notes::relative_left_out(&conn, &a.db.path, scope)?;
     Ok(code)
 }
 
 /// Run `kt2sql lint`.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
+    // -p: the hazards a command of the subtree is in, either side, and
+    // what the subtree itself read outside.
     let conn = report::open(&a.db.path)?;
-    check_trace(&conn, &a.db, a.trace)?;
+    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
     let allow = match a.allow.is_empty() {
         true => None,
         false => {
@@ -139,12 +144,12 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         }
     };
     let checks_outside = allow.is_some();
-    let params = vec![("trace", a.trace.id.map(Cell::Int)), ("allow", allow)];
+    let params = vec![
+        ("trace", a.trace.id.map(Cell::Int)),
+        ("pid", a.subtree.pid.map(Cell::Int)),
+        ("allow", allow),
+    ];
     let code = run(&a.db.path, "lint", params, rows(a.format))?;
-    let scope = Scope {
-        trace: a.trace.id,
-        pid: None,
-    };
     notes::relative_left_out(&conn, &a.db.path, scope)?;
     if !checks_outside {
         notes::read_outside_unchecked(&conn, a.trace.id)?;
@@ -252,6 +257,8 @@ pub struct GraphArgs {
     pub db: Db,
     #[command(flatten)]
     pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
     /// Only commands: one edge per producer -> consumer pair (build_dep),
     /// labelled with the number of paths.
     #[arg(long)]
@@ -271,11 +278,12 @@ impl Formats for GraphFormats {
 /// Run `kt2sql graph`.
 pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     let db = report::open(&a.db.path)?;
-    // As `files --trace`: an unknown trace is an error, not an empty graph.
-    check_trace(&db, &a.db, a.trace)?;
+    // As `files --trace` and `-p`: an unknown trace or pid is an error,
+    // not an empty graph.
+    let scope = scope(&db, &a.db, a.trace, a.subtree)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    report::graph::write_dot(&db, a.trace.id, a.commands, &mut out)?;
+    report::graph::write_dot(&db, scope, a.commands, &mut out)?;
     std::io::Write::flush(&mut out)?;
     Ok(ExitCode::SUCCESS)
 }

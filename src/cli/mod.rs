@@ -9,6 +9,7 @@ mod compile;
 mod dump;
 mod hint;
 mod import;
+mod manual;
 mod notes;
 mod report;
 mod shell;

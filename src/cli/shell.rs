@@ -7,8 +7,10 @@ use std::process::ExitCode;
 
 use clap::CommandFactory;
 use clap_complete::Shell;
+use clap_mangen::Man;
 
 use super::anyhow_lite::Result;
+use super::manual;
 use super::report::emit;
 use super::Cli;
 
@@ -38,16 +40,44 @@ pub fn run_completions(args: CompletionsArgs) -> Result<ExitCode> {
     })
 }
 
-/// Print kt2sql(1), or write every page into `--dir`.
+/// Print kt2sql(1), or write every page into `--dir`: clap_mangen's
+/// rendering of each command, then the sections of [`manual`].
 pub fn run_man(args: ManArgs) -> Result<ExitCode> {
-    let cmd = Cli::command();
+    let mut cmd = Cli::command().disable_help_subcommand(true);
+    cmd.build();
+    let subs: Vec<clap::Command> = cmd
+        .get_subcommands()
+        .filter(|s| !s.is_hide_set())
+        .cloned()
+        .collect();
+    let names: Vec<String> = subs
+        .iter()
+        .map(|s| Man::new(s.clone()).get_filename())
+        .collect();
+    let names: Vec<String> = names
+        .iter()
+        .map(|n| n.trim_end_matches(".1").to_string())
+        .collect();
+    let page = |c: clap::Command, name: &str, out: &mut dyn std::io::Write| {
+        Man::new(c).render(out)?;
+        manual::write_sections(out, name, &names)
+    };
     match args.dir {
         Some(dir) => {
+            let write = |c: clap::Command, name: &str| -> std::io::Result<()> {
+                let mut f = std::fs::File::create(dir.join(format!("{name}.1")))?;
+                page(c, name, &mut f)
+            };
             std::fs::create_dir_all(&dir)
-                .and_then(|()| clap_mangen::generate_to(cmd, &dir))
+                .and_then(|()| {
+                    for (s, name) in subs.iter().zip(&names) {
+                        write(s.clone(), name)?;
+                    }
+                    write(cmd.clone(), "kt2sql")
+                })
                 .map_err(|e| format!("{}: {e}", dir.display()))?;
             Ok(ExitCode::SUCCESS)
         }
-        None => emit(|out| clap_mangen::Man::new(cmd).render(out)),
+        None => emit(|out| page(cmd.clone(), "kt2sql", out)),
     }
 }

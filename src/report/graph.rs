@@ -34,16 +34,18 @@ fn label(c: &Cell) -> String {
 /// Edge rows in flight between the edges' thread and the writer.
 const EDGES_IN_FLIGHT: usize = 4096;
 
-/// Write the digraph of trace `trace` (every trace when `None`); with
-/// `commands`, command -> command edges only.
+/// Write the digraph of `scope` (every trace and process when empty):
+/// with a pid, the commands of that subtree, their paths and the edges
+/// between them; with `commands`, command -> command edges only.
 pub fn write_dot(
     db: &Database,
-    trace: Option<i64>,
+    scope: super::Scope,
     commands: bool,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let params = [
-        ("trace", super::opt_int(trace)),
+        ("trace", super::opt_int(scope.trace)),
+        ("pid", super::opt_int(scope.pid)),
         ("commands", Cell::Int(commands as i64)),
     ];
     let (path, edge_params) = (&db.path, &params);

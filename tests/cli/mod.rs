@@ -527,6 +527,48 @@ fn completions_and_manual_pages_come_from_the_clap_definitions() {
     assert!(dir.path().join("kt2sql-completions.1").exists());
 }
 
+/// Every manual page has EXIT STATUS, EXAMPLES (at least one) and SEE
+/// ALSO, and kt2sql-lint(1) says what each hazard kind means.
+#[test]
+fn every_manual_page_has_exit_status_examples_and_see_also() {
+    let dir = tempfile::tempdir().unwrap();
+    kt2sql(dir.path())
+        .args(["man", "--dir", "."])
+        .assert()
+        .success();
+    let mut pages = 0;
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let page = std::fs::read_to_string(&path).unwrap();
+        let name = path.display();
+        for section in [
+            ".SH \"EXIT STATUS\"",
+            ".SH EXAMPLES\n.PP\n",
+            ".SH \"SEE ALSO\"",
+        ] {
+            assert!(page.contains(section), "{name}: no {section}");
+        }
+        assert!(
+            page.contains("kt2sql(1)") || page.contains("kt2sql-lint(1)"),
+            "{name}"
+        );
+        pages += 1;
+    }
+    assert!(pages > 10, "{pages} pages");
+    let lint = std::fs::read_to_string(dir.path().join("kt2sql-lint.1")).unwrap();
+    let hazards = lint.split(".SH HAZARDS").nth(1).expect("a HAZARDS section");
+    for kind in [
+        "double-write",
+        "race",
+        "used-then-changed",
+        "ghost-later-created",
+        "read-outside",
+    ] {
+        let entry = format!(".TP\n\\fB{kind}\\fR\n");
+        assert!(hazards.contains(&entry), "kt2sql-lint(1) explains {kind}");
+    }
+}
+
 /// One `--format` vocabulary: `text` for people everywhere, `table` still
 /// taken (hidden) for it, each command refusing a format it has not with
 /// the list of those it takes.

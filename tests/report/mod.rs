@@ -11,6 +11,7 @@ mod golden;
 mod graph;
 mod lint_allow;
 mod safety;
+mod scope;
 mod shell;
 mod sql;
 pub mod summaries;
@@ -337,7 +338,7 @@ fn every_pid_scope_comes_from_the_scope_view() {
         assert!(!q.sql.contains("process_descendant"), "{}", q.file);
         scoped += 1;
     }
-    assert_eq!(scoped, 15);
+    assert_eq!(scoped, 19);
 }
 
 /// `process_descendant` is the transitive closure of `process.parent_id`

@@ -192,6 +192,8 @@ fn compare_all(db: &Path, pid: i64) {
             &[("trace", "1")],
         ),
         (&["lint"], "lint.sql", &[]),
+        (&["outputs", "-p", &p], "outputs.sql", &[("pid", &p)]),
+        (&["lint", "-p", &p], "lint.sql", &[("pid", &p)]),
     ];
     for (args, file, params) in cases {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();

@@ -1,0 +1,163 @@
+//! `-p PID` on `outputs`, `lint` and `graph` against a composed build:
+//! the pid of the only root gives what no `-p` gives, and a leaf command
+//! gives only its own writes, the hazards it is in and its own nodes.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::{composed, kt2sql};
+
+/// stdout of `kt2sql ARGS DB --format csv` (graph: DOT), which succeeds.
+fn out(db: &Path, args: &[&str]) -> String {
+    let mut cmd = kt2sql();
+    cmd.args(args).arg(db);
+    if args[0] != "graph" {
+        cmd.args(["--format", "csv"]);
+    }
+    let o = cmd.output().unwrap();
+    assert!(o.status.success(), "kt2sql {args:?}: {o:?}");
+    String::from_utf8(o.stdout).unwrap()
+}
+
+/// The CSV rows (after the header) as lines, as a set.
+fn rows(text: &str) -> BTreeSet<String> {
+    text.lines().skip(1).map(String::from).collect()
+}
+
+/// The column `i` of every CSV row (no field holds a comma here).
+fn column(text: &str, i: usize) -> BTreeSet<String> {
+    let rows = text.lines().skip(1);
+    rows.map(|l| l.split(',').nth(i).unwrap().to_string())
+        .collect()
+}
+
+/// Strings the query returns, one per row.
+fn strings(conn: &Connection, sql: &str, pid: i64) -> BTreeSet<String> {
+    let mut st = conn.prepare(sql).unwrap();
+    let rows = st.query_map([pid], |r| r.get::<_, String>(0)).unwrap();
+    rows.map(Result::unwrap).collect()
+}
+
+#[test]
+fn pid_scopes_outputs_lint_and_graph() {
+    crate::require_shared!(python);
+    let im = composed("openbsd-amd64", 7, &["--faithful", "--hazards"]);
+    let db = &im.db;
+    let conn = Connection::open(db).unwrap();
+    let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        one("SELECT count(*) FROM process WHERE parent_id IS NULL"),
+        1
+    );
+    let root = one("SELECT pid FROM process WHERE parent_id IS NULL");
+    let root = root.to_string();
+    for cmd in [
+        &["outputs"][..],
+        &["lint"],
+        &["graph"],
+        &["graph", "--commands"],
+    ] {
+        let all = out(db, cmd);
+        let scoped = out(db, &[cmd, &["-p", &root]].concat());
+        assert_eq!(scoped, all, "{cmd:?} -p {root} (the root)");
+    }
+
+    // A leaf (no children, one lifetime of its pid) that wrote an output.
+    let outputs = out(db, &["outputs"]);
+    let leaf: i64 = conn
+        .query_row(
+            "SELECT p.pid FROM process AS p
+             JOIN build_access AS a ON a.process_id = p.process_id AND a.effect = 'write'
+             WHERE NOT EXISTS (SELECT 1 FROM process AS c WHERE c.parent_id = p.process_id)
+               AND (SELECT count(*) FROM process AS q WHERE q.pid = p.pid) = 1
+             GROUP BY p.pid ORDER BY count(DISTINCT a.path_id) DESC, p.pid LIMIT 1",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let pid = leaf.to_string();
+    let wrote = strings(
+        &conn,
+        "SELECT DISTINCT pa.path FROM build_access AS a JOIN path AS pa USING (path_id)
+         JOIN process AS p USING (process_id) WHERE p.pid = ?1 AND a.effect = 'write'",
+        leaf,
+    );
+    let got = out(db, &["outputs", "-p", &pid]);
+    let want: BTreeSet<String> = column(&outputs, 0).intersection(&wrote).cloned().collect();
+    assert!(!want.is_empty(), "leaf {pid} left an output");
+    assert_eq!(column(&got, 0), want, "outputs -p {pid}: its writes");
+    assert!(
+        rows(&got).is_subset(&rows(&outputs)),
+        "outputs -p {pid}: same rows"
+    );
+
+    // lint -p: the hazards of the whole build the leaf is in, either side
+    // (read-outside: what the leaf itself read outside).
+    let lint = out(db, &["lint"]);
+    let got = out(db, &["lint", "-p", &pid]);
+    let name = one(&format!("SELECT count(*) FROM process WHERE pid = {leaf}"));
+    assert_eq!(name, 1);
+    let who = |l: &str| {
+        let f: Vec<&str> = l.split(',').collect();
+        f[2].ends_with(&format!(" [{pid}]")) || f[3].ends_with(&format!(" [{pid}]"))
+    };
+    let hazards = |t: &str| -> BTreeSet<String> {
+        rows(t)
+            .into_iter()
+            .filter(|l| !l.starts_with("read-outside,"))
+            .collect()
+    };
+    let want: BTreeSet<String> = hazards(&lint).into_iter().filter(|l| who(l)).collect();
+    assert_eq!(hazards(&got), want, "lint -p {pid}");
+    for l in rows(&got).iter().filter(|l| l.starts_with("read-outside,")) {
+        assert!(who(l), "lint -p {pid}: {l}");
+    }
+
+    // graph -p: only the leaf's commands, and the paths it read or wrote.
+    let dot = out(db, &["graph", "-p", &pid]);
+    let commands: BTreeSet<&str> = dot
+        .lines()
+        .filter(|l| l.contains("shape=box"))
+        .map(|l| l.trim().split(' ').next().unwrap())
+        .collect();
+    let want = strings(
+        &conn,
+        "SELECT 'c' || e.exec_id FROM exec AS e JOIN process AS p USING (process_id)
+         WHERE p.pid = ?1 AND e.success = 1",
+        leaf,
+    );
+    assert_eq!(
+        commands
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<BTreeSet<_>>(),
+        want,
+        "graph -p {pid}: its commands"
+    );
+    let files = dot.lines().filter(|l| l.contains("shape=ellipse")).count();
+    let touched = one(&format!(
+        "SELECT count(DISTINCT a.path_id) FROM build_access AS a JOIN process AS p USING (process_id)
+         WHERE p.pid = {leaf} AND a.effect IN ('read', 'write')"
+    ));
+    assert_eq!(files as i64, touched, "graph -p {pid}: its files");
+    for l in dot.lines().filter(|l| l.contains(" -> ")) {
+        let ends = l.trim().trim_end_matches(';');
+        let ends: Vec<&str> = ends.split(' ').collect();
+        assert!(
+            want.contains(ends[0]) || want.contains(ends[2]),
+            "graph -p {pid}: {l}"
+        );
+    }
+
+    // An unknown pid is an error, as for inputs.
+    for cmd in ["outputs", "lint", "graph"] {
+        let o = kt2sql()
+            .args([cmd, "-p", "999999"])
+            .arg(db)
+            .output()
+            .unwrap();
+        assert!(!o.status.success(), "{cmd} -p 999999");
+    }
+}
