@@ -60,9 +60,9 @@ pub fn default_to_import(mut args: Vec<OsString>) -> Result<Vec<OsString>, Strin
     Ok(args)
 }
 
-/// The command name `word` is a mistyping of: at most two edits away
+/// The name (of a command, query or schema object) `word` is a mistyping of: at most two edits away
 /// (one for words of three letters or fewer), the nearest first.
-fn closest<'a>(word: &str, names: &'a [String]) -> Option<&'a str> {
+pub(super) fn closest<'a>(word: &str, names: &'a [String]) -> Option<&'a str> {
     let limit = if word.chars().count() <= 3 { 1 } else { 2 };
     names
         .iter()

@@ -10,6 +10,7 @@ use kt2sql::report::{self, Cell, Format, Render};
 
 use super::anyhow_lite::Result;
 use super::args::{Db, FormatArg, RowFormats, DB_HELP};
+use super::argv::closest;
 use super::report::emit;
 
 /// `kt2sql sql`.
@@ -33,10 +34,10 @@ pub struct SqlArgs {
 /// `kt2sql query`.
 #[derive(Debug, clap::Args)]
 pub struct QueryArgs {
-    #[arg(value_name = "DB", required_unless_present = "list", help = DB_HELP)]
+    #[arg(value_name = "DB", required_unless_present_any = ["list", "show"], help = DB_HELP)]
     pub db: Option<PathBuf>,
     /// The query: a file stem of queries/*.sql, e.g. slow-calls.
-    #[arg(value_name = "NAME", required_unless_present = "list")]
+    #[arg(value_name = "NAME", required_unless_present_any = ["list", "show"])]
     pub name: Option<String>,
     /// Bind a named parameter: NAME=VALUE (repeatable); the query's header
     /// says which it takes (--list).
@@ -48,6 +49,9 @@ pub struct QueryArgs {
     /// if given, is not read).
     #[arg(long, conflicts_with = "name")]
     pub list: bool,
+    /// Print the SQL of the query NAME instead (no DB is read).
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["name", "list", "db"])]
+    pub show: Option<String>,
 }
 
 /// `kt2sql schema`.
@@ -56,6 +60,9 @@ pub struct SchemaArgs {
     /// Only the table, view or index of this name.
     #[arg(value_name = "NAME")]
     pub name: Option<String>,
+    /// List the tables and views instead, one a line with its kind.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
 }
 
 fn param(s: &str) -> std::result::Result<(String, Cell), String> {
@@ -142,16 +149,14 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
     if args.list {
         return emit(list);
     }
+    if let Some(name) = args.show {
+        let q = query(&name)?;
+        return emit(|out| out.write_all(q.sql.as_bytes()));
+    }
     let (Some(db), Some(name)) = (args.db, args.name) else {
-        return Err("give DB and NAME, or --list".into());
+        return Err("give DB and NAME, or --list, or --show NAME".into());
     };
-    let Some(q) = report::query(&name) else {
-        let names: Vec<String> = report::queries()
-            .iter()
-            .map(|q| q.name.replace('_', "-"))
-            .collect();
-        return Err(format!("no query called {name:?}; there are {}", names.join(", ")).into());
-    };
+    let q = query(&name)?;
     once(&args.params)?;
     // A required parameter left out would bind NULL and match nothing.
     if let Some((k, text)) = q
@@ -166,6 +171,24 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
     }
     let context = format!("running queries/{}", q.file);
     print(&db, q.sql, &args.params, &context, rows(args.format))
+}
+
+/// The canned query called `name`, or an error naming the nearest.
+fn query(name: &str) -> Result<report::Query> {
+    report::query(name).ok_or_else(|| {
+        let names: Vec<String> = report::queries()
+            .iter()
+            .map(|q| q.name.replace('_', "-"))
+            .collect();
+        let near = closest(&name.replace('_', "-"), &names)
+            .map(|n| format!("did you mean {n}? "))
+            .unwrap_or_default();
+        format!(
+            "no query called {name:?}; {near}there are {}",
+            names.join(", ")
+        )
+        .into()
+    })
 }
 
 /// `query --list`: name, description, parameters and columns of each.
@@ -187,11 +210,24 @@ fn list(out: &mut dyn Write) -> std::io::Result<()> {
 
 /// Run `kt2sql schema`.
 pub fn run_schema(args: SchemaArgs) -> Result<ExitCode> {
+    if args.list {
+        return emit(|out| {
+            for (kind, name) in report::schema_objects() {
+                writeln!(out, "{name}\t{kind}")?;
+            }
+            Ok(())
+        });
+    }
     let text = report::schema_text(args.name.as_deref()).ok_or_else(|| {
-        format!(
-            "no table, view or index called {:?} in the schema",
-            args.name.unwrap_or_default()
-        )
+        let name = args.name.unwrap_or_default();
+        let names: Vec<String> = report::schema_objects()
+            .into_iter()
+            .map(|(_, n)| n.to_string())
+            .collect();
+        let near = closest(&name, &names)
+            .map(|n| format!("; did you mean {n}?"))
+            .unwrap_or_default();
+        format!("no table, view or index called {name:?} in the schema{near} (schema --list lists the tables and views)")
     })?;
     emit(|out| out.write_all(text.as_bytes()))
 }

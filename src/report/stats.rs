@@ -2,13 +2,21 @@
 //! `build_time.sql`, `issues.sql`, `process_top.sql`, `critical_path.sql`
 //! and `syscall_top.sql`: each trace's identity, time span and counts, its
 //! wall time, summed process time and parallelism, the import issues, the
-//! busiest processes, each trace's critical path, and a syscall histogram
-//! drawn with bars in the DTrace `quantize` / ktap `histogram()` style.
+//! busiest processes, a summary of each trace's critical path, and a
+//! syscall histogram drawn with bars in the DTrace `quantize` / ktap
+//! `histogram()` style.
+//!
+//! The critical path of a big build has a step per command (tens of
+//! thousands), so stats only summarises it: its length and times, its
+//! first and last steps and the `top` longest by own time. The whole path
+//! is `kt2sql query DB critical-path`.
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
-//!   "critical_path":[…],"syscalls":[…]}`, each an array of row objects
-//!   with the columns of its query (`critical_path`: every trace's steps).
+//!   "critical_path":[…],"critical_path_steps":[…],"syscalls":[…]}`, each
+//!   an array of row objects with the columns of its query;
+//!   `critical_path` has one row per trace (`trace_id,steps,total,own,wait`)
+//!   and `critical_path_steps` the steps shown, in step order.
 //! * csv: the histogram, i.e. the rows of syscall_top.sql
 //!   (`syscall,calls,failed,total_dur,max_dur`); the other parts are
 //!   `kt2sql query DB traces|issues|process-top --format csv`.
@@ -30,14 +38,20 @@ pub struct Stats {
     pub traces: ResultSet,
     /// Rows of build_time.sql.
     pub build: ResultSet,
-    /// Rows of critical_path.sql, one trace after another.
+    /// One row per trace's critical path: `trace_id`, `steps` (its
+    /// length), `total` (own + wait), `own` and `wait` (ns, summed).
     pub critical: ResultSet,
+    /// The steps of critical_path.sql shown, one trace after another in
+    /// step order: the first, the `top` longest by own time, the last.
+    pub critical_steps: ResultSet,
     /// Rows of issues.sql.
     pub issues: ResultSet,
     /// Rows of process_top.sql.
     pub processes: ResultSet,
     /// Rows of syscall_top.sql, the `top` most frequent.
     pub syscalls: ResultSet,
+    /// How many of the longest steps `critical_steps` holds per trace.
+    pub longest: usize,
     /// Syscall names left out of `syscalls` by `top`.
     pub syscalls_more: usize,
     /// Calls of every syscall, those left out included (the bars' 100 %).
@@ -59,17 +73,49 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
     let syscalls_more = syscalls.rows.len().saturating_sub(keep);
     syscalls.rows.truncate(keep);
     let build = run(conn, "build_time", &t)?;
-    let mut critical = ResultSet::default();
+    let mut critical = ResultSet {
+        columns: ["trace_id", "steps", "total", "own", "wait"]
+            .map(String::from)
+            .to_vec(),
+        rows: Vec::new(),
+    };
+    let mut critical_steps = ResultSet::default();
     for r in &build.rows {
-        let one = [("trace", r[build.col("trace_id")].clone())];
-        let path = run(conn, "critical_path", &one)?;
-        critical.columns = path.columns;
-        critical.rows.extend(path.rows);
+        let id = r[build.col("trace_id")].clone();
+        let path = run(conn, "critical_path", &[("trace", id.clone())])?;
+        let (own, wait) = (path.col("dur"), path.col("wait"));
+        let n = |r: &Vec<Cell>, c: usize| r[c].int().unwrap_or(0);
+        let (o, w) = path
+            .rows
+            .iter()
+            .fold((0, 0), |(o, w), r| (o + n(r, own), w + n(r, wait)));
+        critical.rows.push(vec![
+            id,
+            Cell::Int(path.rows.len() as i64),
+            Cell::Int(o + w),
+            Cell::Int(o),
+            Cell::Int(w),
+        ]);
+        // The longest by own time, the earlier step first on a tie.
+        let mut order: Vec<usize> = (0..path.rows.len()).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(n(&path.rows[i], own)), i));
+        let mut shown: Vec<usize> = order.into_iter().take(keep).collect();
+        shown.extend([0, path.rows.len().saturating_sub(1)]);
+        shown.sort_unstable();
+        shown.dedup();
+        critical_steps.columns = path.columns;
+        let mut rows = path.rows;
+        let len = rows.len();
+        for i in shown.into_iter().filter(|&i| i < len) {
+            critical_steps.rows.push(std::mem::take(&mut rows[i]));
+        }
     }
     Ok(Stats {
         traces: run(conn, "traces", &t)?,
         build,
         critical,
+        critical_steps,
+        longest: keep,
         issues: run(conn, "issues", &t)?,
         processes: run(
             conn,
@@ -162,53 +208,68 @@ impl Stats {
         )
     }
 
-    /// Each trace's critical path: one line per step.
+    /// Each trace's critical path: its length and times, then the steps
+    /// shown, with a `…` line for each run of steps left out.
     fn write_critical(&self, out: &mut dyn Write) -> io::Result<()> {
-        let t = &self.critical;
-        let mut trace = None;
-        for (i, r) in t.rows.iter().enumerate() {
-            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
-            if trace != Some(n("trace_id")) {
-                trace = Some(n("trace_id"));
-                let mine = t.rows[i..]
-                    .iter()
-                    .take_while(|x| x[t.col("trace_id")].int() == trace);
-                let (own, wait) = mine.fold((0, 0), |(o, w), x| {
-                    let m = |c: &str| x[t.col(c)].int().unwrap_or(0);
-                    (o + m("dur"), w + m("wait"))
-                });
-                writeln!(
-                    out,
-                    "Critical path of trace {}: {} ({} in commands, {} waiting):",
-                    n("trace_id"),
-                    duration(own + wait),
-                    duration(own),
-                    duration(wait)
-                )?;
-                writeln!(
-                    out,
-                    "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  command",
-                    "step", "start", "own", "wait", "via", "pid"
-                )?;
+        let (s, t) = (&self.critical, &self.critical_steps);
+        for r in &s.rows {
+            let n = |c: &str| r[s.col(c)].int().unwrap_or(0);
+            let trace = n("trace_id");
+            let steps = n("steps");
+            let mine: Vec<&Vec<Cell>> = t
+                .rows
+                .iter()
+                .filter(|x| x[t.col("trace_id")].int() == Some(trace))
+                .collect();
+            let st = if steps == 1 { "" } else { "s" };
+            writeln!(
+                out,
+                "Critical path of trace {trace}: {} ({} in commands, {} waiting), {steps} step{st}:",
+                duration(n("total")),
+                duration(n("own")),
+                duration(n("wait"))
+            )?;
+            if mine.is_empty() {
+                writeln!(out)?;
+                continue;
             }
+            writeln!(
+                out,
+                "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  command",
+                "step", "start", "own", "wait", "via", "pid"
+            )?;
             let first = self.build.rows.iter().find_map(|b| {
-                (b[self.build.col("trace_id")].int() == trace)
+                (b[self.build.col("trace_id")].int() == Some(trace))
                     .then(|| b[self.build.col("start_ts")].int())
                     .flatten()
             });
-            writeln!(
-                out,
-                "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  {}",
-                n("step"),
-                format!("+{}", duration(n("start_ts") - first.unwrap_or(0))),
-                duration(n("dur")),
-                duration(n("wait")),
-                r[t.col("via")].display(),
-                n("pid"),
-                r[t.col("comm")].display()
-            )?;
-        }
-        if trace.is_some() {
+            let mut next = 1;
+            for x in &mine {
+                let m = |c: &str| x[t.col(c)].int().unwrap_or(0);
+                if m("step") > next {
+                    gap(out, m("step") - next)?;
+                }
+                next = m("step") + 1;
+                writeln!(
+                    out,
+                    "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  {}",
+                    m("step"),
+                    format!("+{}", duration(m("start_ts") - first.unwrap_or(0))),
+                    duration(m("dur")),
+                    duration(m("wait")),
+                    x[t.col("via")].display(),
+                    m("pid"),
+                    x[t.col("comm")].display()
+                )?;
+            }
+            if mine.len() < usize::try_from(steps).unwrap_or(0) {
+                writeln!(
+                    out,
+                    "    (the first, the last and the {} longest by own time of {steps} steps; \
+                     the whole path: kt2sql query DB critical-path --param trace={trace})",
+                    self.longest,
+                )?;
+            }
             writeln!(out)?;
         }
         Ok(())
@@ -292,7 +353,7 @@ impl Stats {
         Ok(())
     }
 
-    /// One JSON object holding the six tables.
+    /// One JSON object holding the seven tables.
     pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
         let parts = [
             ("traces", &self.traces),
@@ -300,6 +361,7 @@ impl Stats {
             ("issues", &self.issues),
             ("processes", &self.processes),
             ("critical_path", &self.critical),
+            ("critical_path_steps", &self.critical_steps),
             ("syscalls", &self.syscalls),
         ];
         for (i, (k, t)) in parts.iter().enumerate() {
@@ -318,6 +380,12 @@ impl Stats {
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
         self.syscalls.write_csv(out)
     }
+}
+
+/// The line standing for `n` steps of a critical path left out.
+fn gap(out: &mut dyn Write, n: i64) -> io::Result<()> {
+    let s = if n == 1 { "" } else { "s" };
+    writeln!(out, "    {:>4}  ({n} step{s})", "…")
 }
 
 /// `2025-11-21 04:40:00.000007431` (UTC) for ns since the epoch.

@@ -183,3 +183,61 @@ fn sql_streams_rows_and_ends_quietly_on_a_closed_pipe() {
         assert_eq!(head[2], third, "{format}: {head:?}");
     }
 }
+
+/// `query --show NAME` prints the embedded SQL of a canned query (no
+/// queries/ directory is installed), without a database.
+#[test]
+fn query_show_prints_the_embedded_sql() {
+    for q in kt2sql::report::queries() {
+        let name = q.name.replace('_', "-");
+        let o = kt2sql().args(["query", "--show", &name]).output().unwrap();
+        assert!(o.status.success(), "{name}: {o:?}");
+        assert_eq!(String::from_utf8(o.stdout).unwrap(), q.sql, "{name}");
+    }
+    let o = kt2sql()
+        .args(["query", "--show", "slow-cals"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did you mean slow-calls?"), "{err}");
+}
+
+/// An unknown query name run on a database gets the nearest name.
+#[test]
+fn an_unknown_query_gets_a_suggestion() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = example_db(dir.path());
+    let (code, out, err) = run(&db, &["query", "critical_path_"]);
+    assert_eq!(code, Some(2), "{out}");
+    assert!(err.contains("did you mean critical-path?"), "{err}");
+    let (code, _, err) = run(&db, &["query", "zzzzzz"]);
+    assert_eq!(code, Some(2));
+    assert!(!err.contains("did you mean"), "nothing near: {err}");
+}
+
+/// `schema --list`: every table and view, one a line with its kind, each
+/// of which `schema NAME` prints; a mistyped name gets the nearest.
+#[test]
+fn schema_lists_its_tables_and_views_and_suggests_a_name() {
+    let o = kt2sql().args(["schema", "--list"]).output().unwrap();
+    assert!(o.status.success(), "{o:?}");
+    let text = String::from_utf8(o.stdout).unwrap();
+    let rows: Vec<(&str, &str)> = text
+        .lines()
+        .map(|l| l.split_once('\t').expect("NAME<TAB>KIND"))
+        .collect();
+    assert!(rows.contains(&("trace", "table")), "{text}");
+    assert!(rows.contains(&("call_detail", "view")), "{text}");
+    for (name, kind) in &rows {
+        assert!(["table", "view"].contains(kind), "{name} {kind}");
+        let o = kt2sql().args(["schema", name]).output().unwrap();
+        let sql = String::from_utf8(o.stdout).unwrap();
+        let create = format!("CREATE {}", kind.to_uppercase());
+        assert!(o.status.success() && sql.contains(&create), "{name}: {sql}");
+    }
+    let o = kt2sql().args(["schema", "call_detal"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("did you mean call_detail?"), "{err}");
+}

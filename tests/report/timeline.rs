@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use super::{composed, kt2sql};
 use crate::util::{self, COMPOSE_DIALECTS};
-use kt2sql::report::{self, timeline, Scope};
+use kt2sql::report::{self, stats, timeline, Scope};
 
 /// The truth's commands as the written records show them.
 pub(super) fn commands(t: &Value) -> &Vec<Value> {
@@ -868,38 +868,96 @@ fn the_binary_writes_calls_subtrees_and_files() {
 }
 
 #[test]
-fn stats_prints_the_build_time_and_critical_path() {
+fn stats_summarises_the_critical_path_within_top() {
     crate::require_shared!(python);
     let im = composed("netbsd-v2-amd64", 4, &["--faithful"]);
-    let o = kt2sql().arg("stats").arg(&im.db).output().unwrap();
-    let text = String::from_utf8(o.stdout).unwrap();
     let conn = report::open(&im.db).unwrap();
     let steps = timeline::critical_path(&conn, Scope::default(), &[1]).unwrap();
+    let full = report::run(&conn, "critical_path", &[("trace", report::Cell::Int(1))]).unwrap();
+    assert_eq!(full.rows.len(), steps.len());
+    assert!(steps.len() > 4, "a path longer than --top 2 and its ends");
+    let own: i64 = full
+        .rows
+        .iter()
+        .map(|r| r[full.col("dur")].int().unwrap())
+        .sum();
+    let wait: i64 = full
+        .rows
+        .iter()
+        .map(|r| r[full.col("wait")].int().unwrap())
+        .sum();
+    let o = kt2sql()
+        .arg("stats")
+        .arg(&im.db)
+        .args(["--top", "2"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains("    build      "), "{text}");
-    assert!(text.contains("Critical path of trace 1: "), "{text}");
-    let lines = text
+    let head = format!("Critical path of trace 1: {} ", stats::duration(own + wait));
+    assert!(text.contains(&head), "{text}");
+    assert!(
+        text.contains(&format!(", {} steps:", steps.len())),
+        "{text}"
+    );
+    assert!(
+        text.contains("kt2sql query DB critical-path --param trace=1"),
+        "{text}"
+    );
+    let section: Vec<&str> = text
         .lines()
         .skip_while(|l| !l.starts_with("Critical path"))
         .skip(2)
         .take_while(|l| !l.is_empty())
+        .collect();
+    let shown = section
+        .iter()
+        .filter(|l| !l.trim_start().starts_with(['…', '(']))
         .count();
-    assert_eq!(lines, steps.len());
+    assert!(
+        shown <= 4,
+        "--top 2 longest, the first and the last: {text}"
+    );
     let o = kt2sql()
         .arg("stats")
         .arg(&im.db)
-        .args(["--format", "json"])
+        .args(["--top", "2", "--format", "json"])
         .output()
         .unwrap();
     let v: Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(v["critical_path"].as_array().unwrap().len(), steps.len());
+    let c = &v["critical_path"][0];
+    assert_eq!(c["steps"].as_i64().unwrap(), steps.len() as i64);
+    assert_eq!(c["own"].as_i64().unwrap(), own);
+    assert_eq!(c["wait"].as_i64().unwrap(), wait);
     let b = &v["build"][0];
-    let wall = b["wall"].as_i64().unwrap();
-    let sum: i64 = v["critical_path"]
+    assert_eq!(
+        c["total"].as_i64().unwrap(),
+        b["wall"].as_i64().unwrap(),
+        "the path spans the wall time"
+    );
+    assert!(b["peak_parallel"].as_i64().unwrap() >= 1);
+    let got: Vec<i64> = v["critical_path_steps"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["dur"].as_i64().unwrap() + s["wait"].as_i64().unwrap())
-        .sum();
-    assert_eq!(sum, wall, "the path spans the wall time");
-    assert!(b["peak_parallel"].as_i64().unwrap() >= 1);
+        .map(|s| s["step"].as_i64().unwrap())
+        .collect();
+    // The first, the two longest by own time (earlier first on a tie), the last.
+    let mut by_own: Vec<(i64, i64)> = full
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                -r[full.col("dur")].int().unwrap(),
+                r[full.col("step")].int().unwrap(),
+            )
+        })
+        .collect();
+    by_own.sort();
+    let mut want: Vec<i64> = by_own.iter().take(2).map(|x| x.1).collect();
+    want.extend([1, steps.len() as i64]);
+    want.sort();
+    want.dedup();
+    assert_eq!(got, want);
+    assert_eq!(shown, want.len());
 }

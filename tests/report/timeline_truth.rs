@@ -410,8 +410,24 @@ fn stats_and_the_critical_slices_are_what_the_truth_implies() {
         let text = String::from_utf8(o.stdout).unwrap();
         let line = format!("processes; parallelism {avg} average, {peak} peak",);
         assert!(text.contains(&line), "{ctx}: {line} in {text}");
-        // The JSON's critical slices are the stats' path, step by step,
-        // and span the wall time.
+        // The JSON's critical slices are the full path of `query
+        // critical-path`, step by step, and span the wall time; stats
+        // summarises that path.
+        let o = kt2sql()
+            .args(["query"])
+            .arg(&im.db)
+            .args(["critical-path", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{ctx}: {o:?}");
+        let path: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let c = &st["critical_path"][0];
+        assert_eq!(
+            c["steps"].as_u64(),
+            Some(path.as_array().unwrap().len() as u64),
+            "{ctx}: path length"
+        );
+        assert_eq!(c["total"].as_i64(), Some(wall), "{ctx}: path time");
         let v = chrome(&im.db, &timeline::Options::default());
         let origin = v["otherData"]["origin_ns"].as_i64().unwrap();
         let events = v["traceEvents"].as_array().unwrap();
@@ -432,7 +448,7 @@ fn stats_and_the_critical_slices_are_what_the_truth_implies() {
                 )
             })
             .collect();
-        let want: Vec<(i64, i64, i64, i64, i64, String)> = st["critical_path"]
+        let want: Vec<(i64, i64, i64, i64, i64, String)> = path
             .as_array()
             .unwrap()
             .iter()
@@ -455,7 +471,7 @@ fn stats_and_the_critical_slices_are_what_the_truth_implies() {
         assert_eq!(sum, wall, "{ctx}: the slices span the wall time");
         // critical_ns: each command's own time on the path.
         let mut own: BTreeMap<i64, i64> = BTreeMap::new();
-        for s in st["critical_path"].as_array().unwrap() {
+        for s in path.as_array().unwrap() {
             *own.entry(s["exec_id"].as_i64().unwrap()).or_default() += s["dur"].as_i64().unwrap();
         }
         let marked: BTreeMap<i64, i64> = events
