@@ -12,7 +12,7 @@
 -- root, the process waited for the write instead: the path goes to the
 -- writer at its write. Each step is one command (process image) over the
 -- stretch of time it held the path.
--- `kt2sql stats` prints it per trace; `kt2sql timeline` highlights it.
+-- `kt2sql stats` prints a summary of it per trace; `kt2sql timeline` highlights it.
 --
 -- @param  trace      Only this trace_id (default: every trace, chained by time).
 -- @param  pid        Only every lifetime of this pid and their descendants
