@@ -88,8 +88,8 @@ pub enum Command {
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "TRSTR is ktrace's letters (c calls and returns, n namei, i I/O, \
-s signals, u utrace, w context switches, t structs, x exec args, e exec env or emulation, \
-f page faults, p capability/pledge failures, y sysctl, + the default set) or type names \
+s signals, u utrace, w context switches, t structs, x (OpenBSD) or a (NetBSD) exec arguments, \
+X (OpenBSD) or v (NetBSD) exec environment, e emulation, f page faults, p capability/pledge failures, y sysctl, + the default set) or type names \
 (CALL,RET,NAMI,...). Ctrl-C ends -l."
 )]
 pub struct DumpArgs {

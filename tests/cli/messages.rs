@@ -350,3 +350,31 @@ fn relative_under_and_allow_are_taken_from_the_start_directory_or_refused() {
         );
     }
 }
+
+/// `dump --help` and kt2sql-dump(1) say `e` is emulation (exec arguments
+/// and environment have letters of their own), and `tree`/`files` say
+/// `-p` takes every process that had the pid, as they do.
+#[test]
+fn help_says_what_e_and_p_select() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, help, _) = run(dir.path(), &["dump", "--help"]);
+    assert_eq!(code, Some(0));
+    assert!(help.contains("e emulation"), "{help}");
+    assert!(!help.contains("exec env or emulation"), "{help}");
+    assert_eq!(run(dir.path(), &["man", "--dir", "."]).0, Some(0));
+    let page = std::fs::read_to_string(dir.path().join("kt2sql-dump.1")).unwrap();
+    assert!(page.contains("e emulation"), "{page}");
+    assert!(!page.contains("env or emulation"), "{page}");
+    for cmd in ["tree", "files"] {
+        for h in ["-h", "--help"] {
+            let (code, help, _) = run(dir.path(), &[cmd, h]);
+            assert_eq!(code, Some(0));
+            let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                help.contains("a reused pid takes every process that had it"),
+                "{cmd} {h}: {help}"
+            );
+            assert!(!help.contains("first process"), "{cmd} {h}: {help}");
+        }
+    }
+}
