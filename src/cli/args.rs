@@ -6,13 +6,16 @@
 //! Commands flatten these groups (`#[command(flatten)]`) and never declare
 //! one of these arguments again; the checks of `--trace` and `-p` against
 //! the database ([`scope`], [`check_trace`]) live here too, and what a
-//! trace named `-` is ([`trace_input`]).
+//! trace named `-` is ([`trace_input`]), and which format `-o FILE`
+//! writes when `--format` is not given ([`FormatArg::with_output`],
+//! [`output_format`]: by the file's extension).
 
 use std::io::IsTerminal;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::parser::ValueSource;
 use clap::{Arg, ArgMatches, Command};
 use rusqlite::Connection;
 
@@ -114,6 +117,21 @@ impl Format {
         }
     }
 
+    /// The file extensions that name it for `-o FILE` (`.json` names
+    /// JSON first, then Chrome's JSON for a command that writes no other).
+    const fn extensions(self) -> &'static [&'static str] {
+        match self {
+            Format::Text => &["txt", "text"],
+            Format::Csv => &["csv"],
+            Format::Json => &["json"],
+            Format::Jsonl => &["jsonl", "ndjson"],
+            Format::Dot => &["dot", "gv"],
+            Format::Make => &["d"],
+            Format::Chrome => &["json"],
+            Format::Svg => &["svg"],
+        }
+    }
+
     /// Other names accepted for it, hidden from the help.
     const fn aliases(self) -> &'static [&'static str] {
         match self {
@@ -187,13 +205,59 @@ impl Formats for RowFormats {
 pub struct FormatArg<F> {
     /// The format chosen, or `F`'s default.
     pub format: Format,
+    /// Whether `--format` was given (not `F`'s default).
+    pub given: bool,
     taken: PhantomData<fn() -> F>,
+}
+
+impl<F: Formats> FormatArg<F> {
+    /// The format to write to `output`: `--format` when given, else the
+    /// one its extension names ([`output_format`]).
+    pub fn with_output(&self, output: Option<&Path>) -> Result<Format> {
+        if self.given {
+            return Ok(self.format);
+        }
+        output_format(F::TAKES, output)
+    }
+}
+
+/// The format a command taking `takes` (its default first) writes to
+/// `output` when `--format` is not given: the one its extension names
+/// (`.json`, `.jsonl`, `.csv`, `.svg`, `.dot`, `.txt`, `.d`, …, any
+/// case), the default when it has none or one no format has. An
+/// extension naming only formats the command cannot write is an error.
+pub fn output_format(takes: &[Format], output: Option<&Path>) -> Result<Format> {
+    let Some(ext) = output
+        .and_then(|p| p.extension())
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase)
+    else {
+        return Ok(takes[0]);
+    };
+    let named: Vec<Format> = Format::ALL
+        .into_iter()
+        .filter(|f| f.extensions().contains(&ext.as_str()))
+        .collect();
+    if named.is_empty() {
+        return Ok(takes[0]);
+    }
+    if let Some(f) = named.iter().find(|f| takes.contains(f)) {
+        return Ok(*f);
+    }
+    let names: Vec<&str> = takes.iter().map(|f| f.name()).collect();
+    Err(format!(
+        "{}: this command cannot write .{ext} files (it writes {}); give --format, or another name",
+        output.map(|p| p.display().to_string()).unwrap_or_default(),
+        names.join(", ")
+    )
+    .into())
 }
 
 impl<F> std::fmt::Debug for FormatArg<F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FormatArg")
             .field("format", &self.format)
+            .field("given", &self.given)
             .finish()
     }
 }
@@ -225,6 +289,7 @@ impl<F: Formats> clap::FromArgMatches for FormatArg<F> {
                 .get_one::<Format>("format")
                 .copied()
                 .unwrap_or(F::TAKES[0]),
+            given: m.value_source("format") == Some(ValueSource::CommandLine),
             taken: PhantomData,
         })
     }
@@ -232,6 +297,7 @@ impl<F: Formats> clap::FromArgMatches for FormatArg<F> {
     fn update_from_arg_matches(&mut self, m: &ArgMatches) -> std::result::Result<(), clap::Error> {
         if let Some(f) = m.get_one::<Format>("format") {
             self.format = *f;
+            self.given = m.value_source("format") == Some(ValueSource::CommandLine);
         }
         Ok(())
     }
@@ -317,5 +383,35 @@ mod tests {
         }
         assert_eq!(Format::named("table"), Some(Format::Text));
         assert_eq!(Format::named("xml"), None);
+    }
+
+    #[test]
+    fn an_output_extension_names_the_format() {
+        let timeline = [Format::Chrome, Format::Svg];
+        let rows = [Format::Text, Format::Csv, Format::Json, Format::Jsonl];
+        let at = |takes: &[Format], p: &str| output_format(takes, Some(Path::new(p)));
+        assert_eq!(at(&timeline, "x.svg").unwrap(), Format::Svg);
+        assert_eq!(at(&timeline, "x.SVG").unwrap(), Format::Svg);
+        assert_eq!(at(&timeline, "x.json").unwrap(), Format::Chrome);
+        assert_eq!(at(&timeline, "x").unwrap(), Format::Chrome);
+        assert_eq!(at(&timeline, "x.trace").unwrap(), Format::Chrome);
+        assert_eq!(output_format(&timeline, None).unwrap(), Format::Chrome);
+        let refused = at(&timeline, "x.csv").unwrap_err().to_string();
+        assert!(
+            refused.contains("x.csv") && refused.contains("chrome, svg"),
+            "{refused}"
+        );
+        assert_eq!(at(&rows, "x.json").unwrap(), Format::Json);
+        assert_eq!(at(&rows, "x.ndjson").unwrap(), Format::Jsonl);
+        assert_eq!(at(&rows, "x.txt").unwrap(), Format::Text);
+        assert!(at(&rows, "x.dot").is_err());
+        assert_eq!(
+            at(&[Format::Text, Format::Dot], "x.gv").unwrap(),
+            Format::Dot
+        );
+        assert_eq!(
+            at(&[Format::Text, Format::Make], "x.d").unwrap(),
+            Format::Make
+        );
     }
 }

@@ -14,7 +14,7 @@ use kt2sql::report::{self, compile_commands, Database, Scope};
 use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::args::{scope, Db, Subtree, Trace};
+use super::args::{output_format, scope, Db, Format, Subtree, Trace};
 
 /// `kt2sql compile-commands`.
 #[derive(Debug, clap::Args)]
@@ -57,6 +57,9 @@ impl Write for LazyFile<'_> {
 
 /// Run `kt2sql compile-commands`.
 pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
+    // Its one format: `-o x.csv` is refused, as every command refuses an
+    // extension it cannot write.
+    output_format(&[Format::Json], args.output.as_deref())?;
     let db = report::open(&args.db.path)?;
     let scope = scope(&db, &args.db, args.trace, args.subtree)?;
     let sum = match &args.output {

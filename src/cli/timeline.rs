@@ -7,6 +7,8 @@ use std::io::{self, BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use kt2sql::report::stats::duration;
+use kt2sql::report::timeline::fold::Fold;
 use kt2sql::report::{self, timeline};
 use kt2sql::Error;
 
@@ -24,16 +26,23 @@ pub struct TimelineArgs {
     pub subtree: Subtree,
     #[command(flatten)]
     pub format: FormatArg<TimelineFormats>,
-    /// Write to FILE instead of standard output.
+    /// Write to FILE instead of standard output; without --format, its
+    /// extension chooses the format (.svg the picture, .json chrome).
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// A slice per system call too, on its thread (chrome format only).
     #[arg(long)]
     pub calls: bool,
-    /// With --calls: only calls that took at least DUR (`250us`, `1.5ms`,
-    /// `2s`; a bare number is nanoseconds).
-    #[arg(long, value_name = "DUR", requires = "calls", value_parser = parse_duration)]
+    /// With --calls: only calls that took at least DUR; with --format svg:
+    /// commands shorter than DUR are folded into summary rows (`250us`,
+    /// `1.5ms`, `2s`; a bare number is nanoseconds).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub min_dur: Option<i64>,
+    /// With --format svg: at most N rows; the shortest commands are folded
+    /// into summary rows to keep within it [default: 2000, which keeps the
+    /// picture under the 32,767 px image tools such as rsvg-convert take].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_rows: Option<u32>,
 }
 
 /// `timeline --format`.
@@ -66,27 +75,39 @@ fn parse_duration(s: &str) -> std::result::Result<i64, String> {
 
 /// Run `kt2sql timeline`.
 pub fn run(args: TimelineArgs) -> Result<ExitCode> {
-    let format = args.format.format;
+    let format = args.format.with_output(args.output.as_deref())?;
     if args.calls && format == Format::Svg {
         return Err("--calls draws on the chrome format only; drop --format svg".into());
+    }
+    if format == Format::Chrome && args.min_dur.is_some() && !args.calls {
+        return Err(
+            "--min-dur keeps the calls of --calls, or folds the commands of \
+                    --format svg; give one of them"
+                .into(),
+        );
+    }
+    if format == Format::Chrome && args.max_rows.is_some() {
+        return Err("--max-rows draws on the svg format only; give --format svg".into());
     }
     let conn = report::open(&args.db.path)?;
     let opts = timeline::Options {
         scope: scope(&conn, &args.db, args.trace, args.subtree)?,
         calls: args.calls,
         min_dur: args.min_dur,
+        max_rows: args.max_rows.map(|n| n as usize),
     };
     let write = |out: &mut dyn Write| match format {
-        Format::Chrome => timeline::chrome::write(&conn, &opts, out),
-        Format::Svg => timeline::svg::write(&conn, &opts, out),
+        Format::Chrome => timeline::chrome::write(&conn, &opts, out).map(|()| None),
+        Format::Svg => timeline::svg::write(&conn, &opts, out).map(Some),
         f => unreachable!("timeline takes no --format {}", f.name()),
     };
-    match &args.output {
+    let fold = match &args.output {
         None => {
             let stdout = io::stdout();
             let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-            write(&mut out)?;
+            let fold = write(&mut out)?;
             out.flush()?;
+            fold
         }
         Some(path) => {
             let io_err = |source| Error::Io {
@@ -94,15 +115,53 @@ pub fn run(args: TimelineArgs) -> Result<ExitCode> {
                 source,
             };
             let mut out = BufWriter::with_capacity(1 << 16, File::create(path).map_err(io_err)?);
-            write(&mut out).map_err(|e| match e {
+            let fold = write(&mut out).map_err(|e| match e {
                 Error::Io { source, .. } => io_err(source),
                 e => e,
             })?;
             out.flush().map_err(io_err)?;
+            fold
         }
+    };
+    if let Some(fold) = fold {
+        say_folded(&fold, args.min_dur, args.max_rows);
     }
     Ok(ExitCode::SUCCESS)
 }
+
+/// The notes on stderr about the SVG: what was folded (the picture says
+/// it too), and a height past what image tools take.
+fn say_folded(fold: &Fold, min_dur: Option<i64>, max_rows: Option<u32>) {
+    if fold.folded > 0 {
+        let why = if fold.by_budget {
+            let budget = max_rows.map_or(timeline::fold::MAX_ROWS, |n| n as usize);
+            format!(" to keep within {budget} rows (--max-rows)")
+        } else if min_dur.is_some() {
+            " (--min-dur)".to_string()
+        } else {
+            String::new()
+        };
+        eprintln!(
+            "kt2sql: note: {} of {} commands, those shorter than {}, are folded into {} \
+             summary rows{why}; --max-rows N or --min-dur DUR shows more of them, -p PID draws \
+             one subtree, --format chrome every command",
+            fold.folded,
+            fold.commands,
+            duration(fold.threshold),
+            fold.summaries,
+        );
+    }
+    let tall = timeline::svg::height(fold.rows, fold.folded > 0);
+    if tall > TALLEST {
+        eprintln!(
+            "kt2sql: note: the picture is {tall} px tall; rsvg-convert and other image tools \
+             refuse pictures over {TALLEST} px (browsers show it)"
+        );
+    }
+}
+
+/// The tallest picture librsvg (rsvg-convert) and most image tools take (px).
+const TALLEST: f64 = 32767.0;
 
 #[cfg(test)]
 mod tests {

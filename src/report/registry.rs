@@ -73,6 +73,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/timeline_forks.sql"),
     ),
     (
+        "timeline_rows.sql",
+        include_str!("../../queries/timeline_rows.sql"),
+    ),
+    (
         "timeline_slices.sql",
         include_str!("../../queries/timeline_slices.sql"),
     ),

@@ -2,7 +2,8 @@
 //! ktcompose's truth JSON in every dialect, through the library and the
 //! binary; golden output on the example trace and the corpus; every
 //! `queries/*.sql` under the real sqlite3 shell; safe output; `sql` and
-//! `query` themselves; `timeline` and the critical path (issue #16).
+//! `query` themselves; `timeline` and the critical path (issue #16), its
+//! SVG within a row budget (issue #21).
 
 mod build;
 mod compile_commands;
@@ -16,6 +17,7 @@ mod shell;
 mod sql;
 pub mod summaries;
 mod timeline;
+mod timeline_svg;
 mod timeline_truth;
 mod tree_report;
 

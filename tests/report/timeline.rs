@@ -678,7 +678,7 @@ fn critical_path_is_what_the_truth_implies_in_every_dialect() {
 
 /// A small XML well-formedness check: tags nest and close, attributes are
 /// quoted, `&` starts a known entity. Returns the element names opened.
-fn xml_elements(s: &str) -> Vec<String> {
+pub(super) fn xml_elements(s: &str) -> Vec<String> {
     let (mut stack, mut seen) = (Vec::<String>::new(), Vec::new());
     let mut rest = s.strip_prefix("<?xml").expect("an XML declaration");
     rest = &rest[rest.find("?>").expect("declaration ends") + 2..];

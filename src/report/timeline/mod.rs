@@ -12,9 +12,11 @@
 //! its parent in tree order even where the kernel reused a pid or two
 //! traces share one; the track's `pid` is the OS pid unless another
 //! lifetime in the output has that pid ([`tracks`] gives the rule). The
-//! SVG already draws one row per command, so one per lifetime.
+//! SVG draws one row per command, so one per lifetime, within a row
+//! budget: the shortest commands are folded into summary rows ([`fold`]).
 
 pub mod chrome;
+pub mod fold;
 pub mod svg;
 pub mod tracks;
 
@@ -32,8 +34,12 @@ pub struct Options {
     pub scope: Scope,
     /// One slice per system call too (Chrome format only).
     pub calls: bool,
-    /// With `calls`: only calls that took at least this long (ns).
+    /// Chrome with `calls`: only calls that took at least this long (ns).
+    /// SVG: commands shorter than this are folded into summary rows.
     pub min_dur: Option<i64>,
+    /// SVG: at most this many rows ([`fold::MAX_ROWS`] by default); the
+    /// shortest commands are folded to keep within it.
+    pub max_rows: Option<usize>,
 }
 
 impl Options {

@@ -7,12 +7,20 @@
 //! flow (`build_flow`). The critical path's pieces are outlined in red and
 //! joined by a red line. Rows are written as they come from SQLite; only
 //! the critical path and each command's row are held.
+//!
+//! The picture keeps within a row budget ([`fold`]): the shortest
+//! commands are folded into grey summary rows, each run of them in tree
+//! order sharing one, and a line under the title says so (the caller
+//! repeats it on stderr from the [`Fold`] returned). Every text is placed
+//! inside the picture: an axis label that would pass the right edge ends
+//! at its tick instead.
 
 use std::collections::HashMap;
 use std::io::Write;
 
 use rusqlite::Connection;
 
+use super::fold::{self, Fold};
 use super::{critical_path, each_slice, extents, int, out_err, slice, Options, Step};
 use crate::report::each;
 use crate::report::stats::duration;
@@ -29,8 +37,23 @@ pub const ROW: f64 = 14.0;
 const STRIP: f64 = 60.0;
 /// Top of the strip (below the title).
 const TOP: f64 = 24.0;
-/// Top of the first row (below the strip and the axis labels).
-const ROWS: f64 = TOP + STRIP + 22.0;
+/// Height of the note line saying what was folded (px).
+const NOTE: f64 = 14.0;
+/// From the top of the strip to the first row (the strip and the axis
+/// labels).
+const ROWS: f64 = STRIP + 22.0;
+/// Width of the picture (px).
+pub const WIDTH: f64 = LABEL + PLOT + 20.0;
+/// Height of the picture with `rows` rows, with or without the note line.
+pub fn height(rows: usize, note: bool) -> f64 {
+    TOP + if note { NOTE } else { 0.0 } + ROWS + rows as f64 * ROW + 8.0
+}
+
+/// The width (px) a text of `chars` characters at `size` px takes at
+/// most in a sans-serif font (0.6 em a character).
+pub fn text_width(chars: usize, size: f64) -> f64 {
+    chars as f64 * 0.6 * size
+}
 
 /// Text safe inside XML: escaped as [`vis`] does, then `& < > "`.
 pub fn xml(b: &[u8]) -> String {
@@ -56,10 +79,11 @@ pub fn colour(comm: &[u8]) -> String {
     format!("hsl({},55%,62%)", h % 360)
 }
 
-/// Time to x.
+/// Time to x, and the top of the strip (below the title and the note).
 struct Scale {
     start: i64,
     span: f64,
+    top: f64,
 }
 
 impl Scale {
@@ -82,20 +106,23 @@ fn tick(span: i64) -> i64 {
         .unwrap_or(p)
 }
 
-/// Write the SVG picture of `opts` to `out`.
-pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
+/// Write the SVG picture of `opts` to `out`; returns what was folded.
+pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<Fold, Error> {
     let ext = extents(conn, opts.scope)?;
     let start = ext.iter().map(|e| e.start_ts).min().unwrap_or(0);
     let end = ext.iter().map(|e| e.end_ts).max().unwrap_or(0);
-    let rows: i64 = ext.iter().map(|e| e.commands).sum();
+    let commands: i64 = ext.iter().map(|e| e.commands).sum();
+    let fold = fold::plan(conn, opts, usize::try_from(commands).unwrap_or(0))?;
     let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
     let steps = critical_path(conn, opts.scope, &traces)?;
+    let note = fold.folded > 0;
     let sc = Scale {
         start,
         span: (end - start).max(1) as f64,
+        top: TOP + if note { NOTE } else { 0.0 },
     };
-    let height = ROWS + rows as f64 * ROW + 8.0;
-    let width = LABEL + PLOT + 20.0;
+    let height = height(fold.rows, note);
+    let width = WIDTH;
     let path_ns: i64 = steps.iter().map(|s| s.end_ts - s.start_ts + s.wait).sum();
     let w = |out: &mut dyn Write, s: String| out.write_all(s.as_bytes()).map_err(out_err);
     w(
@@ -105,19 +132,42 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
              <svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
              viewBox=\"0 0 {width} {height}\" font-family=\"sans-serif\" font-size=\"10\">\n\
              <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-             <text x=\"4\" y=\"14\" font-size=\"12\">kt2sql timeline: {rows} commands, wall time {}; \
+             <text x=\"4\" y=\"14\" font-size=\"12\">kt2sql timeline: {commands} commands, wall time {}; \
              critical path ({} steps, {}) in red</text>\n",
             duration(end - start),
             steps.len(),
             duration(path_ns)
         ),
     )?;
+    if note {
+        w(
+            out,
+            format!(
+                "<text class=\"note\" x=\"4\" y=\"{}\" fill=\"#555\">{}</text>\n",
+                TOP + 8.0,
+                xml(note_text(&fold).as_bytes())
+            ),
+        )?;
+    }
     strip(conn, opts, out, &sc, end)?;
     axis(out, &sc, end, height)?;
-    let (drawn, row_of) = command_rows(conn, opts, out, &sc, &steps)?;
+    let (drawn, row_of) = command_rows(conn, opts, out, &sc, &steps, &fold)?;
     file_lines(conn, opts, out, &sc, &row_of)?;
     path_line(out, &sc, &steps, &drawn)?;
-    w(out, "</svg>\n".into())
+    w(out, "</svg>\n".into())?;
+    Ok(fold)
+}
+
+/// The line under the title saying what was folded and how to see it.
+pub fn note_text(f: &Fold) -> String {
+    format!(
+        "{} of {} commands, those shorter than {}, are folded into {} grey rows \
+         (--max-rows N or --min-dur DUR shows more, -p PID one subtree, --format chrome each)",
+        f.folded,
+        f.commands,
+        duration(f.threshold),
+        f.summaries
+    )
 }
 
 /// The parallelism strip: a step area of running processes.
@@ -133,15 +183,15 @@ fn strip(
         peak = peak.max(int(&r[1]));
         Ok(())
     })?;
-    let base = TOP + STRIP;
+    let base = sc.top + STRIP;
     let y = |n: i64| base - n as f64 * STRIP / peak.max(1) as f64;
     write!(
         out,
         "<text x=\"4\" y=\"{}\">running processes</text>\n\
          <text x=\"4\" y=\"{}\">(peak {peak})</text>\n\
          <path fill=\"#8fa8c8\" stroke=\"#4a6a98\" stroke-width=\"0.5\" d=\"M{:.2} {base}",
-        TOP + STRIP / 2.0,
-        TOP + STRIP / 2.0 + 12.0,
+        sc.top + STRIP / 2.0,
+        sc.top + STRIP / 2.0 + 12.0,
         sc.x(sc.start)
     )
     .map_err(out_err)?;
@@ -155,22 +205,30 @@ fn strip(
     writeln!(out, " L{:.2} {base} Z\"/>", sc.x(end)).map_err(out_err)
 }
 
-/// Tick lines and labels, relative to the start.
+/// Tick lines and labels, relative to the start. A label centred on its
+/// tick that would pass the picture's right edge ends at the tick.
 fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Error> {
     let step = tick(end - sc.start);
     let mut t = 0_i64;
     while sc.start + t <= end {
         let x = sc.x(sc.start + t);
+        let label = if t == 0 {
+            "0".into()
+        } else {
+            format!("+{}", duration(t))
+        };
+        let half = text_width(label.chars().count(), 10.0) / 2.0;
+        let anchor = if x + half > WIDTH - 2.0 {
+            "end"
+        } else {
+            "middle"
+        };
         write!(
             out,
-            "<line x1=\"{x:.2}\" y1=\"{TOP}\" x2=\"{x:.2}\" y2=\"{height}\" stroke=\"#ddd\"/>\n\
-             <text x=\"{x:.2}\" y=\"{}\" text-anchor=\"middle\">{}</text>\n",
-            TOP + STRIP + 14.0,
-            if t == 0 {
-                "0".into()
-            } else {
-                format!("+{}", duration(t))
-            }
+            "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{height}\" stroke=\"#ddd\"/>\n\
+             <text x=\"{x:.2}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>\n",
+            sc.top,
+            sc.top + STRIP + 14.0,
         )
         .map_err(out_err)?;
         t += step;
@@ -182,39 +240,82 @@ fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Er
 /// was drawn in.
 type Drawn<K = usize> = HashMap<K, f64>;
 
-/// One row per command; returns the row (y) of each critical step drawn
-/// and of each command (by exec_id).
+/// A run of folded commands sharing one summary row.
+struct Run {
+    /// Top of its row.
+    y: f64,
+    /// Commands in it.
+    count: usize,
+    /// The smallest depth among them (the label's indent).
+    depth: i64,
+}
+
+/// One row per command, or per run of folded commands; returns the row
+/// (y) of each critical step drawn and of each command (by exec_id).
 fn command_rows(
     conn: &Connection,
     opts: &Options,
     out: &mut dyn Write,
     sc: &Scale,
     steps: &[Step],
+    fold: &Fold,
 ) -> Result<(Drawn, Drawn<i64>), Error> {
     let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         by_exec.entry(s.exec_id).or_default().push(i);
     }
     let (mut drawn, mut row_of) = (HashMap::new(), HashMap::new());
-    let mut y = ROWS;
+    let mut y = sc.top + ROWS;
+    let mut run: Option<Run> = None;
     each_slice(conn, opts, |r| {
         let comm = r[slice::COMM].to_bytes();
         let (s, e) = (int(&r[slice::START]), int(&r[slice::END]));
         let (x0, x1) = (sc.x(s), sc.x(e));
-        let indent = 4.0 + 8.0 * int(&r[slice::DEPTH]).min(20) as f64;
+        let depth = int(&r[slice::DEPTH]);
         let path = r[slice::PATH].bytes().map(xml).unwrap_or_default();
+        let pid = int(&r[slice::PID]);
+        let title = format!("pid {pid} {} ({}) {path}", xml(&comm), duration(e - s));
+        let row = if fold.folds(e - s) {
+            let at = match &mut run {
+                Some(run) => {
+                    run.count += 1;
+                    run.depth = run.depth.min(depth);
+                    run.y
+                }
+                None => {
+                    write!(
+                        out,
+                        "<g class=\"folded\"><rect x=\"{LABEL}\" y=\"{y:.1}\" \
+                         width=\"{PLOT}\" height=\"{ROW}\" fill=\"#eee\"/>"
+                    )
+                    .map_err(out_err)?;
+                    run = Some(Run { y, count: 1, depth });
+                    y += ROW;
+                    y - ROW
+                }
+            };
+            write!(out, "<g><title>{title}</title>").map_err(out_err)?;
+            at
+        } else {
+            if let Some(done) = run.take() {
+                end_run(out, &done, fold)?;
+            }
+            write!(
+                out,
+                "<g class=\"cmd\"><title>{title}</title>\
+                 <text x=\"{}\" y=\"{:.1}\">{pid} {}</text>",
+                indent(depth),
+                y + ROW - 3.0,
+                xml(&comm),
+            )
+            .map_err(out_err)?;
+            y += ROW;
+            y - ROW
+        };
         write!(
             out,
-            "<g class=\"cmd\"><title>pid {} {} ({}) {path}</title>\
-             <text x=\"{indent}\" y=\"{:.1}\">{} {}</text>\
-             <rect x=\"{x0:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" fill=\"{}\"/>",
-            int(&r[slice::PID]),
-            xml(&comm),
-            duration(e - s),
-            y + ROW - 3.0,
-            int(&r[slice::PID]),
-            xml(&comm),
-            y + 1.0,
+            "<rect x=\"{x0:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" fill=\"{}\"/>",
+            row + 1.0,
             (x1 - x0).max(0.5),
             ROW - 2.0,
             colour(&comm)
@@ -227,19 +328,44 @@ fn command_rows(
                 out,
                 "<rect x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
                  fill=\"none\" stroke=\"#d00\" stroke-width=\"1.5\"/>",
-                y + 1.0,
+                row + 1.0,
                 (b - a).max(0.5),
                 ROW - 2.0
             )
             .map_err(out_err)?;
-            drawn.insert(i, y + ROW / 2.0);
+            drawn.insert(i, row + ROW / 2.0);
         }
-        writeln!(out, "</g>").map_err(out_err)?;
-        row_of.insert(int(&r[slice::EXEC_ID]), y + ROW / 2.0);
-        y += ROW;
+        if run.is_some() {
+            write!(out, "</g>").map_err(out_err)?;
+        } else {
+            writeln!(out, "</g>").map_err(out_err)?;
+        }
+        row_of.insert(int(&r[slice::EXEC_ID]), row + ROW / 2.0);
         Ok(())
     })?;
+    if let Some(done) = run.take() {
+        end_run(out, &done, fold)?;
+    }
     Ok((drawn, row_of))
+}
+
+/// The left edge of a row's label at `depth`.
+fn indent(depth: i64) -> f64 {
+    4.0 + 8.0 * depth.min(20) as f64
+}
+
+/// The label of a summary row, and the end of its group.
+fn end_run(out: &mut dyn Write, run: &Run, fold: &Fold) -> Result<(), Error> {
+    writeln!(
+        out,
+        "<text x=\"{}\" y=\"{:.1}\" fill=\"#555\" font-style=\"italic\">{} command{} &lt; {}</text></g>",
+        indent(run.depth),
+        run.y + ROW - 3.0,
+        run.count,
+        if run.count == 1 { "" } else { "s" },
+        duration(fold.threshold)
+    )
+    .map_err(out_err)
 }
 
 /// A thin line per producer → consumer file flow, from the producer's row
