@@ -425,6 +425,23 @@ mod tests {
     }
 
     #[test]
+    fn the_last_axis_label_ends_inside_the_picture() {
+        // 16 ms over 8 ticks of 2 ms: the last tick is on the right edge.
+        let sc = Scale {
+            start: 0,
+            span: 16e6,
+            top: TOP,
+        };
+        let mut out = Vec::new();
+        axis(&mut out, &sc, 16_000_000, 200.0).unwrap();
+        let s = String::from_utf8(out).unwrap();
+        let last = s.lines().last().unwrap();
+        assert!(last.contains("text-anchor=\"end\">+16.000 ms<"), "{last}");
+        let first = s.lines().nth(1).unwrap();
+        assert!(first.contains("text-anchor=\"middle\">0<"), "{first}");
+    }
+
+    #[test]
     fn text_is_escaped_for_xml() {
         assert_eq!(xml(b"a<b>&\"c"), "a&lt;b&gt;&amp;&quot;c");
         assert_eq!(xml(b"\x01"), "\\001");
