@@ -92,7 +92,8 @@ pub enum StatsFormats {}
 
 impl Formats for StatsFormats {
     const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
-    const HELP: &'static str = "Output format (csv: the syscall histogram's rows)";
+    const HELP: &'static str =
+        "Output format (csv: every section in one table, a first column `section` naming each row's)";
 }
 
 /// Run `kt2sql tree`.

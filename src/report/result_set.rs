@@ -192,9 +192,58 @@ impl ResultSet {
     }
 }
 
+/// Several result sets as one CSV table, the rule of every report with
+/// more than one section (`stats`, …): a first column `section` naming
+/// each row's section (the key the JSON document gives it), then every
+/// section's columns in order of first appearance, a column shared by
+/// name across sections once; a row leaves the columns of other sections
+/// empty. Sections follow one another in the order given.
+pub fn write_sections_csv(out: &mut dyn Write, sections: &[(&str, &ResultSet)]) -> io::Result<()> {
+    let mut columns = vec!["section".to_string()];
+    for (_, t) in sections {
+        for c in &t.columns {
+            if !columns.contains(c) {
+                columns.push(c.clone());
+            }
+        }
+    }
+    let mut r = Render::new(out, Format::Csv);
+    r.start(&columns)?;
+    for (name, t) in sections {
+        let at: Vec<usize> = t
+            .columns
+            .iter()
+            .map(|c| columns.iter().position(|x| x == c).unwrap_or(0))
+            .collect();
+        for row in &t.rows {
+            let mut line = vec![Cell::Null; columns.len()];
+            line[0] = Cell::Text(name.as_bytes().to_vec());
+            for (cell, &i) in row.iter().zip(&at) {
+                line[i] = cell.clone();
+            }
+            r.row(&line)?;
+        }
+    }
+    r.end()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_share_one_csv_table() {
+        let other = ResultSet {
+            columns: vec!["n".into(), "kind".into()],
+            rows: vec![vec![Cell::Int(7), Cell::Text(b"x".to_vec())]],
+        };
+        let mut v = Vec::new();
+        write_sections_csv(&mut v, &[("files", &table()), ("kinds", &other)]).unwrap();
+        assert_eq!(
+            String::from_utf8(v).unwrap(),
+            "section,path,n,kind\nfiles,\"/a,b\",3,\nfiles,/x\\377\\n,,\nkinds,,7,x\n"
+        );
+    }
 
     fn table() -> ResultSet {
         ResultSet {

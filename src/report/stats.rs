@@ -13,19 +13,21 @@
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
-//!   "critical_path":[…],"critical_path_steps":[…],"syscalls":[…]}`, each
-//!   an array of row objects with the columns of its query;
-//!   `critical_path` has one row per trace (`trace_id,steps,total,own,wait`)
-//!   and `critical_path_steps` the steps shown, in step order.
-//! * csv: the histogram, i.e. the rows of syscall_top.sql
-//!   (`syscall,calls,failed,total_dur,max_dur`); the other parts are
-//!   `kt2sql query DB traces|issues|process-top --format csv`.
+//!   "critical_path":[…],"critical_path_steps":[…],"syscalls":[…],
+//!   "syscalls_more":[…]}`, each an array of row objects with the columns
+//!   of its query; `critical_path` has one row per trace
+//!   (`trace_id,steps,total,own,wait`), `critical_path_steps` the steps
+//!   shown, in step order, and `syscalls_more` one row (`syscalls,calls`:
+//!   the syscall names `--top` left out of `syscalls`, and their calls).
+//! * csv: the same sections as one table, a first column `section` naming
+//!   each row's ([`super::write_sections_csv`]).
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use rusqlite::Connection;
 
-use super::{opt_int, run, Cell, ResultSet};
+use super::{opt_int, run, write_sections_csv, Cell, ResultSet};
 use crate::Error;
 
 /// Width of the histogram's bar column, as DTrace draws it.
@@ -353,17 +355,36 @@ impl Stats {
         Ok(())
     }
 
-    /// One JSON object holding the seven tables.
+    /// The sections, as the JSON keys and the CSV `section` name them.
+    fn sections(&self) -> [(&'static str, Cow<'_, ResultSet>); 8] {
+        let listed: i64 = self
+            .syscalls
+            .rows
+            .iter()
+            .map(|r| r[self.syscalls.col("calls")].int().unwrap_or(0))
+            .sum();
+        let more = ResultSet {
+            columns: vec!["syscalls".into(), "calls".into()],
+            rows: vec![vec![
+                Cell::Int(self.syscalls_more as i64),
+                Cell::Int(self.calls - listed),
+            ]],
+        };
+        [
+            ("traces", Cow::Borrowed(&self.traces)),
+            ("build", Cow::Borrowed(&self.build)),
+            ("issues", Cow::Borrowed(&self.issues)),
+            ("processes", Cow::Borrowed(&self.processes)),
+            ("critical_path", Cow::Borrowed(&self.critical)),
+            ("critical_path_steps", Cow::Borrowed(&self.critical_steps)),
+            ("syscalls", Cow::Borrowed(&self.syscalls)),
+            ("syscalls_more", Cow::Owned(more)),
+        ]
+    }
+
+    /// One JSON object holding every section.
     pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        let parts = [
-            ("traces", &self.traces),
-            ("build", &self.build),
-            ("issues", &self.issues),
-            ("processes", &self.processes),
-            ("critical_path", &self.critical),
-            ("critical_path_steps", &self.critical_steps),
-            ("syscalls", &self.syscalls),
-        ];
+        let parts = self.sections();
         for (i, (k, t)) in parts.iter().enumerate() {
             let mut buf = Vec::new();
             t.write_json(&mut buf)?;
@@ -376,9 +397,11 @@ impl Stats {
         Ok(())
     }
 
-    /// The histogram rows as CSV.
+    /// Every section as one CSV table, by the `section` column.
     pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        self.syscalls.write_csv(out)
+        let parts = self.sections();
+        let parts: Vec<(&str, &ResultSet)> = parts.iter().map(|(k, t)| (*k, t.as_ref())).collect();
+        write_sections_csv(out, &parts)
     }
 }
 

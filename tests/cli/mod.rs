@@ -396,7 +396,23 @@ fn stats_top_limits_the_syscall_histogram_too() {
         .arg(&db)
         .assert()
         .success();
-    assert_eq!(outputs(&a).0.lines().count(), 4, "a header and 3 rows");
+    // Every section, by its `section` column: 3 syscalls, 13 left out.
+    let csv = outputs(&a).0;
+    assert!(csv.starts_with("section,"), "{csv}");
+    let rows = |s: &str| {
+        csv.lines()
+            .filter(|l| l.starts_with(&format!("{s},")))
+            .count()
+    };
+    assert_eq!(rows("syscalls"), 3, "{csv}");
+    for section in ["traces", "build", "processes", "critical_path"] {
+        assert!(rows(section) > 0, "{section}: {csv}");
+    }
+    let more = csv
+        .lines()
+        .find(|l| l.starts_with("syscalls_more,"))
+        .unwrap();
+    assert!(more.ends_with(",13"), "{more}");
 }
 
 #[test]
