@@ -57,7 +57,11 @@ pub fn run(args: DumpArgs) -> Result<ExitCode> {
                 Ok(m) if m.is_file() => m.len(),
                 _ => info.bytes, // a pipe: what it held
             };
-            out.write_all(dump::info_text(&dec, &info, &path, size).as_bytes())?;
+            let text = match opts.format {
+                Format::Jsonl => dump::info_json(&dec, &info, &path, size),
+                Format::Text => dump::info_text(&dec, &info, &path, size),
+            };
+            out.write_all(text.as_bytes())?;
             info.error
         } else {
             dump::dump(&mut dec, &mut out, &opts)?

@@ -219,6 +219,68 @@ pub fn info_text<R: Read>(dec: &Decoder<R>, i: &Info, path: &str, size: u64) -> 
     s
 }
 
+/// `--info --format jsonl`: what [`info_text`] says, as one JSON object
+/// on one line: `file`, `size`, `dialect`, `system`, `header_versions`,
+/// `header_sizes`, `word_bits`, `byte_order`, `records`, `by_type` (an
+/// object of counts by type label), `pids`, `tids`, `dropped`,
+/// `first_record`, `last_record` (RFC 3339, or null), `span_ns`,
+/// `decoded_bytes` and `stopped` (why decoding stopped early, or null).
+pub fn info_json<R: Read>(dec: &Decoder<R>, i: &Info, path: &str, size: u64) -> String {
+    use crate::json::Obj;
+    let abi = dec.abi();
+    let list = |v: Vec<String>| format!("[{}]", v.join(","));
+    let versions = list(i.versions.keys().map(|v| v.to_string()).collect());
+    let sizes = list(
+        i.versions
+            .keys()
+            .map(|&v| abi.layout(v.into()).map_or(0, |l| l.size).to_string())
+            .collect(),
+    );
+    let mut by_type = String::new();
+    let mut o = Obj::new(&mut by_type);
+    for (label, n) in &i.by_type {
+        o.int(label, n);
+    }
+    o.end();
+    let mut s = String::new();
+    let mut o = Obj::new(&mut s);
+    o.bytes("file", path.as_bytes())
+        .int("size", size)
+        .str("dialect", &abi.to_string())
+        .str("system", abi.system_name())
+        .raw("header_versions", &versions)
+        .raw("header_sizes", &sizes)
+        .int("word_bits", abi.width.bits())
+        .str(
+            "byte_order",
+            match abi.endianness {
+                Endianness::Little => "little-endian",
+                Endianness::Big => "big-endian",
+            },
+        )
+        .int("records", i.records)
+        .raw("by_type", &by_type)
+        .int("pids", i.pids.len())
+        .int("tids", i.tids.len())
+        .int("dropped", i.dropped)
+        .name("first_record", i.first_ts.or(i.min_ts).map(iso).as_deref())
+        .name("last_record", i.last_ts.or(i.max_ts).map(iso).as_deref())
+        .opt(
+            "span_ns",
+            i.min_ts
+                .zip(i.max_ts)
+                .map(|(a, b)| i128::from(b) - i128::from(a)),
+        )
+        .int("decoded_bytes", i.bytes)
+        .name(
+            "stopped",
+            i.error.as_ref().map(|e| e.to_string()).as_deref(),
+        );
+    o.end();
+    s.push('\n');
+    s
+}
+
 /// RFC 3339 UTC with nanoseconds.
 pub fn iso(ts: i64) -> String {
     let sec = ts.div_euclid(1_000_000_000);

@@ -1,6 +1,7 @@
 //! `dump` reads a trace from a pipe or a FIFO as from the file itself: no
 //! byte is read before the decoder sees it (the database check is made on
-//! the decoder's own bytes), and a database piped in is still named.
+//! the decoder's own bytes), and a database piped in is still named;
+//! `--info` says the same in JSON Lines.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -35,6 +36,28 @@ fn dump_reads_a_pipe_as_the_file() {
         info.contains(&format!("decoded:         all {} bytes", bytes.len())),
         "{info}"
     );
+    // --format jsonl says the same as one JSON object.
+    let out = kt2sql()
+        .args(["dump", "--info", "--format", "jsonl"])
+        .arg(&trace)
+        .assert()
+        .success();
+    let json = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert_eq!(json.lines().count(), 1, "{json}");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["decoded_bytes"], bytes.len() as u64, "{json}");
+    assert_eq!(v["size"], bytes.len() as u64, "{json}");
+    assert!(v["stopped"].is_null(), "{json}");
+    let records = format!("records:         {}\n", v["records"]);
+    assert!(info.contains(&records), "{records} not in {info}");
+    for (k, n) in v["by_type"].as_object().unwrap() {
+        let line = format!("  {k:<14} {n}");
+        assert!(info.contains(&line), "{line} not in {info}");
+    }
+    assert!(info.contains(&format!(
+        "dialect:         {}",
+        v["dialect"].as_str().unwrap()
+    )));
 }
 
 #[test]
