@@ -37,7 +37,8 @@ pub enum TreeFormats {}
 impl Formats for TreeFormats {
     const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Dot];
     const HELP: &'static str =
-        "Output format (csv: one row per image in printed order, with its depth)";
+        "Output format (csv: one row per image in printed order, with its depth; with -v each \
+         image's calls after it, a first column `section` saying which)";
 }
 
 /// `kt2sql files`.

@@ -122,8 +122,33 @@ fn tree_v_streams_its_calls_in_flat_memory() {
     assert!(t0.elapsed() < Duration::from_secs(120));
 }
 
+/// The records of an RFC 4180 CSV text.
+fn csv_records(text: &str) -> Vec<Vec<String>> {
+    let (mut recs, mut rec, mut field) = (Vec::new(), Vec::new(), String::new());
+    let (mut quoted, mut chars) = (false, text.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (quoted, c) {
+            (true, '"') if chars.peek() == Some(&'"') => {
+                chars.next();
+                field.push('"');
+            }
+            (true, '"') | (false, '"') => quoted = !quoted,
+            (false, ',') => rec.push(std::mem::take(&mut field)),
+            (false, '\n') => {
+                rec.push(std::mem::take(&mut field));
+                recs.push(std::mem::take(&mut rec));
+            }
+            (_, c) => field.push(c),
+        }
+    }
+    recs
+}
+
+/// `tree -v --format csv` holds every image (`section` image: the rows of
+/// `query tree`) and, after each, its calls (`section` call: the rows of
+/// `query tree-calls`), in one table.
 #[test]
-fn tree_v_csv_is_query_tree_calls() {
+fn tree_v_csv_is_query_tree_and_tree_calls() {
     let dir = tempfile::tempdir().unwrap();
     let trace = manifest_dir().join("example/build.ktrace");
     let db = import_into(dir.path(), "ex.db", &[trace], Some("/usr/src/proj"));
@@ -139,22 +164,40 @@ fn tree_v_csv_is_query_tree_calls() {
             .args(flags.iter().map(|f| f.replace("--pid", "-p")))
             .output()
             .unwrap();
-        let mut query = kt2sql();
-        query
-            .arg("query")
-            .arg(&db)
-            .args(["tree-calls", "--format", "csv"]);
-        for (k, v) in scope {
-            query.args(["--param", &format!("{k}={v}")]);
-        }
-        let query = query.output().unwrap();
-        assert!(tree.status.success() && query.status.success(), "{scope:?}");
+        assert!(tree.status.success(), "{scope:?}");
         assert!(tree.stdout.len() > 1000, "{scope:?}");
-        assert_eq!(
-            String::from_utf8_lossy(&tree.stdout),
-            String::from_utf8_lossy(&query.stdout),
-            "{scope:?}"
-        );
+        let got = csv_records(&String::from_utf8_lossy(&tree.stdout));
+        let head = &got[0];
+        assert_eq!(head[0], "section", "{head:?}");
+        for (name, section) in [("tree-calls", "call"), ("tree", "image")] {
+            let mut query = kt2sql();
+            query.arg("query").arg(&db).args([name, "--format", "csv"]);
+            for (k, v) in scope {
+                query.args(["--param", &format!("{k}={v}")]);
+            }
+            let query = query.output().unwrap();
+            assert!(query.status.success(), "{scope:?}");
+            let want = csv_records(&String::from_utf8_lossy(&query.stdout));
+            let at: Vec<usize> = want[0]
+                .iter()
+                .map(|c| head.iter().position(|h| h == c).unwrap())
+                .collect();
+            let rows: Vec<Vec<String>> = got[1..]
+                .iter()
+                .filter(|r| r[0] == section)
+                .map(|r| at.iter().map(|&i| r[i].clone()).collect())
+                .collect();
+            assert_eq!(rows, want[1..], "{scope:?} {name}");
+        }
+        // Each call follows its image.
+        let exec = head.iter().position(|h| h == "exec_id").unwrap();
+        let mut image = String::new();
+        for r in &got[1..] {
+            match r[0].as_str() {
+                "image" => image = r[exec].clone(),
+                _ => assert_eq!(r[exec], image, "{scope:?}: {r:?}"),
+            }
+        }
     }
 }
 

@@ -314,26 +314,64 @@ impl Tree {
         writeln!(out, "]").map_err(out_err)
     }
 
-    /// The rows of tree.sql, or of tree_calls.sql (streamed) when calls
-    /// were asked for.
+    /// The rows of tree.sql; with calls, the images and their calls
+    /// (streamed) in one table by a first column `section` (`image` or
+    /// `call`), as every report with several sections writes CSV
+    /// ([`super::write_sections_csv`]): each image's row (tree.sql's
+    /// columns), then its calls' (tree_calls.sql's: one row per path).
     pub fn write_csv(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
         if !self.calls {
             return self.rows.write_csv(out).map_err(out_err);
         }
-        let (mut stmt, context) = prepare(conn, "tree_calls", &self.scope.params())?;
-        let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        const CALL: [&str; 8] = [
+            "call_id",
+            "syscall",
+            "args",
+            "retval",
+            "errno",
+            "errno_name",
+            "unpaired",
+            "path",
+        ];
+        let mut columns = vec!["section".to_string()];
+        columns.extend(self.rows.columns.iter().cloned());
+        let base = columns.len();
+        columns.extend(CALL.map(String::from));
+        let (exec_at, pid_at) = (1 + self.rows.col("exec_id"), 1 + self.rows.col("pid"));
+        let text = |b: &[u8]| Cell::Text(b.to_vec());
+        let opt_text = |b: &Option<Vec<u8>>| b.as_deref().map_or(Cell::Null, text);
         let mut csv = Render::new(out, Format::Csv);
         csv.start(&columns).map_err(out_err)?;
-        let ctx = || crate::schema::sql_err(context.clone());
-        let mut rows = stmt.raw_query();
-        let mut cells = Vec::with_capacity(columns.len());
-        while let Some(row) = rows.next().map_err(ctx())? {
-            cells.clear();
-            for i in 0..columns.len() {
-                cells.push(Cell::from(row.get_ref(i).map_err(ctx())?));
+        self.walk(conn, |w| {
+            for (i, n) in self.nodes.iter().enumerate() {
+                let mut line = vec![Cell::Null; columns.len()];
+                line[0] = text(b"image");
+                line[1..base].clone_from_slice(&self.rows.rows[i]);
+                csv.row(&line).map_err(out_err)?;
+                w.calls_of(i, |c| {
+                    let mut line = vec![Cell::Null; columns.len()];
+                    line[0] = text(b"call");
+                    line[exec_at] = Cell::Int(n.exec_id);
+                    line[pid_at] = Cell::Int(n.pid);
+                    line[base] = Cell::Int(c.call_id);
+                    line[base + 1] = text(&c.syscall);
+                    line[base + 2] = text(&c.args);
+                    line[base + 3] = c.retval.map_or(Cell::Null, Cell::Int);
+                    line[base + 4] = c.errno.map_or(Cell::Null, Cell::Int);
+                    line[base + 5] = opt_text(&c.errno_name);
+                    line[base + 6] = opt_text(&c.unpaired);
+                    if c.paths.is_empty() {
+                        return csv.row(&line);
+                    }
+                    for p in &c.paths {
+                        line[base + 7] = text(p);
+                        csv.row(&line)?;
+                    }
+                    Ok(())
+                })?;
             }
-            csv.row(&cells).map_err(out_err)?;
-        }
+            Ok(())
+        })?;
         csv.end().map_err(out_err)
     }
 
