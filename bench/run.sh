@@ -6,14 +6,20 @@
 #     trace byte) and its ratio to the floor,
 #   - the floor: SQLite's own insert speed for the same number of rows
 #     (bench/floor.rs),
-#   - the reports on the 1 GiB database,
-# then prints one table and writes it to bench/results.md.
+#   - every report and canned query (bench/reports.sh: CPU, wall, peak
+#     RSS, output size, CPU against the import's CPU of the same run) on
+#     the 1 GiB FreeBSD database and on a 315 MB OpenBSD build composed
+#     with hazards (34,611 processes),
+# then prints the tables and writes them to bench/results.md.
 #
-# Usage: bash bench/run.sh [--quick] [--hostile]
-#   --quick: 64 MiB only;
+# Usage: bash bench/run.sh [--quick] [--hostile] [--reports]
+#   --quick: 64 MiB only (the reports on the 64 MiB FreeBSD database);
 #   --hostile: also the peak RSS on the hostile traces (bench/hostile.sh:
 #   2 M live pids, 2 M paths, 1 GiB held back; about 3 GB of traces and
-#   two minutes more).
+#   two minutes more);
+#   --reports: only the reports' table, on the databases BENCH_DIR holds
+#   from an earlier run (their import CPU time is the one that run wrote
+#   beside them, else one import is timed now).
 # BENCH_RUNS=N: best of N runs for every timing (default 3);
 # BENCH_DIR=DIR: keep traces and databases in DIR (reused when present).
 # Needs ../shared/tools/ktcompose.py, python3 and /usr/bin/time.
@@ -22,13 +28,19 @@ cd "$(dirname "$0")/.."
 
 quick=0
 hostile=0
+only_reports=0
 for arg in "$@"; do
     case $arg in
         --quick) quick=1 ;;
         --hostile) hostile=1 ;;
-        *) echo "bench: unknown option $arg (--quick, --hostile)" >&2; exit 2 ;;
+        --reports) only_reports=1 ;;
+        *) echo "bench: unknown option $arg (--quick, --hostile, --reports)" >&2; exit 2 ;;
     esac
 done
+if [ "$only_reports" = 1 ] && [ -z "${BENCH_DIR:-}" ]; then
+    echo "bench: --reports needs BENCH_DIR (the databases of an earlier run)" >&2
+    exit 2
+fi
 # Every timing is the best of this many runs.
 runs=${BENCH_RUNS:-3}
 compose=../shared/tools/ktcompose.py
@@ -46,18 +58,66 @@ sizes="64M 1G"
 [ "$quick" = 1 ] && sizes="64M"
 dialects="freebsd-v1-amd64 openbsd-amd64"
 
-# Peak RSS in MB and wall seconds of a command, from /usr/bin/time -v.
+# Wall seconds, peak RSS in MB and CPU seconds (user + sys) of a command.
 measure() {
     local log="$work/time.log"
-    /usr/bin/time -v "$@" >"$work/out.log" 2>"$log"
-    local rss wall
-    rss=$(awk -F: '/Maximum resident/ {printf "%.0f", $2/1024}' "$log")
-    wall=$(awk '/Elapsed \(wall clock\)/ {n=split($NF, t, ":"); s=0; for (i=1;i<=n;i++) s=s*60+t[i]; print s}' "$log")
-    echo "$wall $rss"
+    /usr/bin/time -f '%e %M %U %S' -o "$log" "$@" >"$work/out.log" 2>/dev/null
+    awk '{printf "%s %.0f %.2f\n", $1, $2 / 1024, $3 + $4}' "$log"
 }
 
-rows=()
+# The smaller of two numbers.
+least() { awk -v a="$1" -v b="$2" 'BEGIN {print (b == "" || a < b) ? a : b}'; }
+
+# The reports on $1 (the database of trace $2), against the import CPU
+# time in $1.import.
 reports=()
+report_rows() {
+    local db=$1 trace=$2 label=$3 import
+    if [ ! -s "$db.import" ]; then
+        read -r _ _ import < <(measure "$kt2sql" -q -d /usr/src/build "$trace" "$work/again.db")
+        rm -f "$work/again.db"
+        echo "$import" >"$db.import"
+    fi
+    import=$(cat "$db.import")
+    mapfile -t -O "${#reports[@]}" reports < <(bash bench/reports.sh "$kt2sql" "$db" "$trace" "$import" "$label")
+}
+
+# The 315 MB build: OpenBSD, hazards, exec argv, 34,611 processes.
+build315() {
+    local trace="$work/openbsd-amd64-315M.ktrace" db="$work/openbsd-amd64-315M.db"
+    [ -f "$trace" ] || python3 "$compose" --dialect openbsd-amd64 --seed 3 --processes 80 \
+        --jobs 6 --faithful --hazards --trpoints cnx --target-bytes 300M -o "$trace" \
+        --truth "$work/openbsd-amd64-315M.json" >&2
+    if [ ! -f "$db" ]; then
+        local best=""
+        for _ in $(seq "$runs"); do
+            rm -f "$db"
+            read -r _ _ cpu < <(measure "$kt2sql" -q -d /usr/src/build "$trace" "$db")
+            best=$(least "$cpu" "$best")
+        done
+        echo "$best" >"$db.import"
+    fi
+    report_rows "$db" "$trace" "openbsd-amd64 315M"
+}
+
+if [ "$only_reports" = 1 ]; then
+    for db in "$work"/freebsd-v1-amd64-1G.db "$work"/openbsd-amd64-315M.db "$work"/freebsd-v1-amd64-64M.db; do
+        [ -f "$db" ] || continue
+        name=$(basename "$db" .db)
+        report_rows "$db" "${db%.db}.ktrace" "${name%-*} ${name##*-}"
+    done
+    [ "${#reports[@]}" -gt 0 ] || { echo "bench: no databases in $work" >&2; exit 2; }
+    {
+        echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`BENCH_RUNS=$runs bash bench/run.sh --reports\`; every time is the best of $runs runs; \"÷ import\" is the report's CPU time over the import's."
+        echo
+        echo "| database | report | CPU | wall | ÷ import | peak RSS | output |"
+        echo "|---|---|---|---|---|---|---|"
+        printf '%s\n' "${reports[@]}"
+    } | tee bench/results.md
+    exit 0
+fi
+
+rows=()
 for size in $sizes; do
     for dialect in $dialects; do
         trace="$work/$dialect-$size.ktrace"
@@ -76,13 +136,16 @@ for size in $sizes; do
         # The import, best of $runs (the machine may be shared: the best run
         # is the one least disturbed); peak RSS is the largest seen.
         best=""
+        bestcpu=""
         rss=0
         for _ in $(seq $runs); do
             rm -f "$db"
-            read -r wall r < <(measure "$kt2sql" -q -d /usr/src/build "$trace" "$db")
-            if [ -z "$best" ] || awk -v a="$wall" -v b="$best" 'BEGIN {exit !(a < b)}'; then best=$wall; fi
+            read -r wall r cpu < <(measure "$kt2sql" -q -d /usr/src/build "$trace" "$db")
+            best=$(least "$wall" "$best")
+            bestcpu=$(least "$cpu" "$bestcpu")
             [ "$r" -gt "$rss" ] && rss=$r
         done
+        echo "$bestcpu" >"$db.import"
         dbbytes=$(stat -c %s "$db")
         # The floor for the same number of rows, best of $runs as well.
         floor=""
@@ -95,28 +158,12 @@ for size in $sizes; do
             -v w="$best" -v f="$floor" -v m="$rss" -v db="$dbbytes" 'BEGIN {
             printf "| %s | %s | %d | %.1f M/s, %.0f MB/s | %.2f s | %.2f M/s, %.0f MB/s | %.2f s | %.2f× | %d MB | %.2f |",
                 d, s, n, n/ds/1e6, b/ds/1e6, w, n/w/1e6, b/w/1e6, f, w/f, m, db/b }')")
-        if [ "$size" = "1G" ] || { [ "$quick" = 1 ] && [ "$size" = "64M" ]; }; then
-            # The build reports too (issue #15: under 3 s each on 1 GiB):
-            # the database was imported with -d, so it has flows. @DB
-            # stands for the database where it is not the last argument.
-            for cmd in "tree" "files" "files -v" "stats" "timeline" "timeline --calls" \
-                "timeline --format svg" "inputs" "outputs" "lint" \
-                "deps @DB /usr/src/build/obj/prog" "graph" "graph --commands"; do
-                args=${cmd//@DB/$db}
-                [ "$args" = "$cmd" ] && args="$cmd $db"
-                rbest=""
-                rrss=0
-                for _ in $(seq $runs); do
-                    # shellcheck disable=SC2086
-                    read -r wall r < <(measure "$kt2sql" $args)
-                    if [ -z "$rbest" ] || awk -v a="$wall" -v b="$rbest" 'BEGIN {exit !(a < b)}'; then rbest=$wall; fi
-                    [ "$r" -gt "$rrss" ] && rrss=$r
-                done
-                reports+=("| $dialect $size | \`kt2sql ${cmd//@DB /}\` | ${rbest} s | ${rrss} MB |")
-            done
+        if [ "$dialect" = freebsd-v1-amd64 ] && { [ "$size" = 1G ] || [ "$quick" = 1 ]; }; then
+            report_rows "$db" "$trace" "$dialect $size"
         fi
     done
 done
+[ "$quick" = 1 ] || build315
 
 {
     echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`BENCH_RUNS=$runs bash bench/run.sh\`; every time is the best of $runs runs."
@@ -125,8 +172,10 @@ done
     echo "|---|---|---|---|---|---|---|---|---|---|"
     printf '%s\n' "${rows[@]}"
     echo
-    echo "| database | report | wall | peak RSS |"
-    echo "|---|---|---|---|"
+    echo "Reports: every report and canned query; \"÷ import\" is the report's CPU time over the import's CPU time (best of $runs) in this run."
+    echo
+    echo "| database | report | CPU | wall | ÷ import | peak RSS | output |"
+    echo "|---|---|---|---|---|---|---|"
     printf '%s\n' "${reports[@]}"
     if [ "$hostile" = 1 ]; then
         echo

@@ -14,13 +14,22 @@
 -- @column errno_name Its symbolic name (`ENOENT`) when known.
 -- @column path     First path it looked up, absolute where possible; NULL for none.
 -- @column call_id  The call (call.call_id).
+WITH
+  -- The slowest first, on the call table alone: the rest is looked up for
+  -- these rows only.
+  slow (call_id, dur) AS MATERIALIZED (
+    SELECT c.call_id, c.dur FROM call AS c
+    WHERE c.dur IS NOT NULL
+      AND (:trace IS NULL OR c.process_id IN (SELECT process_id FROM process
+                                              WHERE trace_id = :trace))
+      AND (:syscall IS NULL OR c.syscall = :syscall)
+    ORDER BY c.dur DESC, c.call_id
+    LIMIT COALESCE(:limit, 20)
+  )
 SELECT c.dur, c.pid, c.comm, c.syscall, c.args, c.retval, c.errno, c.errno_name,
        (SELECT rp.path FROM namei AS n JOIN path AS rp ON rp.path_id = n.resolved_id
         WHERE n.call_id = c.call_id ORDER BY n.seq LIMIT 1) AS path,
        c.call_id
-FROM call_detail AS c
-WHERE c.dur IS NOT NULL
-  AND (:trace IS NULL OR c.trace_id = :trace)
-  AND (:syscall IS NULL OR c.syscall = :syscall)
-ORDER BY c.dur DESC, c.call_id
-LIMIT COALESCE(:limit, 20);
+FROM slow AS s
+JOIN call_detail AS c ON c.call_id = s.call_id
+ORDER BY s.dur DESC, s.call_id;

@@ -49,16 +49,15 @@ SELECT t.trace_id, t.process_id, t.pid,
        CASE WHEN i.next_ts IS NULL THEN p.exit_status END AS exit_status,
        CASE WHEN i.next_ts IS NULL THEN p.exit_signal END AS exit_signal,
        (SELECT count(*) FROM call AS c
-        WHERE c.process_id = t.process_id
-          AND COALESCE(c.call_offset, c.ret_offset) >= i.start_offset
-          AND (i.end_offset IS NULL OR COALESCE(c.call_offset, c.ret_offset) < i.end_offset))
+        WHERE c.process_id = t.process_id AND c.call_id >= i.calls_from
+          AND (i.calls_to IS NULL OR c.call_id < i.calls_to))
          AS calls,
        COALESCE(f.files, 0) AS files
 FROM process_tree AS t
 JOIN member USING (process_id)
 JOIN process AS p ON p.process_id = t.process_id
 JOIN exec AS e ON e.exec_id = t.exec_id
-JOIN (SELECT exec_id, start_offset, end_offset,
+JOIN (SELECT exec_id, calls_from, calls_to,
              lead(ts) OVER (PARTITION BY process_id ORDER BY seq) AS next_ts
       FROM process_image) AS i ON i.exec_id = t.exec_id
 LEFT JOIN path AS rp ON rp.path_id = e.resolved_id

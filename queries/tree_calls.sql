@@ -28,11 +28,10 @@ SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscal
 FROM process_tree AS t
 JOIN process_image AS i ON i.exec_id = t.exec_id
 JOIN call AS c
-  ON c.process_id = t.process_id
- AND COALESCE(c.call_offset, c.ret_offset) >= i.start_offset
- AND (i.end_offset IS NULL OR COALESCE(c.call_offset, c.ret_offset) < i.end_offset)
+  ON c.process_id = t.process_id AND c.call_id >= i.calls_from
+ AND (i.calls_to IS NULL OR c.call_id < i.calls_to)
 LEFT JOIN namei AS n ON n.call_id = c.call_id
 LEFT JOIN path AS rp ON rp.path_id = n.resolved_id
 WHERE (:trace IS NULL OR t.trace_id = :trace)
   AND (:pid IS NULL OR t.process_id IN member)
-ORDER BY t.sort_key, COALESCE(c.call_offset, c.ret_offset), n.seq;
+ORDER BY t.sort_key, c.call_id, n.seq;

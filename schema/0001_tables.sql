@@ -206,6 +206,12 @@ CREATE TABLE exec (
   ts INTEGER NOT NULL,
   -- The execve call; NULL for the inherited image.
   call_id INTEGER REFERENCES call(call_id),
+  -- Where the image's calls begin: they are the process's calls with a
+  -- call_id from this one up to (not including) the next image's
+  -- calls_from (call ids follow a process's records in file order). 0 for
+  -- the inherited image; on a failed exec, where the next image would have
+  -- begun.
+  calls_from INTEGER NOT NULL,
   -- Program path as passed to exec; NULL when not recorded.
   path_id INTEGER REFERENCES path(path_id),
   -- The same made absolute where possible.

@@ -109,11 +109,18 @@ CREATE VIEW IF NOT EXISTS process_image (
   -- record when the RET was lost).
   start_offset,
   -- File offset at which the next image begins; NULL for the last one.
-  end_offset
+  end_offset,
+  -- The image's calls are the process's calls with a call_id from this
+  -- one (exec.calls_from) …
+  calls_from,
+  -- … up to this one, not included; NULL for the last image. The same
+  -- calls as the offsets say, found through the index call_process.
+  calls_to
 ) AS
 SELECT e.exec_id, e.process_id, e.seq, e.image, e.comm, e.ts,
        COALESCE(c.ret_offset, c.call_offset + 1, 0),
-       lead(COALESCE(c.ret_offset, c.call_offset + 1, 0)) OVER w
+       lead(COALESCE(c.ret_offset, c.call_offset + 1, 0)) OVER w,
+       e.calls_from, lead(e.calls_from) OVER w
 FROM exec AS e
 LEFT JOIN call AS c ON c.call_id = e.call_id
 WHERE e.success = 1

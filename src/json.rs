@@ -36,6 +36,20 @@ impl<'o> Obj<'o> {
         self
     }
 
+    /// `"k": [v, …]` for numbers.
+    pub fn ints(&mut self, k: &str, v: &[u64]) -> &mut Self {
+        self.key(k);
+        self.out.push('[');
+        for (i, n) in v.iter().enumerate() {
+            if i > 0 {
+                self.out.push(',');
+            }
+            let _ = write!(self.out, "{n}");
+        }
+        self.out.push(']');
+        self
+    }
+
     /// A number, or `null`.
     pub fn opt(&mut self, k: &str, v: Option<impl Display>) -> &mut Self {
         match v {

@@ -76,26 +76,47 @@ fn is_bidi_control(c: char) -> bool {
 pub fn json_str(out: &mut String, b: &[u8]) {
     out.push('"');
     for chunk in b.utf8_chunks() {
-        for c in chunk.valid().chars() {
-            match c {
-                '"' => out.push_str("\\\""),
-                '\\' => out.push_str("\\\\"),
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                // C0, DEL and C1 (U+0080..U+009F: a UTF-8 terminal may
-                // take U+009B for CSI), and bidi controls.
-                c if c.is_control() || is_bidi_control(c) => {
-                    let _ = write!(out, "\\u{:04x}", c as u32);
-                }
-                c => out.push(c),
-            }
+        let s = chunk.valid();
+        // Most strings (paths, command names) are printable ASCII: copied whole.
+        if s.bytes()
+            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+        {
+            out.push_str(s);
+        } else {
+            json_escape(out, s);
         }
         if !chunk.invalid().is_empty() {
             out.push('\u{fffd}');
         }
     }
     out.push('"');
+}
+
+/// The characters of `s` in a JSON string: runs that need no escape are
+/// copied whole.
+fn json_escape(out: &mut String, s: &str) {
+    let mut start = 0;
+    for (i, c) in s.char_indices() {
+        let escape = match c {
+            '"' => "\\\"",
+            '\\' => "\\\\",
+            '\n' => "\\n",
+            '\t' => "\\t",
+            '\r' => "\\r",
+            // C0, DEL and C1 (U+0080..U+009F: a UTF-8 terminal may take
+            // U+009B for CSI), and bidi controls.
+            c if c.is_control() || is_bidi_control(c) => "",
+            _ => continue,
+        };
+        out.push_str(&s[start..i]);
+        if escape.is_empty() {
+            let _ = write!(out, "\\u{:04x}", c as u32);
+        } else {
+            out.push_str(escape);
+        }
+        start = i + c.len_utf8();
+    }
+    out.push_str(&s[start..]);
 }
 
 /// Parse a JSON array of strings (as [`json_str`] writes them, or any

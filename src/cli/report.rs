@@ -145,12 +145,15 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
             |f, out| Ok(f.write_text(out)?),
         )?
     } else {
-        let f = files::files(&conn, opts)?;
-        emit(|out| match args.format.format {
-            Format::Csv => f.write_csv(out),
-            Format::Json => f.write_json(out),
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+        match args.format.format {
+            Format::Csv => files::write_csv(&conn, opts, &mut out)?,
+            Format::Json => files::files(&conn, opts)?.write_json(&mut out)?,
             f => unreachable!("files takes no --format {}", f.name()),
-        })?
+        }
+        out.flush()?;
+        ExitCode::SUCCESS
     };
     if !args.unresolved {
         let left = files::files(

@@ -32,8 +32,7 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
         Body::Start | Body::ProcDtor => {}
         Body::Call(c) => {
             o.name("syscall", sys(c.code)).int("code", c.code);
-            let args: Vec<String> = c.args().iter().map(u64::to_string).collect();
-            o.raw("args", &format!("[{}]", args.join(",")));
+            o.ints("args", c.args());
             if !c.extra.is_empty() {
                 o.str("extra_hex", &hex(&c.extra));
             }

@@ -312,6 +312,7 @@ fn exec_rows_keep_argv() {
         image: Some(id),
         ts: 5,
         call_id: Some(9),
+        calls_from: 10,
         path: Some(b"cc"),
         resolved: Some(b"/usr/bin/cc"),
         comm: b"cc",

@@ -305,7 +305,7 @@ impl Model {
         let why = Some(Unpaired::VforkParent);
         self.ctx
             .finish_call(c, tid_row, &mut exec, Some(ret), why, sink)?;
-        self.ctx.exec_row(c, &exec, ret.ts, None, true, sink)
+        self.ctx.exec_row(c, &exec, ret.ts, None, true, true, sink)
     }
 }
 

@@ -318,6 +318,7 @@ mod tests {
             image: 3,
             ts: 4,
             call_id: 5,
+            calls_from: 6,
             path: Some((b"a".to_vec(), b"/a".to_vec())),
             argv: None,
             envp: Some(vec![0, 255]),

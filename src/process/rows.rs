@@ -125,6 +125,9 @@ macro_rules! model_tables {
                 ts: i64 => "ts",
                 /// The execve call (None for the inherited image).
                 call_id: Option<i64> => "call_id",
+                /// The lowest call id a call of this image can have: the process's
+                /// calls from this id up to the next image's belong to it.
+                calls_from: i64 => "calls_from",
                 /// Program path as passed (first NAMI of the call).
                 path: Option<&'a [u8]> => "path_id" as path,
                 /// The same, made absolute where possible.

@@ -300,6 +300,8 @@ pub struct AwaitingExec {
     pub ts: i64,
     /// The exec call.
     pub call_id: i64,
+    /// `exec.calls_from`.
+    pub calls_from: i64,
     /// Program path as passed, and resolved.
     pub path: Option<(Vec<u8>, Vec<u8>)>,
     /// argv and environment, where recorded.

@@ -14,13 +14,18 @@
 //! `--unresolved` lists instead the lookups left relative (their base
 //! unknown) from `queries/unresolved.sql`, headed `Unresolved lookups …`
 //! in text, in the same shapes (csv always `path,syscall,comm,pid`).
+//!
+//! The rows are read as SQLite produces them: CSV is written row by row
+//! ([`write_csv`]); text and JSON keep one [`Entry`] per path, never the
+//! rows themselves.
 
 use std::io::{self, Write};
 
 use rusqlite::Connection;
 
 use super::json::Obj;
-use super::{run, Cell, ResultSet, Scope};
+use super::render::{Format, Render, RowSink};
+use super::{each, Cell, Scope};
 use crate::text::vis;
 use crate::Error;
 
@@ -51,11 +56,9 @@ pub struct Entry {
     pub calls: Vec<(Vec<u8>, Callers)>,
 }
 
-/// The list, and the rows it was built from.
+/// The list.
 #[derive(Debug, Clone, Default)]
 pub struct Files {
-    /// Rows of files.sql or files_verbose.sql.
-    pub rows: ResultSet,
     /// The paths in order.
     pub entries: Vec<Entry>,
     /// Whether callers were asked for.
@@ -64,8 +67,8 @@ pub struct Files {
     pub unresolved: bool,
 }
 
-/// Build the list.
-pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
+/// The query that lists what `opts` asks for, and its parameters.
+fn query(opts: FilesOptions) -> (&'static str, Vec<(&'static str, Cell)>) {
     let mut params = opts.scope.params();
     params.push(("all", Cell::Int(opts.all.into())));
     let name = match (opts.unresolved, opts.callers) {
@@ -73,11 +76,16 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
         (false, true) => "files_verbose",
         (false, false) => "files",
     };
-    let rows = run(conn, name, &params)?;
+    (name, params)
+}
+
+/// Build the list.
+pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
+    let (name, params) = query(opts);
     let mut entries: Vec<Entry> = Vec::new();
-    let path = rows.col("path");
-    for r in &rows.rows {
-        let p = r[path].to_bytes();
+    // Columns: path (every query), then syscall, comm, pid (callers).
+    each(conn, name, &params, |r| {
+        let p = r[0].to_bytes();
         if entries.last().is_none_or(|e| e.path != *p) {
             entries.push(Entry {
                 path: p.into_owned(),
@@ -86,23 +94,58 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
         }
         if opts.callers {
             let e = entries.last_mut().expect("just pushed");
-            let syscall = r[rows.col("syscall")].to_bytes().into_owned();
-            let by = (
-                r[rows.col("comm")].to_bytes().into_owned(),
-                r[rows.col("pid")].int().unwrap_or(0),
-            );
+            let syscall = r[1].to_bytes();
+            let by = (r[2].to_bytes().into_owned(), r[3].int().unwrap_or(0));
             match e.calls.last_mut() {
-                Some((s, list)) if *s == syscall => list.push(by),
-                _ => e.calls.push((syscall, vec![by])),
+                Some((s, list)) if **s == *syscall => list.push(by),
+                _ => e.calls.push((syscall.into_owned(), vec![by])),
             }
         }
-    }
+        Ok(())
+    })?;
     Ok(Files {
-        rows,
         entries,
         callers: opts.callers,
         unresolved: opts.unresolved,
     })
+}
+
+/// The list as CSV, row by row: the query's rows, with the columns the
+/// JSON has, so the paths alone unless callers were asked for
+/// (`unresolved.sql` always returns its callers).
+pub fn write_csv(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
+    let (name, params) = query(opts);
+    let paths_only = opts.unresolved && !opts.callers;
+    let columns: &[&str] = if paths_only || name == "files" {
+        &["path"]
+    } else {
+        &["path", "syscall", "comm", "pid"]
+    };
+    let mut r = Render::new(out, Format::Csv);
+    r.start(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>())
+        .map_err(out_err)?;
+    let mut last: Option<Cell> = None;
+    each(conn, name, &params, |row| {
+        if paths_only {
+            if last.as_ref() == Some(&row[0]) {
+                return Ok(());
+            }
+            last = Some(row[0].clone());
+            r.row(&row[..1]).map_err(out_err)?;
+        } else {
+            r.row(row).map_err(out_err)?;
+        }
+        Ok(())
+    })?;
+    r.end().map_err(out_err)
+}
+
+/// An I/O error of the report's output.
+fn out_err(source: io::Error) -> Error {
+    Error::Io {
+        path: "standard output".into(),
+        source,
+    }
 }
 
 impl Files {
@@ -167,25 +210,5 @@ impl Files {
             writeln!(out, "{s}{sep}")?;
         }
         writeln!(out, "]")
-    }
-
-    /// The query's rows as CSV: the columns the JSON has, so the paths
-    /// alone unless callers were asked for (`unresolved.sql` always
-    /// returns its callers).
-    pub fn write_csv(&self, out: &mut dyn Write) -> io::Result<()> {
-        if self.callers || !self.unresolved {
-            return self.rows.write_csv(out);
-        }
-        let path = self.rows.col("path");
-        let mut paths = ResultSet {
-            columns: vec!["path".into()],
-            rows: Vec::new(),
-        };
-        for r in &self.rows.rows {
-            if paths.rows.last().is_none_or(|p| p[0] != r[path]) {
-                paths.rows.push(vec![r[path].clone()]);
-            }
-        }
-        paths.write_csv(out)
     }
 }

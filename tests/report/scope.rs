@@ -161,3 +161,55 @@ fn pid_scopes_outputs_lint_and_graph() {
         assert!(!o.status.success(), "{cmd} -p 999999");
     }
 }
+
+/// SQLite's virtual-machine steps to run canned query `name` to its end,
+/// scoped to `pid` or not: the work it did, without a clock.
+fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
+    use kt2sql::report::{prepare, Cell};
+    use rusqlite::StatementStatus;
+    let pid = pid.map_or(Cell::Null, Cell::Int);
+    let (mut stmt, _) = prepare(conn, name, &[("pid", pid)]).unwrap();
+    let mut rows = stmt.raw_query();
+    while rows.next().unwrap().is_some() {}
+    drop(rows);
+    stmt.get_status(StatementStatus::VmStep).into()
+}
+
+#[test]
+fn pid_scoped_calls_cost_in_proportion_to_the_subtree() {
+    crate::require_shared!(python);
+    // Eight copies of one block: eight root trees of the same size.
+    let one = composed("openbsd-amd64", 3, &["--processes", "20"]);
+    let block = std::fs::metadata(&one.c.trace).unwrap().len();
+    let target = (8 * block).to_string();
+    let im = composed(
+        "openbsd-amd64",
+        3,
+        &["--processes", "20", "--target-bytes", &target],
+    );
+    let conn = Connection::open(&im.db).unwrap();
+    let roots: Vec<i64> = {
+        let mut st = conn
+            .prepare(
+                "SELECT p.pid FROM process AS p WHERE p.parent_id IS NULL
+                   AND (SELECT count(*) FROM process AS q WHERE q.pid = p.pid) = 1
+                 ORDER BY p.process_id",
+            )
+            .unwrap();
+        let rows = st.query_map([], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    assert!(roots.len() >= 8, "eight blocks, each a root: {roots:?}");
+    let pid = roots[roots.len() / 2];
+    // The calls of `timeline --calls` and `tree -v`: one block of eight
+    // costs under a third of the whole, not nearly all of it (the calls
+    // are read through call_process; what is walked whole is per process:
+    // the scope's closure, and for tree -v the process tree).
+    for name in ["timeline_calls", "tree_calls"] {
+        let (all, scoped) = (steps(&conn, name, None), steps(&conn, name, Some(pid)));
+        assert!(
+            scoped * 3 < all,
+            "{name}: -p {pid} took {scoped} steps, the whole build {all}"
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! The sums the import stores so reports need not scan the big tables
 //! (`syscall_stat`, `process.calls` …, `trace.files`, `exec.image`,
-//! `process.parent_exec_id`) restated in SQL over the rows themselves: every
+//! `exec.calls_from`, `process.parent_exec_id`) restated in SQL over the rows themselves: every
 //! query below lists the disagreements, and must list none.
 
 use rusqlite::Connection;
@@ -49,6 +49,20 @@ const CHECKS: &[(&str, &str)] = &[
                               OVER (PARTITION BY process_id ORDER BY seq) - 1 END AS want
            FROM exec)
          WHERE image IS NOT want",
+    ),
+    (
+        "an image's calls by call id (calls_from, calls_to) are its calls by file offset",
+        "SELECT c.call_id, by_id.exec_id, by_offset.exec_id
+         FROM call AS c
+         LEFT JOIN process_image AS by_id
+           ON by_id.process_id = c.process_id AND c.call_id >= by_id.calls_from
+          AND (by_id.calls_to IS NULL OR c.call_id < by_id.calls_to)
+         LEFT JOIN process_image AS by_offset
+           ON by_offset.process_id = c.process_id
+          AND COALESCE(c.call_offset, c.ret_offset) >= by_offset.start_offset
+          AND (by_offset.end_offset IS NULL
+               OR COALESCE(c.call_offset, c.ret_offset) < by_offset.end_offset)
+         WHERE by_id.exec_id IS NOT by_offset.exec_id",
     ),
     (
         "fork_offset lies within the fork call (its RET; a Mac OS X vfork child's own RET; the CALL when the RET was lost), and parent_exec_id is the parent's image current there",

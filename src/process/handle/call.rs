@@ -139,7 +139,7 @@ impl TraceState {
                     )
                 },
             )?;
-            self.exec_row(p, &old, at.ts, Some(&at.comm), true, sink)?;
+            self.exec_row(p, &old, at.ts, Some(&at.comm), true, false, sink)?;
             self.only_thread_left(p, key, sink)?;
         }
         Ok(())
@@ -354,7 +354,7 @@ impl TraceState {
     ) -> Result<Action, S::Error> {
         let (ok, _) = outcome(c.name, ret.error, ret.retval);
         if c.effect == Effect::Exec {
-            self.exec_row(p, c, rec.ts, Some(&rec.comm), ok, sink)?;
+            self.exec_row(p, c, rec.ts, Some(&rec.comm), ok, true, sink)?;
             if ok {
                 self.only_thread_left(p, key, sink)?;
             }

@@ -7,7 +7,12 @@ use crate::process::state::{AwaitingExec, Pending, Proc, TraceState};
 impl TraceState {
     /// The exec row of call `c` of `p`, which took effect at `ts`; a
     /// successful one starts a new image named `comm` (None: the name is
-    /// not known yet, and the row waits for the next record of `p`).
+    /// not known yet, and the row waits for the next record of `p`). The
+    /// image's calls are those after the record that returned the exec
+    /// (`returned`), else those after the exec's CALL: `process_image`
+    /// draws the same line by offsets, and call ids follow a process's
+    /// records in file order.
+    #[allow(clippy::too_many_arguments)]
     pub fn exec_row<S: Sink>(
         &mut self,
         p: &mut Proc,
@@ -15,8 +20,14 @@ impl TraceState {
         ts: i64,
         comm: Option<&[u8]>,
         ok: bool,
+        returned: bool,
         sink: &mut S,
     ) -> Result<(), S::Error> {
+        let calls_from = if returned {
+            self.ids.call
+        } else {
+            c.call_id + 1
+        };
         p.exec_seq += 1;
         self.totals.execs += 1;
         let id = TraceState::next(&mut self.ids.exec);
@@ -31,6 +42,7 @@ impl TraceState {
                 image: p.image,
                 ts,
                 call_id: c.call_id,
+                calls_from,
                 path: c.first_path.as_ref().map(|f| (f.0.clone(), f.1.clone())),
                 argv: c.argv.clone(),
                 envp: c.envp.clone(),
@@ -49,6 +61,7 @@ impl TraceState {
             image: ok.then_some(p.image),
             ts,
             call_id: Some(c.call_id),
+            calls_from,
             path,
             resolved,
             comm,
@@ -76,6 +89,7 @@ impl TraceState {
             image: Some(a.image),
             ts: a.ts,
             call_id: Some(a.call_id),
+            calls_from: a.calls_from,
             path: a.path.as_ref().map(|f| f.0.as_slice()),
             resolved: a.path.as_ref().map(|f| f.1.as_slice()),
             comm,
@@ -104,6 +118,7 @@ impl TraceState {
             image: Some(0),
             ts,
             call_id: None,
+            calls_from: 0,
             path: image.map(|i| i.0.as_slice()),
             resolved: image.map(|i| i.1.as_slice()),
             comm: &p.comm,

@@ -350,6 +350,7 @@ spill_struct!(AwaitingExec {
     image,
     ts,
     call_id,
+    calls_from,
     path,
     argv,
     envp,
