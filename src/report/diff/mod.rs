@@ -21,7 +21,7 @@ use crate::report::{Cell, Format, Render, RowSink};
 use crate::Error;
 
 pub use side::Build;
-use side::{Plan, Rows};
+use side::{Lane, Plan, Rows};
 use spill::Spill;
 
 /// The columns of every row of the CSV and JSON output. `part` is
@@ -79,12 +79,9 @@ pub fn diff(
         hazards: sections.hazards,
     };
     let outcome = std::thread::scope(|scope| {
-        let (otx, mut orows) = side::channel(old);
-        let (ntx, mut nrows) = side::channel(new);
-        let plan = &plan;
-        scope.spawn(move || side::produce(old, plan, otx));
-        scope.spawn(move || side::produce(new, plan, ntx));
-        // Dropping the receivers on an error stops both threads.
+        let mut orows = side::spawn(scope, old, &plan);
+        let mut nrows = side::spawn(scope, new, &plan);
+        // Dropping the receivers on an error stops the threads.
         compare(&mut orows, &mut nrows, sections, top)
     })?;
     let different = outcome.different();
@@ -379,10 +376,10 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
     let (mut old_time, mut new_time) = (Vec::new(), Vec::new());
     let (mut old_path, mut new_path) = (Vec::new(), Vec::new());
     if s.time {
-        old_time = old.collect()?;
-        new_time = new.collect()?;
-        old_path = old.collect()?;
-        new_path = new.collect()?;
+        old_time = old.collect(Lane::Other)?;
+        new_time = new.collect(Lane::Other)?;
+        old_path = old.collect(Lane::Other)?;
+        new_path = new.collect(Lane::Other)?;
     }
     // The critical path as command ids (exec_id, column 4).
     let ids = |p: &[Vec<Cell>]| -> Vec<i64> { p.iter().filter_map(|r| r[4].int()).collect() };
@@ -402,8 +399,8 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
     if s.commands || s.files || s.time {
         let by_identity = |a: &Group, b: &Group| a.key.cmp(&b.key);
         merge(
-            Groups::new(old.query()),
-            Groups::new(new.query()),
+            Groups::new(old.query(Lane::Commands)),
+            Groups::new(new.query(Lane::Commands)),
             by_identity,
             |step| {
                 let (a, b) = match step {
@@ -448,8 +445,8 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
         let (mut k_added, mut k_removed) = (HashMap::new(), HashMap::new());
         let key = |r: &Vec<Cell>| (bytes(&r[0]).to_vec(), bytes(&r[1]).to_vec());
         merge(
-            old.query(),
-            new.query(),
+            old.query(Lane::Commands),
+            new.query(Lane::Commands),
             |a, b| key(a).cmp(&key(b)),
             |step| {
                 let (change, row, tally) = match step {
@@ -490,8 +487,8 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
         let (mut fresh, mut gone, mut changed) = (0, 0, 0);
         let key = |r: &Vec<Cell>| (bytes(&r[0]).to_vec(), bytes(&r[1]).to_vec());
         merge(
-            old.query(),
-            new.query(),
+            old.query(Lane::Other),
+            new.query(Lane::Other),
             |a, b| key(a).cmp(&key(b)),
             |step| {
                 let (change, row, old_n, new_n) = match step {

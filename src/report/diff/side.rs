@@ -1,7 +1,9 @@
-//! One build of a diff, read on its own thread: the database opened for
-//! reading, the queries of the sections asked for run on it in a fixed
-//! order, and their rows handed over one by one through a bounded channel,
-//! so that both databases are read at once and neither result is held.
+//! One build of a diff, read on two threads of its own (each with its own
+//! connection): one runs the command and file queries, whose rows are
+//! many, the other the time and hazard queries, whose work is long but
+//! whose rows are few, so that all four run at once. Each thread runs its
+//! queries in a fixed order and hands their rows over one by one through a
+//! bounded channel: neither result is held.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -44,32 +46,64 @@ pub struct Plan {
     pub hazards: bool,
 }
 
+/// The two threads of a side.
+#[derive(Debug, Clone, Copy)]
+pub enum Lane {
+    /// `diff-commands`, then `diff-files`.
+    Commands = 0,
+    /// `build-time` and `critical-path`, then `diff-hazards`.
+    Other = 1,
+}
+
 impl Plan {
-    fn queries(&self) -> Vec<(&'static str, bool)> {
+    /// The queries of `lane`, in order, each with whether it takes `:map`.
+    fn queries(&self, lane: Lane) -> Vec<(&'static str, bool)> {
         let mut q = Vec::new();
-        if self.time {
-            q.push(("build-time", false));
-            q.push(("critical-path", false));
-        }
-        if self.commands {
-            q.push(("diff-commands", true));
-        }
-        if self.files {
-            q.push(("diff-files", true));
-        }
-        if self.hazards {
-            q.push(("diff-hazards", true));
+        match lane {
+            Lane::Commands => {
+                if self.commands {
+                    q.push(("diff-commands", true));
+                }
+                if self.files {
+                    q.push(("diff-files", true));
+                }
+            }
+            Lane::Other => {
+                if self.time {
+                    q.push(("build-time", false));
+                    q.push(("critical-path", false));
+                }
+                if self.hazards {
+                    q.push(("diff-hazards", true));
+                }
+            }
         }
         q
     }
 }
 
-/// Read `build` on this thread: each query of `plan` in turn into `tx`.
+/// Start reading `build` as `plan` says, on two threads of `scope`.
+pub fn spawn<'s>(scope: &'s std::thread::Scope<'s, '_>, build: &'s Build, plan: &'s Plan) -> Rows {
+    let lanes = [Lane::Commands, Lane::Other].map(|lane| {
+        let (tx, rx) = sync_channel(IN_FLIGHT);
+        scope.spawn(move || produce(build, plan.queries(lane), tx));
+        rx
+    });
+    Rows {
+        lanes,
+        db: build.db.clone(),
+    }
+}
+
+/// Read `build` on this thread: each of `queries` in turn into `tx`.
 /// Ends quietly when the receiver is gone.
-pub fn produce(build: &Build, plan: &Plan, tx: SyncSender<Msg>) {
+fn produce(build: &Build, queries: Vec<(&'static str, bool)>, tx: SyncSender<Msg>) {
+    if queries.is_empty() {
+        return;
+    }
     let run = || -> Result<(), Error> {
         let db = report::open(&build.db)?;
-        for (name, mapped) in plan.queries() {
+        for (name, mapped) in queries {
             let mut params = vec![("trace", Cell::Int(build.trace))];
             if mapped {
                 let map = build.map.clone().map(String::into_bytes);
@@ -91,38 +125,34 @@ pub fn produce(build: &Build, plan: &Plan, tx: SyncSender<Msg>) {
     }
 }
 
-/// The receiving end of a side: the rows of one query after another.
+/// The receiving end of a side: per lane, the rows of one query after
+/// another.
 pub struct Rows {
-    rx: Receiver<Msg>,
+    lanes: [Receiver<Msg>; 2],
     db: PathBuf,
 }
 
-/// A channel for one side: its sender for [`produce`], its [`Rows`].
-pub fn channel(build: &Build) -> (SyncSender<Msg>, Rows) {
-    let (tx, rx) = sync_channel(IN_FLIGHT);
-    let db = build.db.clone();
-    (tx, Rows { rx, db })
-}
-
 impl Rows {
-    /// The rows of the next query, up to its end.
-    pub fn query(&mut self) -> Query<'_> {
+    /// The rows of the next query of `lane`, up to its end.
+    pub fn query(&mut self, lane: Lane) -> Query<'_> {
         Query {
-            rows: self,
+            rx: &self.lanes[lane as usize],
+            db: &self.db,
             done: false,
         }
     }
 
-    /// Every row of the next query, collected (the small ones: build time,
-    /// the critical path).
-    pub fn collect(&mut self) -> Result<Vec<Vec<Cell>>, Error> {
-        self.query().collect()
+    /// Every row of the next query of `lane`, collected (the small ones:
+    /// build time, the critical path).
+    pub fn collect(&mut self, lane: Lane) -> Result<Vec<Vec<Cell>>, Error> {
+        self.query(lane).collect()
     }
 }
 
 /// The rows of one query of a side, as an iterator.
 pub struct Query<'r> {
-    rows: &'r mut Rows,
+    rx: &'r Receiver<Msg>,
+    db: &'r PathBuf,
     done: bool,
 }
 
@@ -133,7 +163,7 @@ impl Iterator for Query<'_> {
         if self.done {
             return None;
         }
-        match self.rows.rx.recv() {
+        match self.rx.recv() {
             Ok(Msg::Row(r)) => Some(Ok(r)),
             Ok(Msg::End) => {
                 self.done = true;
@@ -146,7 +176,7 @@ impl Iterator for Query<'_> {
             Err(_) => {
                 self.done = true;
                 Some(Err(Error::Refused {
-                    path: self.rows.db.clone(),
+                    path: self.db.clone(),
                     reason: "the reading thread ended early".into(),
                 }))
             }
