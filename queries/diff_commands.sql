@@ -32,33 +32,36 @@ WITH
   moved (path_id, path, moved) AS MATERIALIZED (
     SELECT pa.path_id, pa.path,
            COALESCE((SELECT (m.value ->> 1) || substr(pa.path, length(m.value ->> 0) + 1)
-                          FROM json_each(COALESCE(:map, '[]')) AS m
-                          WHERE pa.path = m.value ->> 0
-                             OR substr(pa.path, 1, length(m.value ->> 0) + 1)
-                                = rtrim(m.value ->> 0, '/') || '/'
-                          ORDER BY length(m.value ->> 0) DESC LIMIT 1),
-                         pa.path)
+                     FROM json_each(COALESCE(:map, '[]')) AS m
+                     WHERE pa.path = m.value ->> 0
+                        OR substr(pa.path, 1, length(m.value ->> 0) + 1)
+                           = rtrim(m.value ->> 0, '/') || '/'
+                     ORDER BY length(m.value ->> 0) DESC LIMIT 1),
+                    pa.path)
     FROM path AS pa
   ),
   -- One pass over the lookups: each command's reads, writes and removals
   -- of each path, with the file offset of the last one.
-  touch (command_id, path_id, effect, last) AS MATERIALIZED (
-    SELECT command_id, path_id, effect, max(offset)
+  touch (trace_id, command_id, path_id, effect, last) AS MATERIALIZED (
+    SELECT trace_id, command_id, path_id, effect, max(offset)
     FROM build_access
     WHERE effect IN ('read', 'write', 'remove') AND (:trace IS NULL OR trace_id = :trace)
-    GROUP BY command_id, path_id, effect
+    GROUP BY trace_id, command_id, path_id, effect
   ),
   -- The paths gone at the end: build_file's `temporary` (their last
   -- write or removal was a removal).
-  gone (path_id) AS MATERIALIZED (
-    SELECT path_id FROM touch WHERE effect IN ('write', 'remove')
-    GROUP BY path_id HAVING max(last * 2 + (effect = 'remove')) % 2 = 1
+  gone (trace_id, path_id) AS MATERIALIZED (
+    SELECT trace_id, path_id FROM touch WHERE effect IN ('write', 'remove')
+    GROUP BY trace_id, path_id HAVING max(last * 2 + (effect = 'remove')) % 2 = 1
   ),
   -- Each command's reads and lasting writes, rewritten, in path order.
   named (command_id, effect, path) AS (
     SELECT t.command_id, t.effect, m.moved
     FROM touch AS t JOIN moved AS m USING (path_id)
-    WHERE t.effect = 'read' OR (t.effect = 'write' AND t.path_id NOT IN (SELECT path_id FROM gone))
+    WHERE t.effect = 'read'
+       OR (t.effect = 'write'
+           AND NOT EXISTS (SELECT 1 FROM gone AS g
+                           WHERE g.trace_id = t.trace_id AND g.path_id = t.path_id))
     ORDER BY t.command_id, t.effect, CAST(m.moved AS BLOB)
   ),
   per (command_id, writes, reads) AS MATERIALIZED (

@@ -14,30 +14,34 @@ WITH
   moved (path_id, path, moved) AS MATERIALIZED (
     SELECT pa.path_id, pa.path,
            COALESCE((SELECT (m.value ->> 1) || substr(pa.path, length(m.value ->> 0) + 1)
-                          FROM json_each(COALESCE(:map, '[]')) AS m
-                          WHERE pa.path = m.value ->> 0
-                             OR substr(pa.path, 1, length(m.value ->> 0) + 1)
-                                = rtrim(m.value ->> 0, '/') || '/'
-                          ORDER BY length(m.value ->> 0) DESC LIMIT 1),
-                         pa.path)
+                     FROM json_each(COALESCE(:map, '[]')) AS m
+                     WHERE pa.path = m.value ->> 0
+                        OR substr(pa.path, 1, length(m.value ->> 0) + 1)
+                           = rtrim(m.value ->> 0, '/') || '/'
+                     ORDER BY length(m.value ->> 0) DESC LIMIT 1),
+                    pa.path)
     FROM path AS pa
   ),
-  -- As queries/inputs.sql: a source is a path read and never written or
-  -- removed, counted from the reads alone, not from every lookup.
-  changed AS MATERIALIZED (
-    SELECT DISTINCT trace_id, path_id FROM _build_changed WHERE effect IN ('write', 'remove')
+  -- The successful writes and removals of the paths the build changed.
+  changed (trace_id, path_id, effect, offset) AS MATERIALIZED (
+    SELECT trace_id, path_id, effect, offset FROM _build_changed
+    WHERE effect IN ('write', 'remove') AND (:trace IS NULL OR trace_id = :trace)
   ),
   role (kind, path_id) AS (
+    -- As queries/inputs.sql: a source is a path read and never written or
+    -- removed, counted from the reads alone, not from every lookup.
     SELECT DISTINCT 'input', a.path_id FROM build_access AS a
     WHERE a.access IN (SELECT access FROM _access_class WHERE effect = 'read')
       AND a.effect = 'read' AND (:trace IS NULL OR a.trace_id = :trace)
       AND NOT EXISTS (SELECT 1 FROM changed AS c
                       WHERE c.trace_id = a.trace_id AND c.path_id = a.path_id)
     UNION ALL
-    -- _build_changed_file: build_file's rows of the paths the build
-    -- changed, without its pass over every lookup.
-    SELECT 'output', path_id FROM _build_changed_file
-    WHERE role IN ('output', 'intermediate') AND (:trace IS NULL OR trace_id = :trace)
+    -- build_file's `output` and `intermediate`: written, and the last
+    -- change was no removal (else it is `temporary`); from the changes
+    -- alone, without _build_changed_file's flows.
+    SELECT 'output', path_id FROM changed
+    GROUP BY trace_id, path_id
+    HAVING max(effect = 'write') AND max(offset * 2 + (effect = 'remove')) % 2 = 0
   )
 SELECT DISTINCT r.kind, m.moved AS path
 FROM role AS r JOIN moved AS m USING (path_id)
