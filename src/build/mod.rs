@@ -3,7 +3,9 @@
 //! commands become entries of a compilation database and why the others
 //! are left out ([`compile_db`]); a file named as the trace names it, and
 //! which of its dependencies a depfile lists ([`deps`]); the build graph's
-//! nodes and the roles of its files ([`graph`]).
+//! nodes and the roles of its files ([`graph`]); what makes two commands
+//! of two builds the same and how two builds' sorted lists are compared
+//! ([`diff`]).
 //!
 //! The relations themselves (who read and wrote what, in which order) are
 //! SQL: the `build_*` views of `schema/` and the queries `inputs`,
@@ -16,4 +18,5 @@
 pub mod compile_db;
 pub mod compiler;
 pub mod deps;
+pub mod diff;
 pub mod graph;

@@ -12,6 +12,11 @@ a missing or unreadable file or database, an unknown --trace or -p (also import 
 --strict at the first damage). 130 when an import was interrupted (Ctrl-C); nothing \
 is written then.";
 
+/// The exit codes of `kt2sql diff`, as diff(1)'s.
+const DIFF_EXIT_STATUS: &str = "0 when the two builds are the same (in the sections \
+compared), 1 when they differ, 2 on trouble: a wrong argument, a file that is not a \
+kt2sql database of this version, an unknown trace.";
+
 /// The hazard kinds `kt2sql lint` reports, each with what it means.
 pub const HAZARDS: [(&str, &str); 5] = [
     (
@@ -146,6 +151,20 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             "kt2sql compile-commands build.db > compile_commands.json",
             "a compilation database for clangd",
         )],
+        "kt2sql-diff" => &[
+            (
+                "kt2sql diff yesterday.db today.db",
+                "what changed between two builds",
+            ),
+            (
+                "kt2sql diff --only commands,files --map /home/a/src=/home/b/src a.db b.db",
+                "two checkouts in different places, without the times",
+            ),
+            (
+                "kt2sql diff --format json builds.db:1 builds.db:2",
+                "two traces of one database, as JSON",
+            ),
+        ],
         "kt2sql-timeline" => &[
             (
                 "kt2sql timeline build.db > trace.json",
@@ -179,7 +198,11 @@ pub fn write_sections(out: &mut dyn Write, name: &str, pages: &[String]) -> std:
         }
         writeln!(out, ".PP\n{HAZARDS_NOTE}")?;
     }
-    writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(EXIT_STATUS))?;
+    let exit = match name {
+        "kt2sql-diff" => DIFF_EXIT_STATUS,
+        _ => EXIT_STATUS,
+    };
+    writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(exit))?;
     writeln!(out, ".SH EXAMPLES")?;
     for (line, what) in examples(name) {
         writeln!(

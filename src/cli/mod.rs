@@ -6,6 +6,7 @@ mod args;
 pub mod argv;
 mod build;
 mod compile;
+mod diff;
 mod dump;
 mod hint;
 mod import;
@@ -82,6 +83,10 @@ pub enum Command {
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.
     Timeline(timeline::TimelineArgs),
+    /// Compare two builds: commands added, removed and changed, inputs and
+    /// outputs, hazards, time and the critical path (exit 1 when they
+    /// differ, as diff(1)).
+    Diff(diff::DiffArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -176,6 +181,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Graph(args) => build::run_graph(args),
         Command::CompileCommands(args) => compile::run(args),
         Command::Timeline(args) => timeline::run(args),
+        Command::Diff(args) => diff::run(args),
     }
 }
 

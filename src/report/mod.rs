@@ -3,8 +3,9 @@
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
 //! (the build as DOT, streamed), [`deps`] and [`depfile`] (the lookups of
-//! `deps` and their make rules) and [`compile_commands`]
-//! (`compile_commands.json`); which programs compile what, and the other
+//! `deps` and their make rules), [`compile_commands`]
+//! (`compile_commands.json`) and [`diff`] (two builds compared, both read
+//! at once and streamed); which programs compile what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:
 //!
 //! - `registry.rs`: the query files, embedded, found by name; [`meta`]:
@@ -30,6 +31,7 @@
 pub mod compile_commands;
 pub mod depfile;
 pub mod deps;
+pub mod diff;
 pub mod files;
 pub mod graph;
 mod guard;

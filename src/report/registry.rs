@@ -20,6 +20,18 @@ pub const QUERIES: &[(&str, &str)] = &[
     ),
     ("deps.sql", include_str!("../../queries/deps.sql")),
     (
+        "diff_commands.sql",
+        include_str!("../../queries/diff_commands.sql"),
+    ),
+    (
+        "diff_files.sql",
+        include_str!("../../queries/diff_files.sql"),
+    ),
+    (
+        "diff_hazards.sql",
+        include_str!("../../queries/diff_hazards.sql"),
+    ),
+    (
         "failed_lookups.sql",
         include_str!("../../queries/failed_lookups.sql"),
     ),

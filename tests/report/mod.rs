@@ -8,6 +8,7 @@
 mod build;
 mod compile_commands;
 mod deps;
+mod diff;
 mod golden;
 mod graph;
 mod lint_allow;

@@ -121,6 +121,7 @@ fn sample(name: &str, pid: i64) -> String {
         "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
         "commands" => "1".into(),
+        "map" => "'[[\"/usr/src/proj/obj\", \"/home/b/obj\"]]'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
 }

@@ -1,0 +1,388 @@
+//! What differs between two builds, as rules on values (`kt2sql diff`):
+//! which paths compare as the same across two directory trees
+//! ([`PathMap`]), how two sorted lists are walked side by side
+//! ([`merge`]), how the commands of one identity pair up between builds
+//! ([`pair`]: by argv where recorded, then in start order),
+//! what differs between two sorted path lists ([`lines_diff`]), and which
+//! commands got slower or faster by the most ([`Extremes`]).
+//!
+//! A command's identity (what makes it the same command in another build)
+//! is the program it ran, its working directory and the files it wrote
+//! that are there at the end; `queries/diff_commands.sql` gives it, sorted.
+//! Everything else about a command may differ between two runs of it: its
+//! argv, the files it read, its time. The rows come from SQL and the
+//! output is `report::diff`'s; this module runs no SQL and writes nothing.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, VecDeque};
+
+/// `--map OLD=NEW` pairs: paths of the old build at or below OLD compare
+/// as if they were at or below NEW.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PathMap {
+    /// (old prefix, new prefix), without trailing slashes.
+    pub pairs: Vec<(String, String)>,
+}
+
+impl PathMap {
+    /// Parse one `OLD=NEW`: both absolute; a trailing `/` is dropped.
+    pub fn parse_pair(s: &str) -> Result<(String, String), String> {
+        let (old, new) = s
+            .split_once('=')
+            .ok_or_else(|| format!("--map {s}: expected OLD=NEW (two absolute directories)"))?;
+        let clean = |p: &str| -> Result<String, String> {
+            if !p.starts_with('/') {
+                return Err(format!("--map {s}: {p:?} is not an absolute path"));
+            }
+            let t = p.trim_end_matches('/');
+            Ok(if t.is_empty() { "/".into() } else { t.into() })
+        };
+        Ok((clean(old)?, clean(new)?))
+    }
+
+    /// The pairs as the `:map` parameter of the diff queries: a JSON array
+    /// of `[old, new]`; `None` when there are none.
+    pub fn to_json(&self) -> Option<String> {
+        if self.pairs.is_empty() {
+            return None;
+        }
+        let mut out = String::from("[");
+        for (i, (old, new)) in self.pairs.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push('[');
+            crate::text::json_str(&mut out, old.as_bytes());
+            out.push(',');
+            crate::text::json_str(&mut out, new.as_bytes());
+            out.push(']');
+        }
+        out.push(']');
+        Some(out)
+    }
+
+    /// `path` as the map rewrites it (the longest matching old prefix wins),
+    /// as the diff queries do in SQL; for tests and messages.
+    pub fn apply(&self, path: &str) -> String {
+        let hit = self
+            .pairs
+            .iter()
+            .filter(|(old, _)| {
+                path == old
+                    || path
+                        .strip_prefix(old.trim_end_matches('/'))
+                        .is_some_and(|rest| rest.starts_with('/'))
+            })
+            .max_by_key(|(old, _)| old.len());
+        match hit {
+            Some((old, new)) => format!("{new}{}", &path[old.trim_end_matches('/').len()..]),
+            None => path.to_string(),
+        }
+    }
+}
+
+/// One step of walking two lists sorted the same way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Side<A, B> {
+    /// Only in the old list.
+    Old(A),
+    /// Only in the new list.
+    New(B),
+    /// In both.
+    Both(A, B),
+}
+
+/// Walk two sorted lists side by side, as comm(1) does: `cmp` orders an
+/// old item against a new one. Items come out in order, each once; equal
+/// items pair up one to one. Neither list is held: each is pulled as the
+/// walk needs it.
+pub fn merge<A, B, E>(
+    old: impl Iterator<Item = Result<A, E>>,
+    new: impl Iterator<Item = Result<B, E>>,
+    cmp: impl Fn(&A, &B) -> Ordering,
+    mut f: impl FnMut(Side<A, B>) -> Result<(), E>,
+) -> Result<(), E> {
+    let (mut old, mut new) = (old.peekable(), new.peekable());
+    loop {
+        let order = match (old.peek(), new.peek()) {
+            (None, None) => return Ok(()),
+            (Some(Err(_)), _) => return Err(old.next().unwrap().err().unwrap()),
+            (_, Some(Err(_))) => return Err(new.next().unwrap().err().unwrap()),
+            (Some(Ok(_)), None) => Ordering::Less,
+            (None, Some(Ok(_))) => Ordering::Greater,
+            (Some(Ok(a)), Some(Ok(b))) => cmp(a, b),
+        };
+        let step = match order {
+            Ordering::Less => Side::Old(old.next().unwrap()?),
+            Ordering::Greater => Side::New(new.next().unwrap()?),
+            Ordering::Equal => Side::Both(old.next().unwrap()?, new.next().unwrap()?),
+        };
+        f(step)?;
+    }
+}
+
+/// How the commands of one identity pair up between two builds (two runs
+/// of `cc -c foo.c` are the same command). Each list is in start order.
+/// First, commands whose argv was recorded in both and is the same pair
+/// up, the k-th of an argv with the k-th; then the rest pair in start
+/// order, the k-th left with the k-th left (where no argv is recorded,
+/// that is all of them). Returns the pairs (old index, new index) in
+/// old order, and the old and the new commands left without a partner.
+pub fn pair<T>(
+    old: &[T],
+    new: &[T],
+    argv: impl Fn(&T) -> Option<&[u8]>,
+) -> (Vec<(usize, usize)>, Vec<usize>, Vec<usize>) {
+    let mut by_argv: HashMap<&[u8], VecDeque<usize>> = HashMap::new();
+    for (j, t) in new.iter().enumerate() {
+        if let Some(a) = argv(t) {
+            by_argv.entry(a).or_default().push_back(j);
+        }
+    }
+    let mut partner: Vec<Option<usize>> = vec![None; old.len()];
+    let mut taken = vec![false; new.len()];
+    for (i, t) in old.iter().enumerate() {
+        if let Some(j) = argv(t).and_then(|a| by_argv.get_mut(a)?.pop_front()) {
+            partner[i] = Some(j);
+            taken[j] = true;
+        }
+    }
+    let mut free = (0..new.len()).filter(|&j| !taken[j]);
+    let mut removed = Vec::new();
+    for p in partner.iter_mut().filter(|p| p.is_none()) {
+        *p = free.next();
+    }
+    let added: Vec<usize> = free.collect();
+    let mut pairs = Vec::new();
+    for (i, p) in partner.into_iter().enumerate() {
+        match p {
+            Some(j) => pairs.push((i, j)),
+            None => removed.push(i),
+        }
+    }
+    (pairs, removed, added)
+}
+
+/// The lines of two sorted lists of paths (one per line, as the diff
+/// queries give them) that are only in the new one, and only in the old.
+pub fn lines_diff<'a>(old: &'a [u8], new: &'a [u8]) -> (Vec<&'a [u8]>, Vec<&'a [u8]>) {
+    let split = |b: &'a [u8]| b.split(|&c| c == b'\n').filter(|l| !l.is_empty());
+    let (mut added, mut removed) = (Vec::new(), Vec::new());
+    let res: Result<(), ()> = merge(
+        split(old).map(Ok),
+        split(new).map(Ok),
+        |a, b| a.cmp(b),
+        |s| {
+            match s {
+                Side::Old(a) => removed.push(a),
+                Side::New(b) => added.push(b),
+                Side::Both(..) => {}
+            }
+            Ok(())
+        },
+    );
+    res.expect("the walk cannot fail");
+    (added, removed)
+}
+
+/// A command present in both builds, with its time in each.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed<T> {
+    /// Its duration (ns) in the old build.
+    pub old: i64,
+    /// In the new build.
+    pub new: i64,
+    /// What names it in the output.
+    pub what: T,
+}
+
+impl<T> Timed<T> {
+    /// new - old (ns).
+    pub fn delta(&self) -> i64 {
+        self.new - self.old
+    }
+
+    /// new / old; `None` when the old time is 0.
+    pub fn ratio(&self) -> Option<f64> {
+        (self.old > 0).then(|| self.new as f64 / self.old as f64)
+    }
+}
+
+/// The `n` commands that got slower and faster by the most, absolutely
+/// (nanoseconds) and relatively (new / old), kept as they go by: at most
+/// 4n held, whatever the number of commands.
+#[derive(Debug)]
+pub struct Extremes<T> {
+    n: usize,
+    /// Slower by the most ns, largest first.
+    pub slower: Vec<Timed<T>>,
+    /// Faster by the most ns.
+    pub faster: Vec<Timed<T>>,
+    /// Slower by the largest ratio.
+    pub slower_rel: Vec<Timed<T>>,
+    /// Faster by the largest ratio (the smallest new / old).
+    pub faster_rel: Vec<Timed<T>>,
+}
+
+impl<T: Clone> Extremes<T> {
+    /// Keep the `n` most of each.
+    pub fn new(n: usize) -> Self {
+        Extremes {
+            n,
+            slower: Vec::new(),
+            faster: Vec::new(),
+            slower_rel: Vec::new(),
+            faster_rel: Vec::new(),
+        }
+    }
+
+    /// Consider one command; one whose time did not change is in none.
+    pub fn add(&mut self, t: Timed<T>) {
+        let d = t.delta();
+        if d == 0 || self.n == 0 {
+            return;
+        }
+        let r = t.ratio();
+        let n = self.n;
+        if d > 0 {
+            keep(&mut self.slower, t.clone(), n, |x| x.delta() as f64);
+            if let Some(r) = r {
+                keep(&mut self.slower_rel, t, n, move |x| x.ratio().unwrap_or(r));
+            }
+        } else {
+            keep(&mut self.faster, t.clone(), n, |x| -x.delta() as f64);
+            if r.is_some() {
+                keep(&mut self.faster_rel, t, n, |x| {
+                    -x.ratio().unwrap_or(f64::INFINITY)
+                });
+            }
+        }
+    }
+}
+
+/// Insert `t` into `list` (largest `score` first, the earlier one first
+/// among equals) and keep `n`.
+fn keep<T>(list: &mut Vec<Timed<T>>, t: Timed<T>, n: usize, score: impl Fn(&Timed<T>) -> f64) {
+    let s = score(&t);
+    if list.len() == n && list.last().is_some_and(|l| score(l) >= s) {
+        return;
+    }
+    let at = list.partition_point(|x| score(x) >= s);
+    list.insert(at, t);
+    list.truncate(n);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_pairs_are_absolute_and_the_longest_prefix_wins() {
+        assert_eq!(
+            PathMap::parse_pair("/home/a/src/=/home/b/src"),
+            Ok(("/home/a/src".into(), "/home/b/src".into()))
+        );
+        assert!(PathMap::parse_pair("a=/b").is_err());
+        assert!(PathMap::parse_pair("/a").is_err());
+        let m = PathMap {
+            pairs: vec![("/a".into(), "/x".into()), ("/a/b".into(), "/y".into())],
+        };
+        assert_eq!(m.apply("/a/b/c"), "/y/c");
+        assert_eq!(m.apply("/a/c"), "/x/c");
+        assert_eq!(m.apply("/a"), "/x");
+        assert_eq!(m.apply("/ab"), "/ab");
+        assert_eq!(
+            m.to_json().as_deref(),
+            Some(r#"[["/a","/x"],["/a/b","/y"]]"#)
+        );
+        assert_eq!(PathMap::default().to_json(), None);
+    }
+
+    #[test]
+    fn merge_pairs_equal_items_once_and_keeps_order() {
+        let mut seen = Vec::new();
+        let r: Result<(), ()> = merge(
+            [1, 2, 2, 4].into_iter().map(Ok),
+            [2, 3, 4, 5].into_iter().map(Ok),
+            |a, b| a.cmp(b),
+            |s| {
+                seen.push(s);
+                Ok(())
+            },
+        );
+        r.unwrap();
+        use Side::*;
+        assert_eq!(
+            seen,
+            vec![Old(1), Both(2, 2), Old(2), New(3), Both(4, 4), New(5)]
+        );
+    }
+
+    #[test]
+    fn merge_stops_at_the_first_error() {
+        let r = merge(
+            [Ok(1), Err("bad")].into_iter(),
+            [Ok(1), Ok(2)].into_iter(),
+            |a: &i32, b: &i32| a.cmp(b),
+            |_| Ok(()),
+        );
+        assert_eq!(r, Err("bad"));
+    }
+
+    #[test]
+    fn commands_pair_by_argv_then_in_start_order() {
+        fn argv<'a>(t: &'a (u8, Option<&'static str>)) -> Option<&'a [u8]> {
+            t.1.map(str::as_bytes)
+        }
+        // Without argv: the k-th with the k-th.
+        let old = [(0, None), (1, None), (2, None)];
+        let new = [(0, None), (1, None)];
+        assert_eq!(
+            pair(&old, &new, argv),
+            (vec![(0, 0), (1, 1)], vec![2], vec![])
+        );
+        // The same argv first, then the rest in order.
+        let old = [
+            (0, Some("a")),
+            (1, Some("b")),
+            (2, Some("c")),
+            (3, Some("a")),
+        ];
+        let new = [
+            (0, Some("b")),
+            (1, Some("x")),
+            (2, Some("a")),
+            (3, Some("y")),
+            (4, Some("z")),
+        ];
+        assert_eq!(
+            pair(&old, &new, argv),
+            (vec![(0, 2), (1, 0), (2, 1), (3, 3)], vec![], vec![4])
+        );
+    }
+
+    #[test]
+    fn lines_diff_gives_added_and_removed() {
+        let (added, removed) = lines_diff(b"/a\n/b\n/d", b"/b\n/c\n/d\n/e");
+        assert_eq!(added, [&b"/c"[..], b"/e"]);
+        assert_eq!(removed, [&b"/a"[..]]);
+        let (added, removed) = lines_diff(b"", b"");
+        assert!(added.is_empty() && removed.is_empty());
+    }
+
+    #[test]
+    fn extremes_keep_the_n_largest_changes() {
+        let mut e = Extremes::new(2);
+        for (i, (old, new)) in [(10, 30), (10, 11), (100, 150), (50, 10), (10, 10), (0, 5)]
+            .into_iter()
+            .enumerate()
+        {
+            e.add(Timed { old, new, what: i });
+        }
+        let whats = |l: &[Timed<usize>]| l.iter().map(|t| t.what).collect::<Vec<_>>();
+        assert_eq!(whats(&e.slower), [2, 0]);
+        assert_eq!(whats(&e.slower_rel), [0, 2]);
+        assert_eq!(whats(&e.faster), [3]);
+        assert_eq!(whats(&e.faster_rel), [3]);
+    }
+}
