@@ -272,7 +272,8 @@ CREATE TABLE call (
   errno_name TEXT,
   -- 1 when the call succeeded as the program sees it (error 0, or -2
   -- EJUSTRETURN: sigreturn, execve on newer kernels), 0 when it failed,
-  -- NULL when there was no return.
+  -- NULL when there was no return; 1 for an exec whose RET was lost but
+  -- whose new image's records follow (import issue `exec-inferred`).
   success INTEGER,
   -- File offset of the CALL record.
   call_offset INTEGER,

@@ -202,7 +202,7 @@ impl<R: Read> Decoder<R> {
             }
         }
         let opaque = !h.start && rules::opaque(&abi, h.typ);
-        let misframed = self.overlap(total as usize).or_else(|| {
+        let misframed = self.overlap(total as usize, opaque, h.ts).or_else(|| {
             opaque
                 .then(|| self.swallowed(h.layout.size, total as usize))
                 .flatten()
@@ -273,30 +273,75 @@ impl<R: Read> Decoder<R> {
     /// misframed: its length is wrong yet the payload keeps its rule (a
     /// length grown past the next header, bytes deleted inside it). Then
     /// no record starts where it ends, while a run of records starts
-    /// inside it: returns that run's position in the window.
-    fn overlap(&mut self, total: usize) -> Option<usize> {
+    /// inside it: returns that run's position in the window. After an
+    /// `opaque` record (whose rule cannot pin its length) the next
+    /// [`AFTER_OPAQUE`] records must keep their payloads' rules too, and a
+    /// header the input ends in is no excuse: a doubled GIO length can
+    /// land on bytes that pass for a header, or near the end, and the
+    /// records it swallowed would be lost outside every reported range.
+    /// Where the input ends inside the next header, the records found
+    /// inside an opaque payload must be within [`NEAR_NS`] of its time `ts`.
+    fn overlap(&mut self, total: usize, opaque: bool, ts: i64) -> Option<usize> {
         self.src.fill(total + NEXT_HEADER).ok()?;
         let w = self.src.window();
         let next = w.get(total..).filter(|n| !n.is_empty())?;
         let read = header::select_with(&self.abi, &self.layouts, next)
             .and_then(|(layout, version)| header::read(&self.abi, layout, version, next));
+        let cut = matches!(read, Err(DecodeErrorKind::Truncated { .. }));
         let fits = match read {
             Ok(h) => {
-                let fits = rules::header(&self.abi, &h).is_none();
+                let fits = rules::header(&self.abi, &h).is_none()
+                    && (!opaque || self.chain_fits(total, AFTER_OPAQUE));
                 if fits {
                     self.peeked = Some((self.src.offset() + total as u64, h));
                 }
                 fits
             }
-            // The input ends inside the next header: a truncated tail.
-            Err(DecodeErrorKind::Truncated { .. }) => true,
+            // The input ends inside the next header: a truncated tail,
+            // unless records chain to the end inside an opaque payload.
+            Err(DecodeErrorKind::Truncated { .. }) => !opaque,
             Err(_) => false,
         };
         if fits {
             return None;
         }
         let at_end = self.at_end();
-        (1..total).find(|&i| self.run_fits(i, at_end, OVERLAP_RUN, &|_| true))
+        // Before a cut, the run may be a single record ending at the cut:
+        // random data passes for one, so it must be near in time too.
+        let near =
+            |r: &Record<'_>| !cut || matches!(r.body, Body::Start) || r.ts.abs_diff(ts) <= NEAR_NS;
+        (1..total).find(|&i| self.run_fits(i, at_end, OVERLAP_RUN, &near))
+    }
+
+    /// Whether `run` records chain from `at` in the window, each keeping
+    /// its header's and its payload's rules, or the input ends before
+    /// they do (a truncated tail is reported as such when it is reached).
+    fn chain_fits(&mut self, mut at: usize, run: usize) -> bool {
+        for _ in 0..run {
+            let Ok(have) = self.src.fill(at + NEXT_HEADER) else {
+                return true;
+            };
+            let Some(next) = self.src.window().get(at..have).filter(|n| !n.is_empty()) else {
+                return true;
+            };
+            let read = header::select_with(&self.abi, &self.layouts, next)
+                .and_then(|(layout, version)| header::read(&self.abi, layout, version, next));
+            let h = match read {
+                Ok(h) if rules::header(&self.abi, &h).is_none() => h,
+                Err(DecodeErrorKind::Truncated { .. }) => return true,
+                _ => return false,
+            };
+            let end = at + h.layout.size + h.len as usize;
+            if self.src.fill(end).map_or(true, |have| have < end) {
+                return true;
+            }
+            let p = &self.src.window()[at + h.layout.size..end];
+            if !h.start && rules::payload(&self.abi, h.typ, p).is_some() {
+                return false;
+            }
+            at = end;
+        }
+        true
     }
 
     /// Whether the record of `total` bytes at the start of the window, an
@@ -440,6 +485,12 @@ impl<R: Read> Decoder<R> {
 const NEXT_HEADER: usize = 64;
 /// Records that must chain inside a record for it to count as misframed.
 const OVERLAP_RUN: usize = 4;
+/// Records that must keep their rules after an opaque record for its
+/// length to be believed.
+const AFTER_OPAQUE: usize = 2;
+/// How far from an opaque record's time the records found inside it may
+/// be (a day), for them to count as records it swallowed.
+const NEAR_NS: u64 = 86_400_000_000_000;
 
 /// Bytes a resynchronisation buffers.
 const RESYNC_WINDOW: usize = 256 << 10;

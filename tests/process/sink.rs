@@ -316,11 +316,9 @@ impl Rows {
         for c in &self.c.calls {
             let e = want.entry(c.code).or_insert([0, 0, 0, 0, 0, -1]);
             e[0] += 1;
-            match c.success {
-                None => e[2] += 1,
-                Some(false) => e[1] += 1,
-                Some(true) => {}
-            }
+            // No return: no RET seen (an exec-inferred one succeeded all the same).
+            e[1] += i64::from(c.success == Some(false));
+            e[2] += i64::from(c.ret_offset.is_none());
             if let (Some(a), Some(b)) = (c.ts, c.ret_ts) {
                 e[3] += 1;
                 e[4] += b - a;

@@ -135,8 +135,9 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
         )
         .unwrap()
     };
-    // Where records were lost, the lists are what the written records show.
-    let f = t.get("files_visible").unwrap_or(&t["files"]);
+    // Where records were lost, the lists are what the written records show,
+    // with the exec RETs the model infers.
+    let f = &truth::files_seen(t);
     let by_image = |v: &Value| truth::by_image(dialect, v, t);
     assert_eq!(
         paths(&list(all, false, false)),
@@ -222,6 +223,81 @@ fn reports_match_truth_on_faithful_traces() {
     for d in crate::util::COMPOSE_DIALECTS {
         check_truth(d, 2, &["--faithful"]);
         check_truth(d, 4, &["--faithful", "--trpoints", "cn"]);
+    }
+}
+
+/// An exec whose RET the kernel lost (a full queue) succeeded when its new
+/// image shows itself: the model infers it (`exec-inferred`), and `files
+/// -p PID` lists its program as a successful lookup of that process, as
+/// the truth's real lists do.
+#[test]
+fn execs_whose_ret_was_lost_looked_up_their_program() {
+    crate::require_shared!(python);
+    let faithful = ["--faithful", "--hazards"];
+    for (d, seed, extra) in [
+        (
+            "netbsd-v2-amd64",
+            8352,
+            &["--faithful", "--processes", "60"][..],
+        ),
+        ("netbsd-v2-amd64", 7, &faithful[..]),
+        ("freebsd-v1-amd64", 7, &faithful[..]),
+        ("freebsd-v0-i386", 7, &faithful[..]),
+    ] {
+        let im = composed(d, seed, extra);
+        let (t, ctx) = (&im.c.truth, format!("{d} seed {seed} {extra:?}"));
+        let conn = report::open(&im.db).unwrap();
+        let lost: Vec<&Value> = t["dropped_records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["type"] == "RET" && r["syscall"] == "execve")
+            .collect();
+        assert!(!lost.is_empty(), "{ctx}: an exec RET is lost");
+        for r in lost {
+            let (pid, path) = (
+                r["pid"].as_i64().unwrap(),
+                r["exec"]["abs"].as_str().unwrap(),
+            );
+            let scope = Scope {
+                trace: None,
+                pid: Some(pid),
+            };
+            let opts = files::FilesOptions {
+                scope,
+                all: false,
+                callers: true,
+                unresolved: false,
+            };
+            let got = callers(&files::files(&conn, opts).unwrap());
+            let real = t["files"]["n_v"][path].as_array().unwrap();
+            let want: Vec<&Value> = real
+                .iter()
+                .filter(|e| e[0] == "execve" && e[2] == pid)
+                .collect();
+            assert!(!want.is_empty(), "{ctx}: the truth's {path} for pid {pid}");
+            for e in want {
+                let listed = got[path].as_array().is_some_and(|l| l.contains(e));
+                assert!(
+                    listed,
+                    "{ctx}: files -p {pid} -v lacks {path} {e}: {}",
+                    got[path]
+                );
+            }
+            let inferred: i64 = conn
+                .query_row(
+                    "SELECT count(*) FROM call JOIN process USING (process_id)
+                     WHERE pid = ?1 AND syscall = 'execve' AND ret_offset IS NULL
+                       AND success = 1 AND unpaired = 'superseded'",
+                    [pid],
+                    |row| row.get(0),
+                )
+                .unwrap();
+            assert_eq!(
+                inferred, 1,
+                "{ctx}: pid {pid}'s exec, success without a RET"
+            );
+        }
     }
 }
 

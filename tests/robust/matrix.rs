@@ -29,6 +29,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use kt2sql::import::{import, ImportOptions, NoProgress};
+use kt2sql::record::Body;
 use kt2sql::Error;
 
 use super::{facts, one, scratch, Fact};
@@ -45,6 +46,9 @@ struct Input {
     header: usize,
     /// The length field of every record: where it is, its size in bytes.
     len_fields: Vec<(usize, usize)>,
+    /// Indices of the opaque records (GIO, USER, STRU: no rule pins their
+    /// length).
+    opaque: Vec<usize>,
     /// Big-endian.
     big: bool,
     dialect: String,
@@ -66,6 +70,13 @@ impl Input {
                 (r.offset as usize + f.off, f.size)
             })
             .collect();
+        let opaque = d
+            .records
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r.body, Body::Gio(_) | Body::User(_) | Body::Struct(_)))
+            .map(|(i, _)| i)
+            .collect();
         let trace = super::write(dir, &format!("{name}.clean.out"), &bytes);
         let db = dir.join(format!("{name}.clean.db"));
         let s = import(&[trace], &db, &ImportOptions::default(), &NoProgress).unwrap();
@@ -83,6 +94,7 @@ impl Input {
             bounds,
             header,
             len_fields,
+            opaque,
             big: d.abi.endianness == kt2sql::decode::Endianness::Big,
             dialect: s.traces[0].dialect.clone(),
             clean,
@@ -323,7 +335,23 @@ fn length_cases(input: &Input, rng: &mut Rng, scale: usize) -> Vec<Damage> {
             }
         }
     }
+    // An opaque record's length doubled: its payload keeps its rule, so
+    // only what follows can tell (issue #21: the records it swallowed were
+    // lost outside every reported range).
+    for _ in 0..2 * scale {
+        if !input.opaque.is_empty() {
+            let k = rng.below(input.opaque.len() as u64) as usize;
+            out.push(doubled(input, input.opaque[k]));
+        }
+    }
     out
+}
+
+/// Record `i`'s length field holding twice its payload's length.
+fn doubled(input: &Input, i: usize) -> Damage {
+    let (at, size) = input.len_fields[i];
+    let stored = read_len(&input.bytes[at..at + size], input.big);
+    Damage::Len(at, size, input.big, stored * 2)
 }
 
 /// Two copies of the trace spliced at random bytes, zero-filled tails of
@@ -619,7 +647,6 @@ fn check_cut(
 
 /// Run the matrix over `inputs`, on every core.
 fn run(inputs: &[Input], scale: usize, mode: Mode) {
-    let dir = scratch();
     let jobs: Vec<(usize, Damage)> = inputs
         .iter()
         .enumerate()
@@ -629,6 +656,12 @@ fn run(inputs: &[Input], scale: usize, mode: Mode) {
                 .map(move |d| (i, d))
         })
         .collect();
+    run_jobs(inputs, &jobs, mode);
+}
+
+/// Check each (input, damage) of `jobs`, on every core.
+fn run_jobs(inputs: &[Input], jobs: &[(usize, Damage)], mode: Mode) {
+    let dir = scratch();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let failures = Mutex::new(Vec::new());
     let tallies = Mutex::new(vec![Tally::default(); inputs.len()]);
@@ -744,6 +777,54 @@ fn damage_matrix_over_composed_traces() {
     let _shared = require_shared!(python);
     let dir = scratch();
     run(&composed_inputs(dir.path()), scale(), GIVEN);
+}
+
+/// Every opaque record of every corpus file and composed trace with its
+/// length doubled (issue #21: `freebsd9-i386` record 328's doubled GIO
+/// length landed on bytes that pass for a CALL header): each is strict,
+/// its damage reported from the record to the first record it swallowed.
+#[test]
+fn doubled_opaque_lengths_swallow_nothing() {
+    let _shared = require_shared!(python);
+    let dir = scratch();
+    let mut inputs = corpus_inputs(dir.path()).unwrap();
+    inputs.extend(composed_inputs(dir.path()));
+    let jobs: Vec<(usize, Damage)> = inputs
+        .iter()
+        .enumerate()
+        .flat_map(|(i, input)| input.opaque.iter().map(move |&k| (i, doubled(input, k))))
+        .collect();
+    let strict = Mode {
+        detect: true,
+        prompt: true,
+    };
+    run_jobs(&inputs, &jobs, strict);
+}
+
+/// `freebsd9-i386` record 328, a GIO whose length is doubled: the damage
+/// is that record's bytes exactly, and every other record is imported.
+#[test]
+fn a_doubled_gio_length_is_reported_exactly() {
+    let shared = require_shared!();
+    let dir = scratch();
+    let name = "freebsd9-i386";
+    let input = Input::new(
+        name.into(),
+        fs::read(corpus(&shared, name)).unwrap(),
+        dir.path(),
+    );
+    let dmg = doubled(&input, 328);
+    let trace = super::write(dir.path(), "doubled.out", &dmg.apply(&input.bytes));
+    let db = dir.path().join("doubled.db");
+    let s = import(&[trace], &db, &ImportOptions::default(), &NoProgress).unwrap();
+    let t = &s.traces[0];
+    let (from, to) = (input.bounds[328], input.bounds[329]);
+    let range: Vec<_> = t.damage.iter().map(|d| (d.offset, d.resumed_at)).collect();
+    assert_eq!(range, [(from, Some(to))], "{:?}", t.damage);
+    let got = facts(&db, t.trace_id);
+    let mut want = input.clean.clone();
+    want.remove(&from);
+    assert_eq!(got, want, "every record but the damaged one");
 }
 
 /// The matrix as issue #13 asks: the dialect detected (not given), and

@@ -87,3 +87,37 @@ pub fn lost_inside(t: &Value, sub: &Value) -> bool {
             .any(|r| keys.as_array().is_some_and(|k| k.contains(&r["key"])))
     })
 }
+
+/// The `files` lists kt2sql's model reads from the written records: the
+/// truth's `files_visible` (a lost NAMI is in no list) where records were
+/// lost, but with the real outcome of an exec whose RET was lost. Every
+/// dialect's kernel shows the new image before the thread's next call
+/// (FreeBSD's PROCCTOR, NetBSD's EMUL, the new comm), the composer loses
+/// only such RETs, and the model infers them (`exec-inferred`): the exec
+/// succeeded, so its lookups are successful, as in the real `files`.
+pub fn files_seen(t: &Value) -> Value {
+    let Some(visible) = t.get("files_visible") else {
+        return t["files"].clone();
+    };
+    let mut seen = visible.clone();
+    let real = t["files"]["n_v"].as_object().unwrap();
+    let mut n = crate::util::strings(&seen["n"]);
+    let n_v = seen["n_v"].as_object_mut().unwrap();
+    for (path, ents) in real {
+        let execs = ents.as_array().unwrap().iter().filter(|e| e[0] == "execve");
+        for e in execs {
+            let have = n_v.entry(path.clone()).or_insert_with(|| json!([]));
+            if !have.as_array().unwrap().contains(e) {
+                have.as_array_mut().unwrap().push(e.clone());
+                n.insert(path.clone());
+            }
+        }
+    }
+    // R10's order: (pid, syscall name, comm).
+    for ents in n_v.values_mut() {
+        let key = |e: &Value| (e[2].as_i64(), e[0].to_string(), e[1].to_string());
+        ents.as_array_mut().unwrap().sort_by_key(key);
+    }
+    seen["n"] = json!(n);
+    seen
+}

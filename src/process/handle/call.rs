@@ -322,7 +322,18 @@ impl TraceState {
         let dur = ret.map(|r| r.ts - c.ts);
         let lookups = std::mem::take(&mut c.lookups);
         let out = ret.map(|r| outcome(c.name, r.error, r.retval));
-        self.tally_call(p, c.code, c.name, dur, out.map(|o| o.0), lookups);
+        // An exec superseded past its point of no return succeeded though
+        // its RET was lost ([`Self::abandon`] starts its image): so did its
+        // lookups. It still counts as a call without a return.
+        let inferred = ret.is_none()
+            && unpaired == Some(Unpaired::Superseded)
+            && c.effect == Effect::Exec
+            && c.exec_evidence;
+        let success = out.map(|o| o.0).or(inferred.then_some(true));
+        self.tally_call(p, c.code, c.name, dur, success, lookups);
+        if inferred {
+            self.syscalls.get_mut(&c.code).expect("tallied").no_return += 1;
+        }
         sink.call(&CallRow {
             id: c.call_id,
             process_id: p.row.id,
@@ -334,7 +345,7 @@ impl TraceState {
             ret_ts: ret.map(|r| r.ts),
             retval: ret.map(|r| seen_retval(r.error, r.retval)),
             error: ret.map(|r| r.error),
-            success: out.map(|o| o.0),
+            success,
             errno: out.and_then(|o| o.1),
             call_offset: Some(c.offset),
             ret_offset: ret.map(|r| r.offset),
