@@ -216,6 +216,11 @@ pub struct RdepsArgs {
     pub trace: Trace,
     #[command(flatten)]
     pub subtree: Subtree,
+    /// Keep the system files built too (`/dev/null` written through a
+    /// redirection, a file installed into /usr/local/lib): paths in the
+    /// system's directories outside the directory the trace started in.
+    #[arg(long, visible_alias = "all")]
+    pub system: bool,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
 }
@@ -345,7 +350,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
 pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
     let conn = report::open(&a.db.path)?;
     let q = asked(&conn, &a.db, a.trace, a.subtree, a.files)?;
-    let rows = deps::rdeps(&conn, &q.params)?;
+    let rows = deps::rdeps(&conn, &q.params, a.system, &q.starts)?;
     output(&rows, a.format.format, |out| {
         deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;

@@ -64,8 +64,9 @@ pub fn programs(db: &Database) -> Result<(Cell, Cell), Error> {
 }
 
 /// The rows of `queries/deps.sql` run with `params`, the system files
-/// among the sources ([`is_system`], `starts` being the directories the
-/// traces started in) left out unless `system`.
+/// ([`is_system`], `starts` being the directories the traces started in)
+/// among the sources (reverse: among the paths built) left out unless
+/// `system`.
 pub fn deps(
     db: &Database,
     params: &[(&str, Cell)],
@@ -76,17 +77,23 @@ pub fn deps(
     if !system {
         let (k, p) = (rows.col("kind"), rows.col("path"));
         let starts: Vec<&[u8]> = starts.iter().map(Vec::as_slice).collect();
-        rows.rows
-            .retain(|r| r[k].display() != "source" || !is_system(&r[p].to_bytes(), &starts));
+        rows.rows.retain(|r| {
+            !matches!(&*r[k].display(), "source" | "built") || !is_system(&r[p].to_bytes(), &starts)
+        });
     }
     Ok(rows)
 }
 
-/// The rows of `queries/deps.sql` run with `params` and `:reverse` = 1.
-pub fn rdeps(db: &Database, params: &[(&str, Cell)]) -> Result<ResultSet, Error> {
+/// [`deps`] with `:reverse` = 1: what was built from the files.
+pub fn rdeps(
+    db: &Database,
+    params: &[(&str, Cell)],
+    system: bool,
+    starts: &[Vec<u8>],
+) -> Result<ResultSet, Error> {
     let mut params = params.to_vec();
     params.push(("reverse", Cell::Int(1)));
-    run(db, "deps", &params)
+    deps(db, &params, system, starts)
 }
 
 /// `deps --format make`: for each of `files` (absolute, in the order

@@ -148,15 +148,18 @@ impl<'a> Build<'a> {
         Rows::new(&first, &all, paths)
     }
 
-    /// Reverse: the commands that would rerun and the paths built.
-    fn rdeps(&self, file: &str) -> Rows {
+    /// Reverse: the commands that would rerun and the paths built, the
+    /// system ones left out when `starts` is given.
+    fn rdeps(&self, file: &str, starts: Option<&[&[u8]]>) -> Rows {
         let (first, all) = self.reach(file, "readers", |f, cmds| {
             cmds.contains(&s(&f["producer"])).then(|| s(&f["consumer"]))
         });
         let mut paths = BTreeMap::new();
         for (path, f) in &self.files {
             let writers = names(&f["writers"]);
+            let system = starts.is_some_and(|st| is_system(path.as_bytes(), st));
             if path != file
+                && !system
                 && !self.is_dir(path)
                 && matches!(self.role(path), "output" | "intermediate")
                 && writers.iter().any(|w| all.contains(w))
@@ -366,27 +369,33 @@ pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
     if read.is_empty() {
         return;
     }
-    let got = parse_csv(&run(db, &["rdeps"], &read, "csv", ctx), ctx);
-    let make = run(db, &["rdeps"], &read, "make", ctx);
-    let mut rules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-    for l in make.lines() {
-        let (targets, deps) = parse_rule(l);
-        assert_eq!(deps.len(), 1, "{ctx}: rdeps rule {l}");
-        let e = rules.entry(deps[0].clone()).or_default();
-        assert!(e.is_empty(), "{ctx}: one rdeps rule per file: {l}");
-        e.extend(targets);
-    }
-    for f in &read {
-        let want = build.rdeps(f);
-        let what = format!("{ctx}: rdeps {f}");
-        let empty = Default::default();
-        let (cmds, paths) = got.get(f).unwrap_or(&empty);
-        assert_same(cmds, &command_lines(b, &want), &format!("{what}: commands"));
-        assert_same(paths, &want.path_lines(), &format!("{what}: paths"));
-        let built: BTreeSet<String> = want.paths.keys().map(|p| name(p, start_cwd)).collect();
-        let none = BTreeSet::new();
-        let rule = rules.get(&name(f, start_cwd)).unwrap_or(&none);
-        assert_same(rule, &built, &format!("{what}: make rule"));
+    let modes: [Mode; 2] = [
+        (&["rdeps"], false, Some(&start)),
+        (&["rdeps", "--system"], false, None),
+    ];
+    for (args, _, starts) in modes {
+        let got = parse_csv(&run(db, args, &read, "csv", ctx), ctx);
+        let make = run(db, args, &read, "make", ctx);
+        let mut rules: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for l in make.lines() {
+            let (targets, deps) = parse_rule(l);
+            assert_eq!(deps.len(), 1, "{ctx}: rdeps rule {l}");
+            let e = rules.entry(deps[0].clone()).or_default();
+            assert!(e.is_empty(), "{ctx}: one rdeps rule per file: {l}");
+            e.extend(targets);
+        }
+        for f in &read {
+            let want = build.rdeps(f, starts);
+            let what = format!("{ctx}: {args:?} {f}");
+            let empty = Default::default();
+            let (cmds, paths) = got.get(f).unwrap_or(&empty);
+            assert_same(cmds, &command_lines(b, &want), &format!("{what}: commands"));
+            assert_same(paths, &want.path_lines(), &format!("{what}: paths"));
+            let built: BTreeSet<String> = want.paths.keys().map(|p| name(p, start_cwd)).collect();
+            let none = BTreeSet::new();
+            let rule = rules.get(&name(f, start_cwd)).unwrap_or(&none);
+            assert_same(rule, &built, &format!("{what}: make rule"));
+        }
     }
 }
 
