@@ -24,6 +24,8 @@ struct Build<'a> {
     files: BTreeMap<String, &'a Value>,
     /// command id -> its job (commands of one job share it).
     job: BTreeMap<String, Option<String>>,
+    /// The commands of `-p`'s subtree, when one is asked for.
+    scope: Option<BTreeSet<String>>,
 }
 
 fn names(v: &Value) -> Vec<String> {
@@ -62,7 +64,31 @@ impl<'a> Build<'a> {
             };
             job.insert(id, j);
         }
-        Build { b, files, job }
+        Build {
+            b,
+            files,
+            job,
+            scope: None,
+        }
+    }
+
+    /// The same, `-p pid`: the commands of every lifetime of `pid` and
+    /// of the processes below them.
+    fn scoped(b: &'a Value, pid: i64) -> Self {
+        let mut build = Build::new(b);
+        let mut scope = BTreeSet::new();
+        for c in b["commands"].as_array().unwrap() {
+            let parent = c["parent"].as_str().map(String::from);
+            if c["pid"].as_i64() == Some(pid) || parent.is_some_and(|p| scope.contains(&p)) {
+                scope.insert(s(&c["id"]));
+            }
+        }
+        build.scope = Some(scope);
+        build
+    }
+
+    fn in_scope(&self, c: &str) -> bool {
+        self.scope.as_ref().is_none_or(|sc| sc.contains(c))
     }
 
     /// `cmds` with every command of their jobs.
@@ -86,7 +112,8 @@ impl<'a> Build<'a> {
         seed: &str,
         follow: impl Fn(&Value, &BTreeSet<String>) -> Option<String>,
     ) -> (BTreeSet<String>, BTreeSet<String>) {
-        let mut first: BTreeSet<String> = names(&self.files[file][seed]).into_iter().collect();
+        let seeds = names(&self.files[file][seed]).into_iter();
+        let mut first: BTreeSet<String> = seeds.filter(|c| self.in_scope(c)).collect();
         self.with_jobs(&mut first);
         let mut all = first.clone();
         loop {
@@ -99,6 +126,7 @@ impl<'a> Build<'a> {
             all.extend(more);
             self.with_jobs(&mut all);
             if all.len() == n {
+                all.retain(|c| self.in_scope(c));
                 return (first, all);
             }
         }
@@ -141,7 +169,7 @@ impl<'a> Build<'a> {
             }
             let mut by = readers.iter().filter(|r| all.contains(*r)).peekable();
             if by.peek().is_some() {
-                let direct = readers.iter().any(|r| first.contains(r));
+                let direct = readers.iter().any(|r| first.contains(r) && all.contains(r));
                 paths.insert(path.clone(), (kind, direct));
             }
         }
@@ -164,7 +192,7 @@ impl<'a> Build<'a> {
                 && matches!(self.role(path), "output" | "intermediate")
                 && writers.iter().any(|w| all.contains(w))
             {
-                let direct = writers.iter().any(|w| first.contains(w));
+                let direct = writers.iter().any(|w| first.contains(w) && all.contains(w));
                 paths.insert(path.clone(), ("built", direct));
             }
         }
@@ -319,7 +347,8 @@ type Mode<'a> = (&'a [&'a str], bool, Option<&'a [&'a [u8]]>);
 /// Every file the build wrote: `deps` (and `--sources`, `--system`) gives
 /// its commands and prerequisites as the truth does, and `--format make`
 /// the same rule; every file a command read: `rdeps` gives the commands
-/// that would rerun and the paths built, and `--format make` the rule.
+/// that would rerun and the paths built, and `--format make` the rule;
+/// both with `-p` too.
 pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
     let build = Build::new(b);
     let start: [&[u8]; 1] = [start_cwd.as_bytes()];
@@ -395,6 +424,34 @@ pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
             let none = BTreeSet::new();
             let rule = rules.get(&name(f, start_cwd)).unwrap_or(&none);
             assert_same(rule, &built, &format!("{what}: make rule"));
+        }
+    }
+    // -p: the commands of one recipe's subtree (a process a make forked
+    // that ran commands of its own), and what they read and wrote.
+    let recipe = b["commands"].as_array().unwrap().iter().find(|c| {
+        let kids = b["commands"].as_array().unwrap().iter();
+        c["image"] == 1 && kids.filter(|k| k["parent"] == c["id"]).count() > 0
+    });
+    let Some(pid) = recipe.and_then(|c| c["pid"].as_i64()) else {
+        return;
+    };
+    let scoped = Build::scoped(b, pid);
+    let p = pid.to_string();
+    for (args, files) in [(["deps", "-p", &p], &written), (["rdeps", "-p", &p], &read)] {
+        if files.is_empty() {
+            continue;
+        }
+        let got = parse_csv(&run(db, &args, files, "csv", ctx), ctx);
+        for f in files {
+            let want = match args[0] {
+                "deps" => scoped.deps(f, false, Some(&start)),
+                _ => scoped.rdeps(f, Some(&start)),
+            };
+            let what = format!("{ctx}: {args:?} {f}");
+            let empty = Default::default();
+            let (cmds, paths) = got.get(f).unwrap_or(&empty);
+            assert_same(cmds, &command_lines(b, &want), &format!("{what}: commands"));
+            assert_same(paths, &want.path_lines(), &format!("{what}: paths"));
         }
     }
 }
