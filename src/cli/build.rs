@@ -172,9 +172,9 @@ fn json_array(items: &[String]) -> String {
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "By default each FILE's direct prerequisites, as `gcc -MMD` lists \
-them: every path read by the commands that made it (the commands that wrote it, those that \
-wrote a temporary they read, every command of the same compiler run), generated files included, \
-system files left out. --format make writes a depfile a Makefile can include."
+them: every path read by the jobs (a make recipe, else a compiler run) of the commands that \
+wrote it and of those that wrote a temporary they read, generated files included, system files \
+left out. --format make writes a depfile a Makefile can include."
 )]
 pub struct DepsArgs {
     #[command(flatten)]
@@ -202,10 +202,10 @@ pub struct DepsArgs {
 /// `kt2sql rdeps`.
 #[derive(Debug, clap::Args)]
 #[command(
-    after_help = "What would rebuild if each FILE changed: the commands that read it \
-(with every command of the same compiler run), the commands that read what those wrote, and so \
-on down, and the paths they wrote that are still there (kind `built`; `direct` 1 for those made \
-by a command that read FILE itself). --format make writes `BUILT ...: FILE` per FILE."
+    after_help = "What would rebuild if each FILE changed: the jobs (a make recipe, \
+else a compiler run) of the commands that read it, those of the commands that read what they \
+wrote, and so on down, and the paths they wrote that are still there (kind `built`; `direct` 1 \
+for those of the jobs that read FILE itself). --format make writes `BUILT ...: FILE` per FILE."
 )]
 pub struct RdepsArgs {
     #[command(flatten)]
