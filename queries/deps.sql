@@ -1,54 +1,195 @@
--- What a file was built from, transitively: the commands that wrote it,
--- the commands whose output they read (build_flow), and so on up; and the
--- sources (build_file.role `source`) any of those commands read. A file
--- the build only read has no commands and no sources.
+-- What each file was made from (`kt2sql deps`) or, with :reverse = 1,
+-- what was built from it (`kt2sql rdeps`). Commands work in jobs: a
+-- recipe (a process that a make forked, every image of it and every
+-- command below it but those of a nearer make's recipes), else a compiler
+-- run (a compiler driver and every command below it: gcc's cc1, as, ld),
+-- else the command alone. A job's commands count together because they
+-- share descriptors: `sed x.in > gen.h` has the shell open gen.h and sed
+-- write it, `cc -pipe` has cc1 write to the `as` that writes the object,
+-- and neither is a lookup.
 --
--- @param  files    The files, as a JSON array of absolute paths (required).
--- @param  trace    Only this trace_id (default: every trace).
--- @column file     The file asked about (TEXT).
--- @column kind     `command` (a command it was built by) or `source`.
--- @column path     The source, or the command's program (NULL for a
---                  forked image that ran no exec).
--- @column pid      The command's pid (NULL for a source).
--- @column comm     The command's name (NULL for a source).
+-- Forward (the default): the jobs of the commands that wrote the file,
+-- the jobs of the commands that wrote a temporary those read
+-- (build_file.role `temporary`: a compiler's /tmp/cc*.s) and so on up,
+-- and every path they read: a `source` (never written or removed by the
+-- build) or a `generated` path (written, not a temporary and not by
+-- them), as `gcc -MD` lists the prerequisites of an object; never a
+-- directory (a path the trace looked up paths below). With
+-- :sources = 1, the producers of every path they read are followed
+-- (build_flow), and only the sources any of them read are listed.
+--
+-- Reverse: the jobs of the commands that read the file, the jobs of the
+-- commands that read what any of them wrote (build_flow, any path), and
+-- so on down; and the paths they wrote that are still there at the end
+-- (`built`: role `output` or `intermediate`), the file itself and
+-- directories aside.
+--
+-- @param  files      The files, as a JSON array of absolute paths (required).
+-- @param  trace      Only this trace_id (default: every trace).
+-- @param  pid        Only commands of the processes of this pid and their
+--                    descendants (default: the whole build).
+-- @param  makes      The programs that run recipes (make), as a JSON array
+--                    of absolute paths (default: none; `kt2sql deps` passes
+--                    those of the trace that are).
+-- @param  compilers  The programs that are compiler drivers, likewise.
+-- @param  sources    1: the leaf sources, transitively, instead of the
+--                    direct prerequisites (default: the direct ones).
+-- @param  reverse    1: what was built from the files (default: what they
+--                    were made from).
+-- @column file       The file asked about (TEXT).
+-- @column kind       `command` (a command of the jobs found); forward
+--                    `source` or `generated` (a path they read), reverse
+--                    `built` (a path they wrote).
+-- @column path       That path, or the command's program (NULL for a
+--                    forked image that ran no exec).
+-- @column pid        The command's pid; for `built`, the pid of the last
+--                    of the commands found to write it; NULL for a path
+--                    read.
+-- @column comm       The command's name, likewise.
+-- @column direct     1 for a command of the jobs that wrote the file
+--                    (reverse: read it), and for a path one of those read
+--                    (reverse: wrote); 0 for one reached through what
+--                    they read (reverse: wrote).
 WITH RECURSIVE wanted (file) AS (
   SELECT value FROM json_each(:files)
+), scoped AS MATERIALIZED (
+  SELECT process_id FROM _scope
+  WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+), ch AS MATERIALIZED (
+  -- The build's changes: one pass over the lookups of the paths changed.
+  SELECT trace_id, path_id, command_id, effect, offset FROM _build_changed
+  WHERE effect IN ('write', 'remove') AND (:trace IS NULL OR trace_id = :trace)
+), temporary AS MATERIALIZED (
+  -- build_file's role `temporary`: the last change removed it.
+  SELECT trace_id, path_id FROM ch
+  GROUP BY trace_id, path_id
+  HAVING max(offset * 2 + (effect = 'remove')) % 2 = 1
 ), flow AS MATERIALIZED (
-  SELECT producer_id, consumer_id FROM build_flow
-  WHERE :trace IS NULL OR trace_id = :trace
-), made (file, command_id) AS (
-  SELECT w.file, a.command_id
+  SELECT DISTINCT f.producer_id, f.consumer_id,
+         EXISTS (SELECT 1 FROM temporary AS t
+                 WHERE t.trace_id = f.trace_id AND t.path_id = f.path_id) AS temporary
+  FROM build_flow AS f
+  WHERE :trace IS NULL OR f.trace_id = :trace
+), maker AS MATERIALIZED (
+  SELECT e.exec_id FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id
+  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each(:makes))
+), compiler AS MATERIALIZED (
+  SELECT e.exec_id FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id
+  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each(:compilers))
+), walk (command_id, job_id) AS (
+  -- Every command with its job, from the roots of the process trees
+  -- down: a child of a make starts a recipe (named by its process's first
+  -- image), a command inside a job stays in it, a compiler driver outside
+  -- one starts a compiler run (named by itself); NULL: the command alone.
+  SELECT e.exec_id, CASE WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END
+  FROM process AS p
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
+  WHERE p.parent_exec_id IS NULL AND (:trace IS NULL OR p.trace_id = :trace)
+  UNION ALL
+  SELECT e.exec_id,
+         CASE WHEN w.command_id IN (SELECT exec_id FROM maker)
+              THEN (SELECT min(exec_id) FROM exec WHERE process_id = p.process_id)
+              WHEN w.job_id IS NOT NULL THEN w.job_id
+              WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END
+  FROM walk AS w
+  JOIN process AS p ON p.parent_exec_id = w.command_id
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
+), job AS MATERIALIZED (
+  SELECT command_id, job_id FROM walk WHERE job_id IS NOT NULL
+), seed AS MATERIALIZED (
+  SELECT DISTINCT w.file, a.command_id
   FROM wanted AS w
   JOIN path AS pa ON pa.path = w.file
-  JOIN build_access AS a ON a.path_id = pa.path_id AND a.effect = 'write'
-  WHERE :trace IS NULL OR a.trace_id = :trace
+  JOIN build_access AS a ON a.path_id = pa.path_id
+   AND a.effect = CASE WHEN :reverse IS 1 THEN 'read' ELSE 'write' END
+  WHERE (:trace IS NULL OR a.trace_id = :trace)
+    AND (:pid IS NULL OR a.process_id IN (SELECT process_id FROM scoped))
+), first (file, command_id) AS MATERIALIZED (
+  SELECT file, command_id FROM seed
   UNION
-  SELECT m.file, f.producer_id
-  FROM made AS m
-  JOIN flow AS f ON f.consumer_id = m.command_id
-), mc AS MATERIALIZED (
-  SELECT DISTINCT file, command_id FROM made
-), changed AS MATERIALIZED (
-  SELECT DISTINCT trace_id, path_id FROM _build_changed WHERE effect IN ('write', 'remove')
+  SELECT s.file, m.command_id
+  FROM seed AS s
+  JOIN job AS j ON j.command_id = s.command_id
+  JOIN job AS m ON m.job_id = j.job_id
+), reach (file, command_id) AS (
+  SELECT file, command_id FROM first
+  UNION
+  SELECT r.file, f.producer_id
+  FROM reach AS r
+  JOIN flow AS f ON f.consumer_id = r.command_id
+  WHERE :reverse IS NOT 1 AND (:sources IS 1 OR f.temporary)
+  UNION
+  SELECT r.file, f.consumer_id
+  FROM reach AS r
+  JOIN flow AS f ON f.producer_id = r.command_id
+  WHERE :reverse IS 1
+  UNION
+  SELECT r.file, m.command_id
+  FROM reach AS r
+  JOIN job AS j ON j.command_id = r.command_id
+  JOIN job AS m ON m.job_id = j.job_id
+), found AS MATERIALIZED (
+  SELECT r.file, r.command_id,
+         EXISTS (SELECT 1 FROM first AS d
+                 WHERE d.file = r.file AND d.command_id = r.command_id) AS direct
+  FROM (SELECT DISTINCT file, command_id FROM reach) AS r
+  JOIN exec AS e ON e.exec_id = r.command_id
+  WHERE :pid IS NULL OR e.process_id IN (SELECT process_id FROM scoped)
+), wrote AS MATERIALIZED (
+  -- What the commands found for each file wrote, with the last write.
+  SELECT f.file, c.trace_id, c.path_id, f.command_id, f.direct,
+         row_number() OVER (PARTITION BY f.file, c.trace_id, c.path_id
+                            ORDER BY c.offset DESC) AS r,
+         max(f.direct) OVER (PARTITION BY f.file, c.trace_id, c.path_id) AS any_direct
+  FROM (SELECT trace_id, path_id, command_id, offset FROM ch
+        WHERE effect = 'write' AND command_id IN (SELECT command_id FROM found)) AS c
+  JOIN found AS f ON f.command_id = c.command_id
 )
-SELECT m.file, 'command' AS kind, rp.path, p.pid, e.comm
-FROM mc AS m
-JOIN exec AS e ON e.exec_id = m.command_id
+SELECT f.file, 'command' AS kind, rp.path, p.pid, e.comm, f.direct
+FROM found AS f
+JOIN exec AS e ON e.exec_id = f.command_id
 JOIN process AS p USING (process_id)
 LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
 UNION ALL
--- A source is a path they read that the build never wrote or removed:
--- build_file's role `source`. (One pass over the
+-- Forward: the paths they read, but their own writes and temporaries; a
+-- source when the build never wrote or removed it. (One pass over the
 -- reads, keeping those of the commands found: namei has no index by
 -- command.)
-SELECT DISTINCT m.file, 'source', pa.path, NULL, NULL
+SELECT f.file, CASE WHEN c.path_id IS NULL THEN 'source' ELSE 'generated' END, pa.path,
+       NULL, NULL, max(f.direct)
 FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
       -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-      WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
+      WHERE :reverse IS NOT 1
+        AND access IN (SELECT access FROM _access_class WHERE effect = 'read')
         AND effect = 'read'
-        AND command_id IN (SELECT command_id FROM mc)) AS a
-JOIN mc AS m ON m.command_id = a.command_id
-JOIN path AS pa USING (path_id)
-WHERE NOT EXISTS (SELECT 1 FROM changed AS f
-                  WHERE f.trace_id = a.trace_id AND f.path_id = a.path_id)
+        AND command_id IN (SELECT command_id FROM found)) AS a
+JOIN found AS f ON f.command_id = a.command_id
+JOIN path AS pa ON pa.path_id = a.path_id
+LEFT JOIN (SELECT DISTINCT trace_id, path_id FROM ch) AS c
+  ON c.trace_id = a.trace_id AND c.path_id = a.path_id
+WHERE pa.path IS NOT f.file
+  -- A directory (the trace looked up a path below it) is neither, as
+  -- `gcc -MD` lists none.
+  AND NOT EXISTS (SELECT 1 FROM path AS sub
+                  WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND (c.path_id IS NULL
+       OR (:sources IS NOT 1
+           AND NOT EXISTS (SELECT 1 FROM temporary AS t
+                           WHERE t.trace_id = a.trace_id AND t.path_id = a.path_id)
+           AND NOT EXISTS (SELECT 1 FROM wrote AS w
+                           WHERE w.file = f.file AND w.trace_id = a.trace_id
+                             AND w.path_id = a.path_id)))
+GROUP BY f.file, pa.path, c.path_id IS NULL
+UNION ALL
+-- Reverse: the paths they wrote that are still there, the file aside.
+SELECT w.file, 'built', pa.path, p.pid, e.comm, w.any_direct
+FROM wrote AS w
+JOIN path AS pa ON pa.path_id = w.path_id
+JOIN exec AS e ON e.exec_id = w.command_id
+JOIN process AS p USING (process_id)
+WHERE :reverse IS 1 AND w.r = 1 AND pa.path IS NOT w.file
+  AND NOT EXISTS (SELECT 1 FROM path AS sub
+                  WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM temporary AS t
+                  WHERE t.trace_id = w.trace_id AND t.path_id = w.path_id)
 ORDER BY 1, 2, 3, 4;

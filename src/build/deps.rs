@@ -1,10 +1,15 @@
-//! `kt2sql deps`'s rules: a file asked about named as the trace names it,
-//! and which of its dependencies a make depfile lists.
+//! `kt2sql deps` and `rdeps`'s rules: a file asked about named as the
+//! trace names it, which programs run recipes and which start a compiler
+//! run (the jobs whose commands count as one: `queries/deps.sql`), which
+//! prerequisites are system files, which rows a make depfile lists, and
+//! how it names a path.
+
+use super::compiler::{basename, is_compiler};
 
 /// `file` as the trace names it: absolute, a relative name taken from
-/// `cwd` (the directory `kt2sql deps` runs in), `.` and `..` folded
-/// lexically (a symbolic link is not followed: the trace holds the names
-/// the build looked up, not what they resolved to).
+/// `cwd` (the directory the trace started in, `-d` at import), `.` and
+/// `..` folded lexically (a symbolic link is not followed: the trace holds
+/// the names the build looked up, not what they resolved to).
 pub fn absolute(file: &str, cwd: &str) -> String {
     if file.starts_with('/') {
         return file.to_string();
@@ -22,11 +27,104 @@ pub fn absolute(file: &str, cwd: &str) -> String {
     format!("/{}", parts.join("/"))
 }
 
-/// Whether a dependency of this `kind` (`queries/deps.sql`'s column) is a
-/// prerequisite in a make depfile: the sources only, the files make can
-/// watch; the commands a file was built by are not.
-pub fn in_depfile(kind: &str) -> bool {
+/// Programs that run a build's recipes, each in a process of its own:
+/// make in its GNU, BSD and portable names, and ninja (and its clone).
+const MAKES: &[&[u8]] = &[b"make", b"gmake", b"bmake", b"pmake", b"ninja", b"samu"];
+
+/// Whether the program at `path` runs recipes: each process it forks is
+/// one recipe, every command in it part of one job (the shell that opens
+/// `gen.h` for `sed x.in > gen.h`, and the sed that writes it).
+pub fn runs_recipes(path: &[u8]) -> bool {
+    MAKES.contains(&basename(path))
+}
+
+/// Whether the program at `path` starts a compiler run: a C-family
+/// compiler driver ([`is_compiler`]). Every command below it (gcc's cc1,
+/// as, collect2 and ld, which it forks) is part of that run, so the
+/// object `as` writes was made from what cc1 read even when they talk
+/// through a pipe (`cc -pipe`), which no file records.
+pub fn starts_compiler_run(path: &[u8]) -> bool {
+    is_compiler(basename(path))
+}
+
+/// The directories of the installed system (hier(7) on the BSDs and
+/// Linux, the macOS system domains, the ports and pkgsrc trees): what
+/// they hold is no build's own work.
+const SYSTEM_DIRS: &[&str] = &[
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libexec",
+    "/etc",
+    "/dev",
+    "/proc",
+    "/var",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libdata",
+    "/usr/libexec",
+    "/usr/include",
+    "/usr/share",
+    "/usr/local/bin",
+    "/usr/local/sbin",
+    "/usr/local/lib",
+    "/usr/local/libexec",
+    "/usr/local/include",
+    "/usr/local/share",
+    "/usr/pkg",
+    "/usr/X11R6",
+    "/usr/X11R7",
+    "/opt/local",
+    "/System",
+    "/Library",
+    "/private/etc",
+    "/private/var",
+];
+
+/// Whether `path` is a system file: in a system directory
+/// ([`SYSTEM_DIRS`]: headers such as `/usr/include/stdio.h`, the compiler,
+/// libraries, locale and configuration files), and not in a directory a
+/// traced build started in (`starts`), where everything is the build's
+/// own. What `gcc -MMD` leaves out of a depfile and `-MD` lists.
+pub fn is_system(path: &[u8], starts: &[&[u8]]) -> bool {
+    let under = |dir: &[u8]| {
+        let dir = dir.strip_suffix(b"/").unwrap_or(dir);
+        path.starts_with(dir) && path.get(dir.len()).is_none_or(|&c| c == b'/')
+    };
+    SYSTEM_DIRS.iter().any(|d| under(d.as_bytes())) && !starts.iter().any(|s| under(s))
+}
+
+/// Whether a row of this `kind` (`queries/deps.sql`'s and `rdeps.sql`'s
+/// column) names a prerequisite of `deps` (a `source` or a `generated`
+/// path) rather than a command or a path built.
+pub fn is_prerequisite(kind: &str) -> bool {
+    kind == "source" || kind == "generated"
+}
+
+/// Whether a prerequisite of this `kind` gets an empty rule of its own in
+/// a depfile (`src/util.h:`, as `gcc -MP` writes): a source, so that make
+/// does not stop when it is deleted or renamed and the rule naming it is
+/// stale. Never a generated file: its rule is the Makefile's, and an empty
+/// one would hide a missing one.
+pub fn gets_empty_rule(kind: &str) -> bool {
     kind == "source"
+}
+
+/// `path` as a make depfile names it: relative to `start` (the directory
+/// the trace started in, where make ran) when it is in it, as make and
+/// `gcc -MD` name the files there; absolute otherwise.
+pub fn make_name<'a>(path: &'a [u8], start: Option<&[u8]>) -> &'a [u8] {
+    let Some(start) = start else { return path };
+    let start = start.strip_suffix(b"/").unwrap_or(start);
+    match path.strip_prefix(start) {
+        Some([b'/', rest @ ..]) if !rest.is_empty() => rest,
+        _ => path,
+    }
 }
 
 #[cfg(test)]
@@ -43,8 +141,59 @@ mod tests {
     }
 
     #[test]
-    fn a_depfile_lists_sources_only() {
-        assert!(in_depfile("source"));
-        assert!(!in_depfile("command"));
+    fn makes_run_recipes() {
+        assert!(runs_recipes(b"/usr/bin/make"));
+        assert!(runs_recipes(b"/usr/local/bin/gmake"));
+        assert!(!runs_recipes(b"/usr/bin/makeinfo"));
+        assert!(!runs_recipes(b"/bin/sh"));
+    }
+
+    #[test]
+    fn compiler_drivers_start_a_run() {
+        assert!(starts_compiler_run(b"/usr/bin/cc"));
+        assert!(starts_compiler_run(
+            b"/usr/local/bin/x86_64-unknown-openbsd-gcc"
+        ));
+        assert!(!starts_compiler_run(
+            b"/usr/lib/gcc/x86_64-linux-gnu/12/cc1"
+        ));
+        assert!(!starts_compiler_run(b"/usr/bin/as"));
+        assert!(!starts_compiler_run(b"/bin/sh"));
+    }
+
+    #[test]
+    fn system_files_are_in_system_directories_outside_the_build() {
+        let starts: [&[u8]; 1] = [b"/usr/src/build"];
+        assert!(is_system(b"/usr/include/stdio.h", &starts));
+        assert!(is_system(b"/lib/libc.so.7", &starts));
+        assert!(is_system(b"/usr/lib", &starts));
+        assert!(!is_system(b"/usr/libfoo/x.h", &starts));
+        assert!(!is_system(b"/usr/src/build/include/gen.h", &starts));
+        assert!(!is_system(b"/tmp/w/src/a.c", &starts));
+        let inside: [&[u8]; 1] = [b"/usr/share/proj/"];
+        assert!(!is_system(b"/usr/share/proj/a.c", &inside));
+        assert!(is_system(b"/usr/share/misc/magic", &inside));
+    }
+
+    #[test]
+    fn a_depfile_lists_prerequisites_and_empty_rules_for_sources() {
+        assert!(is_prerequisite("source") && is_prerequisite("generated"));
+        assert!(!is_prerequisite("command") && !is_prerequisite("built"));
+        assert!(gets_empty_rule("source"));
+        assert!(!gets_empty_rule("generated"));
+    }
+
+    #[test]
+    fn make_names_are_relative_to_the_start_directory() {
+        let s = Some(&b"/w/proj"[..]);
+        assert_eq!(make_name(b"/w/proj/src/a.c", s), b"src/a.c");
+        assert_eq!(make_name(b"/w/proj/src/a.c", Some(b"/w/proj/")), b"src/a.c");
+        assert_eq!(make_name(b"/w/project/a.c", s), b"/w/project/a.c");
+        assert_eq!(make_name(b"/w/proj", s), b"/w/proj");
+        assert_eq!(
+            make_name(b"/usr/include/stdio.h", s),
+            b"/usr/include/stdio.h"
+        );
+        assert_eq!(make_name(b"/w/proj/a.c", None), b"/w/proj/a.c");
     }
 }

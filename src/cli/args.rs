@@ -150,7 +150,7 @@ impl Format {
             Format::Json => "JSON: an array of objects, one per row, or the report's own document",
             Format::Jsonl => "JSON Lines: one object per row and line",
             Format::Dot => "A Graphviz digraph (`| dot -Tsvg`)",
-            Format::Make => "A make depfile: `FILE: source source …` per file",
+            Format::Make => "Make rules a Makefile can include: a depfile (`FILE: prerequisite …`)",
             Format::Chrome => "Chrome Trace Event JSON, for ui.perfetto.dev or chrome://tracing",
             Format::Svg => "A static SVG picture: one row per command",
         }

@@ -1,7 +1,8 @@
 //! The build commands: `kt2sql inputs`, `outputs` and `lint` (what the
 //! build read, left behind and got wrong: `queries/inputs.sql`,
 //! `outputs.sql`, `lint.sql`, which `kt2sql query` runs too), `deps` (what
-//! files were built from, or their make depfile) and `graph` (the build as
+//! files were made from, or their make depfile), `rdeps` (what was built
+//! from them) and `graph` (the build as
 //! DOT). Only the clap arguments and the glue: the rules are
 //! `kt2sql::build`'s, the queries and rendering `kt2sql::report`'s.
 
@@ -9,13 +10,10 @@ use std::process::ExitCode;
 
 use rusqlite::Connection;
 
-use kt2sql::build::deps::absolute;
-use kt2sql::report::{self, depfile, deps, Cell, Format as Rows};
+use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
-use super::args::{
-    check_trace, scope, Db, Format, FormatArg, Formats, RowFormats, Subtree, Trace, Under,
-};
+use super::args::{scope, Db, Format, FormatArg, Formats, RowFormats, Subtree, Trace, Under};
 use super::notes;
 use super::sql::{print, rows};
 
@@ -172,20 +170,71 @@ fn json_array(items: &[String]) -> String {
 
 /// `kt2sql deps`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "By default each FILE's direct prerequisites, as `gcc -MMD` lists \
+them: every path read by the jobs (a make recipe, else a compiler run) of the commands that \
+wrote it and of those that wrote a temporary they read, generated files included, system files \
+left out. --format make writes a depfile a Makefile can include."
+)]
 pub struct DepsArgs {
     #[command(flatten)]
     pub db: Db,
-    /// The files, as the trace names them (absolute; a relative name is
-    /// taken from the current directory).
-    #[arg(required = true, value_name = "FILE")]
-    pub files: Vec<String>,
+    #[command(flatten)]
+    pub files: Files,
     #[command(flatten)]
     pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
+    /// The leaf sources instead, transitively: what the commands that
+    /// wrote each generated prerequisite read, and so on up (files the
+    /// build wrote are followed, not listed).
+    #[arg(long)]
+    pub sources: bool,
+    /// Keep system files too (headers such as /usr/include/stdio.h, the
+    /// compiler, libraries: paths in the system's directories outside the
+    /// directory the trace started in), as `gcc -MD` keeps system headers.
+    #[arg(long, visible_alias = "all")]
+    pub system: bool,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
 }
 
-/// `deps --format`.
+/// `kt2sql rdeps`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "What would rebuild if each FILE changed: the jobs (a make recipe, \
+else a compiler run) of the commands that read it, those of the commands that read what they \
+wrote, and so on down, and the paths they wrote that are still there (kind `built`; `direct` 1 \
+for those of the jobs that read FILE itself). --format make writes `BUILT ...: FILE` per FILE."
+)]
+pub struct RdepsArgs {
+    #[command(flatten)]
+    pub db: Db,
+    #[command(flatten)]
+    pub files: Files,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
+    /// Keep the system files built too (`/dev/null` written through a
+    /// redirection, a file installed into /usr/local/lib): paths in the
+    /// system's directories outside the directory the trace started in.
+    #[arg(long, visible_alias = "all")]
+    pub system: bool,
+    #[command(flatten)]
+    pub format: FormatArg<DepsFormats>,
+}
+
+/// The FILE arguments of `deps` and `rdeps`.
+#[derive(Debug, clap::Args)]
+pub struct Files {
+    /// The files, as the trace names them: absolute, or relative to the
+    /// directory the trace started in (-d at import).
+    #[arg(required = true, value_name = "FILE")]
+    pub names: Vec<String>,
+}
+
+/// `deps --format`, `rdeps --format`.
 #[derive(Debug)]
 pub enum DepsFormats {}
 
@@ -199,55 +248,118 @@ impl Formats for DepsFormats {
     ];
 }
 
-/// Run `kt2sql deps`.
-pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
-    // The current directory is asked for only when a name is relative.
-    let cwd = match a.files.iter().all(|f| f.starts_with('/')) {
-        true => String::from("/"),
-        false => std::env::current_dir()?
-            .to_str()
-            .ok_or("the current directory is not UTF-8: give FILE as an absolute path")?
-            .to_string(),
-    };
-    let paths: Vec<String> = a.files.iter().map(|f| absolute(f, &cwd)).collect();
-    let db = report::open(&a.db.path)?;
-    check_trace(&db, &a.db, a.trace)?;
-    for (file, path) in a.files.iter().zip(&paths) {
-        if !deps::looked_up(&db, path)? {
+/// What `deps` and `rdeps` run with: the files made absolute and checked
+/// against the trace, the query parameters, the start directories.
+struct Asked {
+    /// The files, absolute.
+    paths: Vec<String>,
+    /// `files`, `makes`, `compilers`, `trace`, `pid`.
+    params: Vec<(&'static str, Cell)>,
+    /// The directories the traces in scope started in (`-d`).
+    starts: Vec<Vec<u8>>,
+    /// The one start directory make names are relative to, if they agree.
+    start: Option<Vec<u8>>,
+}
+
+/// Check the scope and the files, and gather what the queries take.
+fn asked(
+    conn: &report::Database,
+    db: &Db,
+    trace: Trace,
+    subtree: Subtree,
+    files: Files,
+) -> Result<Asked> {
+    let scope = scope(conn, db, trace, subtree)?;
+    let paths = notes::resolve(
+        conn,
+        &db.path,
+        trace.id,
+        ("FILE", "path"),
+        files.names.clone(),
+    )?;
+    for (file, path) in files.names.iter().zip(&paths) {
+        if !deps::looked_up(conn, path)? {
             return Err(format!(
                 "{}: {file}: the trace never looked up {path}",
-                a.db.path.display()
+                db.path.display()
             )
             .into());
         }
     }
-    let files = Cell::Text(json_array(&paths).into_bytes());
-    let mut params = vec![("files", files)];
-    if let Some(t) = a.trace.id {
-        params.push(("trace", Cell::Int(t)));
-    }
-    let Some(format) = a.format.format.rows() else {
-        let prerequisites = deps::depfile_prerequisites(&db, &paths, &params)?;
-        let stdout = std::io::stdout();
-        let mut out = std::io::BufWriter::new(stdout.lock());
-        for (target, deps) in a.files.iter().zip(&prerequisites) {
-            let deps: Vec<&[u8]> = deps.iter().map(Vec::as_slice).collect();
-            depfile::write_rule(&mut out, target.as_bytes(), &deps)?;
-        }
-        std::io::Write::flush(&mut out)?;
-        return Ok(ExitCode::SUCCESS);
-    };
-    let params: Vec<(String, Cell)> = params
+    let mut starts: Vec<Vec<u8>> = report::start_dirs(conn, scope)?
         .into_iter()
-        .map(|(k, v)| (k.to_string(), v))
+        .filter_map(|d| d.start_cwd)
         .collect();
-    print(
-        &a.db.path,
-        report::query("deps").unwrap().sql,
-        &params,
-        "running queries/deps.sql",
-        format,
-    )
+    starts.sort();
+    starts.dedup();
+    let start = match &starts[..] {
+        [one] => Some(one.clone()),
+        _ => None,
+    };
+    let (makes, compilers) = deps::programs(conn)?;
+    let mut params = vec![
+        ("files", Cell::Text(json_array(&paths).into_bytes())),
+        ("makes", makes),
+        ("compilers", compilers),
+    ];
+    params.extend(scope.params());
+    Ok(Asked {
+        paths,
+        params,
+        starts,
+        start,
+    })
+}
+
+/// Print `rows` in `format`, or as make rules through `make`.
+fn output(
+    rows: &report::ResultSet,
+    format: Format,
+    make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    match format.rows() {
+        Some(f) => rows.write(&mut out, f)?,
+        None => make(&mut out)?,
+    }
+    std::io::Write::flush(&mut out)?;
+    Ok(())
+}
+
+/// Run `kt2sql deps`.
+pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
+    let conn = report::open(&a.db.path)?;
+    let mut q = asked(&conn, &a.db, a.trace, a.subtree, a.files)?;
+    if a.sources {
+        q.params.push(("sources", Cell::Int(1)));
+    }
+    let rows = deps::deps(&conn, &q.params, a.system, &q.starts)?;
+    output(&rows, a.format.format, |out| {
+        deps::write_depfile(out, &rows, &q.paths, q.start.as_deref())
+    })?;
+    let scope = report::Scope {
+        trace: a.trace.id,
+        pid: a.subtree.pid,
+    };
+    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Run `kt2sql rdeps`.
+pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
+    let conn = report::open(&a.db.path)?;
+    let q = asked(&conn, &a.db, a.trace, a.subtree, a.files)?;
+    let rows = deps::rdeps(&conn, &q.params, a.system, &q.starts)?;
+    output(&rows, a.format.format, |out| {
+        deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
+    })?;
+    let scope = report::Scope {
+        trace: a.trace.id,
+        pid: a.subtree.pid,
+    };
+    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `kt2sql graph`.

@@ -136,6 +136,20 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "kt2sql deps --format make build.db obj/main.o",
                 "the same as a make depfile",
             ),
+            (
+                "kt2sql deps --sources build.db obj/prog",
+                "the sources obj/prog was built from, transitively",
+            ),
+        ],
+        "kt2sql-rdeps" => &[
+            (
+                "kt2sql rdeps build.db include/gen.h",
+                "what would rebuild if include/gen.h changed",
+            ),
+            (
+                "kt2sql rdeps --format make build.db include/gen.h",
+                "the same as make rules",
+            ),
         ],
         "kt2sql-graph" => &[
             (

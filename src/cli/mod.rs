@@ -70,9 +70,12 @@ pub enum Command {
     /// failed lookups of paths the build created later, reads outside the
     /// allowed directories.
     Lint(build::LintArgs),
-    /// List what files were built from, transitively: the commands and the
-    /// sources; `--format make` writes a depfile.
+    /// List what files were made from: the commands and their prerequisites
+    /// (--sources: the leaf sources); `--format make` writes a depfile.
     Deps(build::DepsArgs),
+    /// List what was built from files, directly and transitively: the
+    /// commands that would rerun and the paths they would rebuild.
+    Rdeps(build::RdepsArgs),
     /// Draw the build as a Graphviz digraph: commands and the files they
     /// read and wrote, or (--commands) command -> command edges.
     Graph(build::GraphArgs),
@@ -178,6 +181,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Outputs(args) => build::run_outputs(args),
         Command::Lint(args) => build::run_lint(args),
         Command::Deps(args) => build::run_deps(args),
+        Command::Rdeps(args) => build::run_rdeps(args),
         Command::Graph(args) => build::run_graph(args),
         Command::CompileCommands(args) => compile::run(args),
         Command::Timeline(args) => timeline::run(args),

@@ -107,13 +107,24 @@ pub fn resolve_dirs(
     flag: &str,
     dirs: Vec<String>,
 ) -> Result<Vec<String>> {
+    resolve(conn, db, trace, (flag, "directory"), dirs)
+}
+
+/// [`resolve_dirs`] for `what` = (the argument, `directory` or `path`).
+pub fn resolve(
+    conn: &Connection,
+    db: &Path,
+    trace: Option<i64>,
+    (flag, noun): (&str, &str),
+    dirs: Vec<String>,
+) -> Result<Vec<String>> {
     let Some(rel) = dirs.iter().find(|d| !d.starts_with('/')) else {
         return Ok(dirs);
     };
     let starts = report::start_dirs(conn, Scope { trace, pid: None })?;
     let refuse = |why: String| -> Result<Vec<String>> {
         Err(format!(
-            "{}: {flag} {rel}: a relative directory, and {why}: give an absolute path",
+            "{}: {flag} {rel}: a relative {noun}, and {why}: give an absolute path",
             db.display()
         )
         .into())

@@ -1,5 +1,6 @@
-//! Make depfiles (`kt2sql deps --format make`): one rule `target: dep …`
-//! per file, each name escaped so that make reads it back as one word.
+//! Make depfiles (`kt2sql deps` and `rdeps --format make`): rules
+//! `target …: dep …`, each name escaped so that make reads it back as one
+//! word, as `gcc -MD` escapes it.
 
 use std::io::{self, Write};
 
@@ -31,10 +32,15 @@ pub fn escape(name: &[u8]) -> Result<Vec<u8>, String> {
     Ok(out)
 }
 
-/// Write `target: dep dep …` and a newline, every name escaped.
-pub fn write_rule(out: &mut dyn Write, target: &[u8], deps: &[&[u8]]) -> io::Result<()> {
+/// Write `target target …: dep dep …` and a newline, every name escaped.
+pub fn write_rule(out: &mut dyn Write, targets: &[&[u8]], deps: &[&[u8]]) -> io::Result<()> {
     let bad = |e: String| io::Error::new(io::ErrorKind::InvalidData, e);
-    out.write_all(&escape(target).map_err(bad)?)?;
+    for (i, t) in targets.iter().enumerate() {
+        if i > 0 {
+            out.write_all(b" ")?;
+        }
+        out.write_all(&escape(t).map_err(bad)?)?;
+    }
     out.write_all(b":")?;
     for d in deps {
         out.write_all(b" ")?;
@@ -63,7 +69,12 @@ mod tests {
     fn writes_one_rule() {
         let mut out = Vec::new();
         let deps: [&[u8]; 2] = [b"/s/a b.c", b"/s/$.h"];
-        write_rule(&mut out, b"obj/x.o", &deps).unwrap();
-        assert_eq!(out, b"obj/x.o: /s/a\\ b.c /s/$$.h\n");
+        write_rule(&mut out, &[b"obj/x.o".as_slice()], &deps).unwrap();
+        write_rule(&mut out, &[b"a.o".as_slice(), b"b c.o"], &deps[1..]).unwrap();
+        write_rule(&mut out, &[b"s.h".as_slice()], &[]).unwrap();
+        assert_eq!(
+            out,
+            b"obj/x.o: /s/a\\ b.c /s/$$.h\na.o b\\ c.o: /s/$$.h\ns.h:\n"
+        );
     }
 }

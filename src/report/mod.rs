@@ -2,8 +2,8 @@
 //! and the reports built from their rows: [`tree`], [`files`] and
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
-//! (the build as DOT, streamed), [`deps`] and [`depfile`] (the lookups of
-//! `deps` and their make rules), [`compile_commands`]
+//! (the build as DOT, streamed), [`deps`] and [`depfile`] (the rows of
+//! `deps` and `rdeps` and their make rules), [`compile_commands`]
 //! (`compile_commands.json`) and [`diff`] (two builds compared, both read
 //! at once and streamed); which programs compile what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:

@@ -297,9 +297,9 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         format!("{} {}", s(&h["kind"]), s(&h["path"]))
     });
     assert_same(&got, &want, &format!("{ctx}: lint"));
-    super::deps::check_deps(&db, b, &ctx);
-    super::graph::check_graph(&db, b, &ids, &ctx);
     let cwd = s(&t["start_cwd"]);
+    super::deps::check_deps(&db, b, &cwd, &ctx);
+    super::graph::check_graph(&db, b, &ids, &ctx);
     super::lint_allow::check_read_outside(&db, b, &cwd, &ctx);
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {

@@ -12,6 +12,7 @@ mod diff;
 mod golden;
 mod graph;
 mod lint_allow;
+mod real_build;
 mod safety;
 mod scope;
 mod shell;
@@ -460,11 +461,12 @@ fn process_descendant_is_the_closure_of_parent_id() {
     assert_eq!(got, expected);
     // The critical path walks the tree one chosen step at a time (issue
     // #16): a walk, not a closure; its scope comes from _scope (which reads
-    // process_descendant). deps.sql walks the file flows (build_flow), not
-    // the process tree.
+    // process_descendant). deps.sql walks the tree once from its roots,
+    // each command once, to give it its job (a walk too), and the file
+    // flows (build_flow); its scope comes from _scope as well.
     for q in report::queries() {
-        let walk = (q.file == "critical_path.sql" && q.sql.contains("FROM _scope"))
-            || (q.file == "deps.sql" && !q.sql.contains("parent_id"));
+        let walk =
+            ["critical_path.sql", "deps.sql"].contains(&q.file) && q.sql.contains("FROM _scope");
         assert!(
             walk || !q.sql.contains("RECURSIVE"),
             "{} recurses itself; use process_descendant",
