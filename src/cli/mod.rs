@@ -6,6 +6,7 @@ mod args;
 pub mod argv;
 mod build;
 mod compile;
+mod dataset;
 mod dump;
 mod hint;
 mod import;
@@ -82,6 +83,9 @@ pub enum Command {
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.
     Timeline(timeline::TimelineArgs),
+    /// Write a database's traces as a Parquet dataset for DuckDB and Spark:
+    /// one directory per table, one partition per trace.
+    Export(dataset::ExportArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -176,6 +180,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Graph(args) => build::run_graph(args),
         Command::CompileCommands(args) => compile::run(args),
         Command::Timeline(args) => timeline::run(args),
+        Command::Export(args) => dataset::run(args),
     }
 }
 
