@@ -79,12 +79,13 @@ def check_duckdb(dataset, dbs):
             # The value of a lossless column: its exact bytes when not UTF-8.
             exprs = []
             for n in names:
+                # Quoted: `offset` is a keyword in DuckDB.
                 if any(s[0] == n + "_bytes" for s in schema):
-                    exprs.append(f"coalesce({n}_bytes, encode({n}))")
+                    exprs.append(f'coalesce("{n}_bytes", encode("{n}"))')
                 elif dict((c[0], c[1]) for c in cols)[n] == "TEXT":
-                    exprs.append(f"encode({n})")
+                    exprs.append(f'encode("{n}")')
                 else:
-                    exprs.append(n)
+                    exprs.append(f'"{n}"')
             sel = ", ".join(exprs)
             got = dd.execute(
                 f"SELECT {sel} FROM read_parquet('{glob}') WHERE trace_key = ?", [key]
