@@ -48,4 +48,12 @@ pub enum Error {
         /// The target database.
         path: PathBuf,
     },
+    /// A Parquet dataset could not be written or read as one.
+    #[error("{}: {message}", path.display())]
+    Dataset {
+        /// The dataset directory or file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
 }

@@ -39,6 +39,7 @@
 //! come from (one family can have had two, as OpenBSD had before 5.5).
 
 pub mod build;
+pub mod dataset;
 pub mod decode;
 pub mod dump;
 pub mod error;

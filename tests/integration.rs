@@ -20,3 +20,5 @@ mod dump;
 mod report;
 // The command line (issue #14): parsing, hints, and nothing missing without a word.
 mod cli;
+// Parquet datasets (export, import --to parquet): schema, rows, keys, duplicates, kills, DuckDB and Spark.
+mod dataset;

@@ -71,6 +71,21 @@ pub struct ImportArgs {
     /// instead of skipping the damage and importing the rest (exit code 1).
     #[arg(long)]
     pub strict: bool,
+    /// What to write: an SQLite database, or (parquet) a Parquet dataset
+    /// directory for DuckDB and Spark, given last instead of DB: created
+    /// when missing, else added to, each trace published whole; a trace
+    /// already there (the same file) is refused, or replaced with --force.
+    #[arg(long, value_name = "FORMAT", value_enum, default_value_t = To::Sqlite)]
+    pub to: To,
+}
+
+/// `import --to`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum To {
+    /// An SQLite database.
+    Sqlite,
+    /// A Parquet dataset directory.
+    Parquet,
 }
 
 /// Exit code of an interrupted import (128 + SIGINT, as shells report it).
@@ -153,7 +168,11 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         busy_timeout: std::time::Duration::from_secs(args.busy_timeout),
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let summary = match import::import(&traces, db, &opts, &bar) {
+    let result = match args.to {
+        To::Sqlite => import::import(&traces, db, &opts, &bar),
+        To::Parquet => import::import_to_dataset(&traces, db, &opts, &bar),
+    };
+    let summary = match result {
         Err(e @ kt2sql::Error::Interrupted { .. }) => {
             eprintln!("kt2sql: {}", kt2sql::text::vis(e.to_string().as_bytes()));
             return Ok(ExitCode::from(EXIT_INTERRUPTED));

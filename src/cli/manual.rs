@@ -62,6 +62,10 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "kt2sql import - build.db < ktrace.out",
                 "import from standard input",
             ),
+            (
+                "kt2sql import ktrace.out --to parquet farm/",
+                "add the trace to a Parquet dataset instead",
+            ),
         ],
         "kt2sql-dump" => &[
             ("kt2sql dump ktrace.out", "print the records as kdump does"),
@@ -187,6 +191,16 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             (
                 "kt2sql timeline --format svg -p 117 build.db > t.svg",
                 "one subtree as a picture",
+            ),
+        ],
+        "kt2sql-export" => &[
+            (
+                "kt2sql export build.db farm/",
+                "add the database's traces to a Parquet dataset",
+            ),
+            (
+                "kt2sql export --replace build.db farm/",
+                "replace them if the dataset holds them already",
             ),
         ],
         _ => &[],

@@ -6,6 +6,7 @@ mod args;
 pub mod argv;
 mod build;
 mod compile;
+mod dataset;
 mod diff;
 mod dump;
 mod hint;
@@ -90,6 +91,9 @@ pub enum Command {
     /// outputs, hazards, time and the critical path (exit 1 when they
     /// differ, as diff(1)).
     Diff(diff::DiffArgs),
+    /// Write a database's traces as a Parquet dataset for DuckDB and Spark:
+    /// one directory per table, one partition per trace.
+    Export(dataset::ExportArgs),
 }
 
 /// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
@@ -186,6 +190,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::CompileCommands(args) => compile::run(args),
         Command::Timeline(args) => timeline::run(args),
         Command::Diff(args) => diff::run(args),
+        Command::Export(args) => dataset::run(args),
     }
 }
 

@@ -12,6 +12,8 @@
 //!   two threads (`pipeline.rs`), an empty file as a trace row with no
 //!   records (through a one-thread [`Loader`](crate::load::Loader)), the
 //!   trace row's end, then the indexes and views;
+//! - `dataset.rs`: the same decoding into a Parquet dataset instead
+//!   ([`import_to_dataset`]), each trace published as a whole;
 //! - `errors.rs`: the messages an import fails with: SQLite and I/O
 //!   failures reworded to name the target and say what would help.
 //!
@@ -22,10 +24,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 mod atomic;
+mod dataset;
 mod errors;
 mod pipeline;
 mod target;
 mod trace;
+
+pub use dataset::import_to_dataset;
 
 use crate::decode::Abi;
 use crate::process::rows::Totals;

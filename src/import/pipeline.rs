@@ -6,6 +6,9 @@
 //! between. Damage handling (skip and resynchronise) lives here too, on the
 //! decoding side.
 //!
+//! The writing side is SQLite's [`Writer`] or, for an import into a
+//! dataset, its [`BatchFiles`] ([`WriteBatch`]).
+//!
 //! Cancellation and write errors stop the decoding thread at its next
 //! batch: dropping the receiver makes its send fail.
 
@@ -15,6 +18,7 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use rusqlite::Connection;
 
 use super::{Damage, Progress};
+use crate::dataset::batches::BatchFiles;
 use crate::decode::Decoder;
 use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
 use crate::load::writer::Writer;
@@ -103,6 +107,25 @@ impl BatchTarget for Channel {
     }
 }
 
+/// Where the writing side puts batches: a database's INSERTs, or a
+/// dataset's files.
+pub trait WriteBatch {
+    /// Write every row of `batch`.
+    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error>;
+}
+
+impl WriteBatch for Writer<'_> {
+    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error> {
+        self.write(batch)
+    }
+}
+
+impl WriteBatch for BatchFiles<'_> {
+    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error> {
+        self.write(batch)
+    }
+}
+
 /// Decode one trace on a second thread and write its batches into `conn`
 /// on this one (inside the caller's transaction).
 pub fn decode_and_write(
@@ -111,6 +134,16 @@ pub fn decode_and_write(
     progress: &dyn Progress,
 ) -> Result<Decoded, Error> {
     let mut writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
+    decode_and_write_to(&mut writer, job, progress)
+}
+
+/// Decode one trace on a second thread and write its batches with
+/// `writer` on this one.
+pub fn decode_and_write_to(
+    writer: &mut dyn WriteBatch,
+    job: Job<'_>,
+    progress: &dyn Progress,
+) -> Result<Decoded, Error> {
     let (tx, rx) = sync_channel::<Msg>(IN_FLIGHT);
     let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
     std::thread::scope(|s| {
@@ -124,7 +157,7 @@ pub fn decode_and_write(
             })?;
         // `rx` is dropped when `write` returns, so a decoding thread blocked
         // on a full channel wakes with an error instead of waiting forever.
-        let written = write(&mut writer, rx, back_tx, progress);
+        let written = write(writer, rx, back_tx, progress);
         let decoded = match decoding.join() {
             Ok(decoded) => decoded,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -138,13 +171,13 @@ pub fn decode_and_write(
 /// The writing side: every batch into the database, until the decoding
 /// thread is done, a write fails, or the user cancels.
 fn write(
-    writer: &mut Writer<'_>,
+    writer: &mut dyn WriteBatch,
     rx: Receiver<Msg>,
     back: SyncSender<Batch>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     for msg in rx {
-        writer.write(&msg.batch)?;
+        writer.write_batch(&msg.batch)?;
         // Back to the decoding thread to be freed or refilled; if that side
         // is done or has enough, it is dropped here.
         let _ = back.try_send(msg.batch);

@@ -134,12 +134,70 @@ fn import_one(
     progress.start(trace, size);
     let loaded = pipeline::decode_and_write(conn, job, progress);
     progress.finish();
+    let Concluded {
+        totals,
+        damage,
+        read,
+        issues,
+        size,
+        decoded_bytes,
+        summary,
+    } = conclude(trace, abi, size, loaded?, opts.strict)?;
+    let end = TraceEnd {
+        totals: &totals,
+        decoded_bytes,
+        size,
+        damage: summary,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    end_trace(conn, ctx.trace_id, issues, &end)?;
+    Ok(TraceSummary {
+        path: trace.to_owned(),
+        trace_id: ctx.trace_id,
+        dialect: abi.to_string(),
+        size,
+        decoded_bytes: read,
+        totals,
+        issues,
+        damage,
+        same_as,
+    })
+}
+
+/// What a decoded trace comes to.
+pub(super) struct Concluded {
+    /// The model's counts.
+    pub totals: Totals,
+    /// Stretches that could not be imported.
+    pub damage: Vec<super::Damage>,
+    /// Bytes read.
+    pub read: u64,
+    /// Import issues written.
+    pub issues: i64,
+    /// Its size (a pipe's: what it held).
+    pub size: u64,
+    /// Bytes decoded into records.
+    pub decoded_bytes: u64,
+    /// The damage in one line, if any.
+    pub summary: Option<String>,
+}
+
+/// A decoded trace's end: refused when nothing of it was readable, or
+/// when it is damaged under `--strict`; else its sizes and the damage in
+/// one line.
+pub(super) fn conclude(
+    trace: &Path,
+    abi: Abi,
+    size: u64,
+    loaded: Decoded,
+    strict: bool,
+) -> Result<Concluded, Error> {
     let Decoded {
         totals,
         damage,
         read,
         issues,
-    } = loaded?;
+    } = loaded;
     // Unreadable from its first byte on: nothing of it is a trace.
     if let Some(d) = damage
         .first()
@@ -164,7 +222,7 @@ fn import_one(
     } else {
         read
     };
-    if opts.strict {
+    if strict {
         if let Some(d) = damage.first() {
             return Err(refused(trace, &format!("{d} (--strict: nothing imported)")));
         }
@@ -181,24 +239,14 @@ fn import_one(
             rest.len()
         )),
     };
-    let end = TraceEnd {
-        totals: &totals,
-        decoded_bytes: size.saturating_sub(skipped).min(read),
-        size,
-        damage: summary,
-        seconds: t0.elapsed().as_secs_f64(),
-    };
-    end_trace(conn, ctx.trace_id, issues, &end)?;
-    Ok(TraceSummary {
-        path: trace.to_owned(),
-        trace_id: ctx.trace_id,
-        dialect: abi.to_string(),
-        size,
-        decoded_bytes: read,
+    Ok(Concluded {
         totals,
-        issues,
+        decoded_bytes: size.saturating_sub(skipped).min(read),
         damage,
-        same_as,
+        read,
+        issues,
+        size,
+        summary,
     })
 }
 
@@ -255,6 +303,6 @@ fn is_empty_file(path: &Path) -> bool {
     fs::metadata(path).is_ok_and(|m| m.is_file() && m.len() == 0)
 }
 
-fn now() -> String {
+pub(super) fn now() -> String {
     chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }

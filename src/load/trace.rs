@@ -130,11 +130,16 @@ pub fn begin_trace(conn: &Connection, t: &TraceStart<'_>) -> Result<TraceContext
     );
     conn.execute(&sql, params_from_iter(values.iter().map(|(_, v)| v)))
         .map_err(sql_err("writing the trace row".into()))?;
-    Ok(TraceContext {
-        trace_id: conn.last_insert_rowid(),
+    Ok(trace_context(t, conn.last_insert_rowid()))
+}
+
+/// What the encoder needs of a trace whose `trace_id` is `trace_id`.
+pub fn trace_context(t: &TraceStart<'_>, trace_id: i64) -> TraceContext {
+    TraceContext {
+        trace_id,
         word_bits: t.abi.map_or(64, |a| a.width.bits()),
         names: t.abi.map_or(Numbering::FreeBsd, |a| a.name_table()),
-    })
+    }
 }
 
 /// Complete the `trace` row with the counts.

@@ -193,8 +193,20 @@ fn render(schema: &[(&str, &str)]) -> String {
          the SQL gives it and each of its columns. Views whose names start \
          with `_` are helpers of other views and are left out. `kt2sql schema` \
          prints the SQL itself, `kt2sql schema NAME` one statement with its \
-         comments. The guide to using these from SQL is [sql.md](sql.md).\n\n",
+         comments. The guide to using these from SQL is [sql.md](sql.md).\n\n\
+         The tables of a Parquet dataset (`kt2sql import --to parquet`, \
+         `kt2sql export`; [datasets.md](datasets.md)) have the same columns, \
+         under the same names, typed as the Parquet column of each table \
+         says: `INT64` (integers, flags, nanoseconds), `DOUBLE`, `STRING` or \
+         `BINARY`, *optional* where the SQLite column may be NULL and \
+         required elsewhere. Every file of a dataset starts with a required \
+         `STRING` column `trace_key`, the trace's key, and a column of \
+         recorded bytes (TEXT or BLOB in SQLite) has an optional `BINARY` \
+         companion `<column>_bytes` holding the exact bytes when they are \
+         not UTF-8 (the column itself then holds them with U+FFFD for each \
+         bad sequence).\n\n",
     );
+    let dataset = kt2sql::dataset::columns::tables().unwrap();
     for (file, sql) in schema {
         let (header, objects) = parse(sql);
         out.push_str(&format!("## `schema/{file}`\n\n"));
@@ -221,9 +233,22 @@ fn render(schema: &[(&str, &str)]) -> String {
                 out.push_str(&o.doc);
                 out.push_str("\n\n");
             }
-            out.push_str("| column | meaning |\n|---|---|\n");
+            let parquet = dataset
+                .iter()
+                .find(|t| o.kind == "table" && t.name == o.name);
+            match parquet {
+                Some(_) => out.push_str("| column | Parquet | meaning |\n|---|---|---|\n"),
+                None => out.push_str("| column | meaning |\n|---|---|\n"),
+            }
             for (c, d) in &o.cols {
-                out.push_str(&format!("| `{c}` | {} |\n", d.replace('|', "\\|")));
+                let d = d.replace('|', "\\|");
+                match parquet {
+                    Some(t) => {
+                        let col = t.columns.iter().find(|x| x.name == *c).unwrap();
+                        out.push_str(&format!("| `{c}` | {} | {d} |\n", parquet_type(col)));
+                    }
+                    None => out.push_str(&format!("| `{c}` | {d} |\n")),
+                }
             }
             out.push('\n');
         }
@@ -231,6 +256,19 @@ fn render(schema: &[(&str, &str)]) -> String {
     out.truncate(out.trim_end().len());
     out.push('\n');
     out
+}
+
+/// A dataset column's Parquet type as the reference writes it.
+fn parquet_type(c: &kt2sql::dataset::columns::Column) -> String {
+    use kt2sql::dataset::columns::Kind;
+    let mut t = format!("`{}`", c.kind.parquet_name());
+    if c.nullable {
+        t.push_str(" optional");
+    }
+    if c.kind == Kind::Bytes {
+        t.push_str(&format!(" + `{}_bytes`", c.name));
+    }
+    t
 }
 
 fn schema_md() -> std::path::PathBuf {
