@@ -2,8 +2,9 @@
 //! and the reports built from their rows: [`tree`], [`files`] and
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
-//! (the build as DOT, streamed), [`deps`] and [`depfile`] (the lookups of
-//! `deps` and their make rules) and [`compile_commands`]
+//! (the build as DOT, streamed), [`lint`] (its rows counted by kind),
+//! [`deps`] and [`depfile`] (the lookups of `deps` and their make rules)
+//! and [`compile_commands`]
 //! (`compile_commands.json`); which programs compile what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:
 //!
@@ -34,6 +35,7 @@ pub mod files;
 pub mod graph;
 mod guard;
 mod json;
+pub mod lint;
 pub mod meta;
 pub mod render;
 pub mod result_set;

@@ -9,6 +9,7 @@ mod compile_commands;
 mod deps;
 mod golden;
 mod graph;
+mod lint;
 mod lint_allow;
 mod safety;
 mod scope;
