@@ -6,6 +6,7 @@
 
 mod build;
 mod compile_commands;
+mod compile_removed;
 mod deps;
 mod golden;
 mod graph;

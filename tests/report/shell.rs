@@ -124,6 +124,7 @@ fn sample(name: &str, pid: i64) -> String {
         "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
         "commands" => "1".into(),
+        "path" => "'/usr/src/proj/obj/main.o'".into(),
         "kinds" => "'[\"race\", \"read-outside\"]'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
