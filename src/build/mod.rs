@@ -3,7 +3,8 @@
 //! commands become entries of a compilation database and why the others
 //! are left out ([`compile_db`]); a file named as the trace names it, and
 //! which of its dependencies a depfile lists ([`deps`]); the build graph's
-//! nodes and the roles of its files ([`graph`]).
+//! nodes and the roles of its files ([`graph`]); which files are the
+//! installed system's rather than the build's ([`system`]).
 //!
 //! The relations themselves (who read and wrote what, in which order) are
 //! SQL: the `build_*` views of `schema/` and the queries `inputs`,
@@ -17,3 +18,4 @@ pub mod compile_db;
 pub mod compiler;
 pub mod deps;
 pub mod graph;
+pub mod system;

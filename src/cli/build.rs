@@ -314,6 +314,17 @@ pub struct GraphArgs {
     #[arg(long)]
     pub commands: bool,
     #[command(flatten)]
+    pub under: Under,
+    /// Leave out the paths in this directory tree (repeatable; a relative
+    /// DIR is taken from the directory the trace started in).
+    #[arg(long, value_name = "DIR")]
+    pub exclude: Vec<String>,
+    /// Draw the system files too (the compiler, libraries, system headers,
+    /// /etc, /dev: paths in the system's directories, outside the directory
+    /// the trace started in), which are left out by default.
+    #[arg(long)]
+    pub system: bool,
+    #[command(flatten)]
     pub format: FormatArg<GraphFormats>,
 }
 
@@ -331,9 +342,18 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     // As `files --trace` and `-p`: an unknown trace or pid is an error,
     // not an empty graph.
     let scope = scope(&db, &a.db, a.trace, a.subtree)?;
+    let exclude = match a.exclude.is_empty() {
+        true => Vec::new(),
+        false => notes::resolve_dirs(&db, &a.db.path, a.trace.id, "--exclude", a.exclude)?,
+    };
+    let filters = report::graph::Filters {
+        under: under(&db, &a.db, a.trace, a.under)?.map(|c| c.display().into_owned()),
+        exclude,
+        system: a.system,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    report::graph::write_dot(&db, scope, a.commands, &mut out)?;
+    report::graph::write_dot(&db, scope, a.commands, &filters, &mut out)?;
     std::io::Write::flush(&mut out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -150,6 +150,10 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "kt2sql graph --commands -p 117 build.db",
                 "the commands of one subtree",
             ),
+            (
+                "kt2sql graph --under src --exclude src/tests build.db",
+                "only the paths under src, but not src/tests",
+            ),
         ],
         "kt2sql-compile-commands" => &[(
             "kt2sql compile-commands build.db > compile_commands.json",

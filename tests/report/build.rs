@@ -227,8 +227,8 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     assert_same(&got, &want, &format!("{ctx}: outputs"));
     super::lint::check_lint(&im.db, t, &ids, &ctx);
     super::deps::check_deps(&im.db, b, &ctx);
-    super::graph::check_graph(&im.db, b, &ids, &ctx);
     let cwd = s(&t["start_cwd"]);
+    super::graph::check_graph(&im.db, b, &ids, &cwd, &ctx);
     super::lint_allow::check_read_outside(&im.db, b, &cwd, &ctx);
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {

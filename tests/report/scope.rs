@@ -121,8 +121,9 @@ fn pid_scopes_outputs_lint_and_graph() {
         assert!(who(l), "lint -p {pid}: {l}");
     }
 
-    // graph -p: only the leaf's commands, and the paths it read or wrote.
-    let dot = out(db, &["graph", "-p", &pid]);
+    // graph -p: only the leaf's commands (those with an edge), and the
+    // paths it read or wrote (system files too, with --system).
+    let dot = out(db, &["graph", "-p", &pid, "--system"]);
     let commands: BTreeSet<&str> = dot
         .lines()
         .filter(|l| l.contains("shape=box"))
@@ -134,12 +135,9 @@ fn pid_scopes_outputs_lint_and_graph() {
          WHERE p.pid = ?1 AND e.success = 1",
         leaf,
     );
-    assert_eq!(
-        commands
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<BTreeSet<_>>(),
-        want,
+    let drawn: BTreeSet<String> = commands.iter().map(|c| c.to_string()).collect();
+    assert!(
+        !drawn.is_empty() && drawn.is_subset(&want),
         "graph -p {pid}: its commands"
     );
     let files = dot.lines().filter(|l| l.contains("shape=ellipse")).count();

@@ -125,6 +125,8 @@ fn sample(name: &str, pid: i64) -> String {
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
         "commands" => "1".into(),
         "path" => "'/usr/src/proj/obj/main.o'".into(),
+        "exclude" => "'[\"/usr/src/proj/obj\"]'".into(),
+        "system" => "'[\"/usr\", \"/lib\"]'".into(),
         "kinds" => "'[\"race\", \"read-outside\"]'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
