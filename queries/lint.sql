@@ -82,16 +82,20 @@ WITH kinds (kind) AS (
     AND (:pid IS NULL OR EXISTS (
           SELECT 1 FROM exec AS x
           WHERE x.exec_id IN (z.command_id, z.other_id) AND x.process_id IN member))
-), dw AS (
-  -- Every writer of a double-write after the first, with its first write.
+), dw AS MATERIALIZED (
+  -- Every writer of a double-write after the first.
   SELECT z.trace_id, z.path_id, z.path, z.command_id, z.ts, CAST(j.value AS INTEGER) AS other_id,
          j.key AS seq
   FROM z, json_each(z.commands) AS j
   WHERE z.kind = 'double-write' AND j.key > 0
-), wts AS (
+), wts AS MATERIALIZED (
+  -- Their first writes: the lookups of those paths only, through the
+  -- path index.
   SELECT trace_id, path_id, command_id, ts, min(offset)
   FROM build_access
-  WHERE path_id IN (SELECT path_id FROM dw) AND effect = 'write'
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  WHERE access IN (SELECT access FROM _access_class WHERE effect = 'write')
+    AND path_id IN (SELECT path_id FROM dw) AND effect = 'write'
   GROUP BY trace_id, path_id, command_id
 ), h AS (
   SELECT 'double-write' AS kind, dw.path, dw.command_id, dw.other_id, dw.ts,

@@ -3,11 +3,14 @@
 //! written as the rows of `queries/commands.sql` come: one entry per
 //! source file of each command [`crate::build::compile_db`] takes, with
 //! the argv exactly as recorded. A source the build removed is asked of
-//! `queries/removed.sql` (one indexed lookup per entry). Where the trace
+//! `queries/removed.sql` (one indexed lookup per source path and trace,
+//! remembered: a build compiles most sources once, a repeated one many
+//! times). Where the trace
 //! holds no argv, nothing is written and the caller says which recordings
 //! have it. This file reads the stored argv and writes the JSON; which
 //! commands are entries is decided in `build`.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use super::{each, Cell, Database, Scope};
@@ -30,6 +33,7 @@ pub fn write(
 ) -> Result<Summary, Error> {
     let mut sum = Summary::default();
     let (mut removed, context) = super::prepare(db, "removed", &[])?;
+    let mut gone: HashMap<(Option<i64>, String), bool> = HashMap::new();
     each(db, "commands", &scope.params(), |r| {
         let (id, trace, cwd, path, argv) = (&r[0], &r[1], &r[4], &r[5], &r[6]);
         let Some(argv) = words(argv) else {
@@ -56,14 +60,21 @@ pub fn write(
                 // Both are UTF-8 here (checked by `with_argv`).
                 let dir = std::str::from_utf8(dir).unwrap_or_default();
                 let file = std::str::from_utf8(&argv[src]).unwrap_or_default();
-                let at = source_path(dir, file);
-                let gone: i64 = removed
-                    .query_row(
-                        rusqlite::named_params! {":path": at, ":trace": trace},
-                        |r| r.get(0),
-                    )
-                    .map_err(crate::schema::sql_err(context.clone()))?;
-                if gone == 1 {
+                let key = (trace.int(), source_path(dir, file));
+                let was_removed = match gone.get(&key) {
+                    Some(&g) => g,
+                    None => {
+                        let g: i64 = removed
+                            .query_row(
+                                rusqlite::named_params! {":path": key.1, ":trace": key.0},
+                                |r| r.get(0),
+                            )
+                            .map_err(crate::schema::sql_err(context.clone()))?;
+                        *gone.entry(key).or_default() = g == 1;
+                        g == 1
+                    }
+                };
+                if was_removed {
                     sum.removed += 1;
                     continue;
                 }
