@@ -1,16 +1,44 @@
--- The nodes of `kt2sql graph`: every command, and (without --commands)
--- every path a command read or wrote, with its role.
+-- The nodes of `kt2sql graph`: every path a command read or wrote, with
+-- its role (without --commands), then every command; the filters of
+-- graph_edges.sql keep the same paths. `kt2sql graph` draws only the
+-- commands with an edge: it writes the edges when the first command
+-- comes.
 --
 -- @param  trace     Only this trace_id (default: every trace).
 -- @param  pid       Only the commands of the processes of this pid and
 --                   their descendants, and the paths they read or wrote
 --                   (default: the whole build).
 -- @param  commands  1: commands only (`graph --commands`); else files too.
+-- @param  under     Only paths in this directory tree (`graph --under`).
+-- @param  exclude   Leave out the paths in these directory trees, a JSON
+--                   array (`graph --exclude`).
+-- @param  system    The system directories as a JSON array: their paths
+--                   are left out, unless in the directory the trace
+--                   started in; NULL keeps them (`graph --system`).
 -- @column node      Graphviz node id: `c<command_id>`, or
 --                   `f<trace_id>_<path_id>` for a file.
 -- @column kind      `command` or `file`.
 -- @column label     `comm [pid]` for a command, the path for a file.
 -- @column role      The file's build_file.role; NULL for a command.
+WITH dirs (dir, system) AS (
+  SELECT rtrim(value, '/'), 0 FROM json_each(:exclude)
+  UNION ALL
+  SELECT rtrim(value, '/'), 1 FROM json_each(:system)
+), dropped (path_id) AS MATERIALIZED (
+  SELECT pa.path_id
+  FROM dirs AS d
+  JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
+  WHERE d.system = 0
+     OR NOT EXISTS (SELECT 1 FROM trace AS t
+                    WHERE (:trace IS NULL OR t.trace_id = :trace)
+                      AND (pa.path = rtrim(t.start_cwd, '/')
+                           OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
+                              = rtrim(t.start_cwd, '/') || '/'))
+), kept (path_id) AS MATERIALIZED (
+  SELECT path_id FROM path
+  WHERE path = rtrim(:under, '/')
+     OR (path >= rtrim(:under, '/') || '/' AND path < rtrim(:under, '/') || '0')
+)
 SELECT 'c' || e.exec_id AS node, 'command' AS kind,
        CAST(e.comm AS BLOB) || CAST(' [' || p.pid || ']' AS BLOB) AS label, NULL AS role
 FROM exec AS e
@@ -28,9 +56,10 @@ FROM (SELECT DISTINCT trace_id, path_id FROM build_access
       -- (The access kind needs only the lookup, so it drops the others before their call is read.)
       WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
         AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
+        AND path_id NOT IN dropped AND (:under IS NULL OR path_id IN kept)
         AND (:pid IS NULL OR process_id IN (SELECT process_id FROM _scope
                                             WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))) AS t
 JOIN path AS pa USING (path_id)
 LEFT JOIN _build_changed_file AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id
 WHERE :commands IS NOT 1
-ORDER BY 2, 1;
+ORDER BY 2 DESC, 1;

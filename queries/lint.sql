@@ -1,53 +1,72 @@
 -- Build hazards (build_hazard), each with the two commands and the times
 -- that show it: `double-write` (commands of two lifetimes wrote the path:
--- the first and the last writer), `race` (reader and a concurrent writer),
+-- one row per writer after the first, each with the first writer, so
+-- every writer is listed), `race` (reader and a concurrent writer),
 -- `used-then-changed` (reader, and the later writer) and
 -- `ghost-later-created` (the command whose lookup failed, and the one
--- that created the path later); then `read-outside`: with :allow, every
--- path the build read outside the allowed directories; without it, each
--- top directory (`/usr`) the build read in outside the directory the
--- trace started in (trace.start_cwd; none when that is unknown), with the
--- command that read there first. With :pid, only the hazards a command
--- of that subtree is in (as either command), and the paths the subtree
--- itself read outside, with its first command that read there.
+-- that created the path later); then, only with :allow, `read-outside`:
+-- every path the build read outside the allowed directories, with the
+-- command that read it first. The tracer (the image of a root process
+-- whose first record is the RET of its own ktrace call: ktrace before it
+-- execs the build) is no reader: what it reads is the command it was
+-- given. With :pid, only the hazards a command of that subtree is in (as
+-- either command), and the paths the subtree itself read outside.
 --
--- @param  trace    Only this trace_id (default: every trace).
--- @param  pid      Only the processes of this pid and their descendants
---                  (default: the whole build).
--- @param  allow    The allowed directories as a JSON array (`lint --allow`);
---                  default: the start directory, reported by top directory.
--- @column kind     `double-write`, `race`, `used-then-changed`,
---                  `ghost-later-created` or `read-outside`.
--- @column path     The path (TEXT, or BLOB when not UTF-8); for a default
---                  `read-outside`, the top directory.
--- @column command  The first command as `comm [pid]` (for `read-outside`,
---                  the first that read there).
--- @column other    The other command as `comm [pid]`; NULL for `read-outside`.
--- @column ts       Time (ns) of the first command's access.
--- @column other_ts Time (ns) of the other command's write or create.
-WITH allowed (trace_id, dir) AS (
+-- @param  trace         Only this trace_id (default: every trace).
+-- @param  pid           Only the processes of this pid and their
+--                       descendants (default: the whole build).
+-- @param  allow         The allowed directories as a JSON array (`lint
+--                       --allow`); default: no `read-outside` check.
+-- @param  kinds         Only these kinds, as a JSON array (`lint --kind`);
+--                       default: every kind.
+-- @column kind          `double-write`, `race`, `used-then-changed`,
+--                       `ghost-later-created` or `read-outside`.
+-- @column path          The path (TEXT, or BLOB when not UTF-8).
+-- @column pid           OS pid of the first command: the first writer, the
+--                       reader, the command whose lookup failed, or (for
+--                       `read-outside`) the first that read the path.
+-- @column comm          Its command name.
+-- @column elapsed       Seconds from the trace's first record to the first
+--                       command's access (ts).
+-- @column other_pid     OS pid of the other command: a later writer, the
+--                       writer, or the creator; NULL for `read-outside`.
+-- @column other_comm    Its command name.
+-- @column other_elapsed Seconds from the trace's first record to other_ts.
+-- @column command_id    The first command (command.command_id).
+-- @column other_id      The other command; NULL for `read-outside`.
+-- @column ts            Time (ns) of the first command's first write, read
+--                       or failed lookup of the path.
+-- @column other_ts      Time (ns) of the other command's (first) write or
+--                       create that makes the hazard.
+WITH kinds (kind) AS (
+  SELECT value FROM json_each(COALESCE(:kinds,
+    '["double-write","race","used-then-changed","ghost-later-created","read-outside"]'))
+), member (process_id) AS MATERIALIZED (
+  SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+), allowed (trace_id, dir) AS (
   SELECT t.trace_id, rtrim(j.value, '/') FROM trace AS t, json_each(:allow) AS j
-  WHERE :allow IS NOT NULL
-  UNION ALL
-  SELECT trace_id, rtrim(start_cwd, '/') FROM trace
-  WHERE :allow IS NULL AND start_cwd IS NOT NULL
+  WHERE :allow IS NOT NULL AND 'read-outside' IN kinds
+), tracer (exec_id) AS (
+  -- The image 0 of a root process whose ktrace call has no CALL record.
+  SELECT e.exec_id
+  FROM process AS p
+  JOIN exec AS e ON e.process_id = p.process_id AND e.seq = 0
+  WHERE p.parent_id IS NULL AND 'read-outside' IN kinds AND :allow IS NOT NULL
+    AND EXISTS (SELECT 1 FROM call AS c WHERE c.process_id = p.process_id
+                AND c.syscall = 'ktrace' AND c.ts IS NULL)
 ), first AS (
-  -- Each path's first read.
+  -- Each path's first read, the tracer's left out.
   SELECT trace_id, path_id, command_id, ts, min(offset) AS offset
   FROM build_access
   -- (The access kind needs only the lookup, so it drops the others before their call is read.)
   WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
-    AND effect = 'read'
+    AND effect = 'read' AND EXISTS (SELECT 1 FROM allowed)
+    AND command_id NOT IN tracer
     AND (:trace IS NULL OR trace_id = :trace)
-    AND (:pid IS NULL OR process_id IN (SELECT process_id FROM _scope
-                                        WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
+    AND (:pid IS NULL OR process_id IN member)
   GROUP BY trace_id, path_id
 ), outside AS (
-  SELECT f.trace_id, f.command_id, f.ts, f.offset,
-         CASE WHEN :allow IS NOT NULL THEN pa.path
-              WHEN instr(substr(pa.path, 2), '/') > 0
-              THEN substr(pa.path, 1, instr(substr(pa.path, 2), '/'))
-              ELSE pa.path END AS path
+  SELECT f.trace_id, f.command_id, f.ts, pa.path
   FROM first AS f
   JOIN path AS pa USING (path_id)
   WHERE EXISTS (SELECT 1 FROM allowed AS d WHERE d.trace_id = f.trace_id)
@@ -55,23 +74,48 @@ WITH allowed (trace_id, dir) AS (
                     WHERE d.trace_id = f.trace_id
                       AND (pa.path = d.dir OR d.dir = ''
                            OR substr(pa.path, 1, length(d.dir) + 1) = d.dir || '/'))
-), h AS (
-  SELECT kind, path, command_id, other_id, ts, other_ts, trace_id
+), z AS MATERIALIZED (
+  SELECT trace_id, kind, path_id, path, command_id, other_id, ts, other_ts, commands
   FROM build_hazard AS z
-  WHERE (:trace IS NULL OR trace_id = :trace)
+  WHERE kind IN kinds
+    AND (:trace IS NULL OR trace_id = :trace)
     AND (:pid IS NULL OR EXISTS (
           SELECT 1 FROM exec AS x
-          WHERE x.exec_id IN (z.command_id, z.other_id)
-            AND x.process_id IN (SELECT process_id FROM _scope
-                                 WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
+          WHERE x.exec_id IN (z.command_id, z.other_id) AND x.process_id IN member))
+), dw AS MATERIALIZED (
+  -- Every writer of a double-write after the first.
+  SELECT z.trace_id, z.path_id, z.path, z.command_id, z.ts, CAST(j.value AS INTEGER) AS other_id,
+         j.key AS seq
+  FROM z, json_each(z.commands) AS j
+  WHERE z.kind = 'double-write' AND j.key > 0
+), wts AS MATERIALIZED (
+  -- Their first writes: the lookups of those paths only, through the
+  -- path index.
+  SELECT trace_id, path_id, command_id, ts, min(offset)
+  FROM build_access
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  WHERE access IN (SELECT access FROM _access_class WHERE effect = 'write')
+    AND path_id IN (SELECT path_id FROM dw) AND effect = 'write'
+  GROUP BY trace_id, path_id, command_id
+), h AS (
+  SELECT 'double-write' AS kind, dw.path, dw.command_id, dw.other_id, dw.ts,
+         w.ts AS other_ts, dw.trace_id, dw.seq
+  FROM dw
+  JOIN wts AS w ON w.trace_id = dw.trace_id AND w.path_id = dw.path_id
+   AND w.command_id = dw.other_id
   UNION ALL
-  SELECT 'read-outside', path, command_id, NULL, ts, NULL, trace_id
-  FROM (SELECT trace_id, path, command_id, ts, min(offset)
-        FROM outside GROUP BY trace_id, path)
+  SELECT kind, path, command_id, other_id, ts, other_ts, trace_id, 0
+  FROM z WHERE kind <> 'double-write'
+  UNION ALL
+  SELECT 'read-outside', path, command_id, NULL, ts, NULL, trace_id, 0
+  FROM outside
 )
-SELECT h.kind, h.path, a.comm || ' [' || qa.pid || ']' AS command,
-       b.comm || ' [' || qb.pid || ']' AS other, h.ts, h.other_ts
+SELECT h.kind, h.path, qa.pid, a.comm, round((h.ts - t.first_ts) / 1e9, 6) AS elapsed,
+       qb.pid AS other_pid, b.comm AS other_comm,
+       round((h.other_ts - t.first_ts) / 1e9, 6) AS other_elapsed,
+       h.command_id, h.other_id, h.ts, h.other_ts
 FROM h
+JOIN trace AS t USING (trace_id)
 JOIN exec AS a ON a.exec_id = h.command_id
 JOIN process AS qa ON qa.process_id = a.process_id
 LEFT JOIN exec AS b ON b.exec_id = h.other_id
@@ -79,4 +123,4 @@ LEFT JOIN process AS qb ON qb.process_id = b.process_id
 ORDER BY CASE h.kind WHEN 'double-write' THEN 1 WHEN 'race' THEN 2
                      WHEN 'used-then-changed' THEN 3 WHEN 'ghost-later-created' THEN 4
                      ELSE 5 END,
-         CAST(h.path AS BLOB), h.ts, qa.pid, qb.pid;
+         CAST(h.path AS BLOB), h.ts, h.seq, qa.pid, qb.pid;

@@ -2,9 +2,12 @@
 //! (`compile_commands.json`) and why the others are left out: only a
 //! compiler execution ([`super::compiler`]) whose argv the trace recorded,
 //! in a known absolute working directory, with an argv and directory that
-//! JSON can hold exactly (UTF-8). A command line is never rebuilt from
-//! other records. The [`Summary`] counts what was left out, for the
-//! caller's error and notes.
+//! JSON can hold exactly (UTF-8), one entry per source file that still
+//! exists after the build, as Bear writes them: a source the build
+//! removed (configure's `conftest.c`, a probe in `/tmp`) gives none unless
+//! every entry is asked for. A command line is never rebuilt from other
+//! records. The [`Summary`] counts what was left out, for the caller's
+//! error and notes.
 
 use super::compiler::{self, basename, Compilation};
 use crate::text::is_utf8;
@@ -25,6 +28,9 @@ pub struct Summary {
     /// Compilations whose argv or directory is not UTF-8, which a JSON
     /// string cannot hold exactly: left out.
     pub not_utf8: u64,
+    /// Entries whose source file the build removed (its last change of
+    /// the path was a removal): left out, unless every entry is kept.
+    pub removed: u64,
 }
 
 /// A command's working directory as the database holds it.
@@ -83,6 +89,16 @@ impl Summary {
     }
 }
 
+/// A compilation's source `file` as the trace names paths: absolute,
+/// taken from the directory `dir` the compiler ran in when relative,
+/// with `.` and `..` folded as the import folds a path it resolves.
+pub fn source_path(dir: &str, file: &str) -> String {
+    match file.strip_prefix('/') {
+        Some(rest) => super::deps::absolute(rest, "/"),
+        None => super::deps::absolute(file, dir),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -118,7 +134,15 @@ mod tests {
             without_argv: 1,
             without_cwd: 2,
             not_utf8: 2,
+            removed: 0,
         };
         assert_eq!(s, want);
+    }
+
+    #[test]
+    fn sources_are_named_as_the_trace_names_paths() {
+        assert_eq!(source_path("/w/obj", "../src/a.c"), "/w/src/a.c");
+        assert_eq!(source_path("/w", "./conftest.c"), "/w/conftest.c");
+        assert_eq!(source_path("/w", "/tmp//x/../d.c"), "/tmp/d.c");
     }
 }

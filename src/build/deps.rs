@@ -1,10 +1,11 @@
 //! `kt2sql deps` and `rdeps`'s rules: a file asked about named as the
 //! trace names it, which programs run recipes and which start a compiler
 //! run (the jobs whose commands count as one: `queries/deps.sql`), which
-//! prerequisites are system files, which rows a make depfile lists, and
+//! prerequisites are system files ([`super::system`]), which rows a make depfile lists, and
 //! how it names a path.
 
 use super::compiler::{basename, is_compiler};
+pub use super::system::is_system;
 
 /// `file` as the trace names it: absolute, a relative name taken from
 /// `cwd` (the directory the trace started in, `-d` at import), `.` and
@@ -45,58 +46,6 @@ pub fn runs_recipes(path: &[u8]) -> bool {
 /// through a pipe (`cc -pipe`), which no file records.
 pub fn starts_compiler_run(path: &[u8]) -> bool {
     is_compiler(basename(path))
-}
-
-/// The directories of the installed system (hier(7) on the BSDs and
-/// Linux, the macOS system domains, the ports and pkgsrc trees): what
-/// they hold is no build's own work.
-const SYSTEM_DIRS: &[&str] = &[
-    "/bin",
-    "/sbin",
-    "/lib",
-    "/lib32",
-    "/lib64",
-    "/libexec",
-    "/etc",
-    "/dev",
-    "/proc",
-    "/var",
-    "/usr/bin",
-    "/usr/sbin",
-    "/usr/lib",
-    "/usr/lib32",
-    "/usr/lib64",
-    "/usr/libdata",
-    "/usr/libexec",
-    "/usr/include",
-    "/usr/share",
-    "/usr/local/bin",
-    "/usr/local/sbin",
-    "/usr/local/lib",
-    "/usr/local/libexec",
-    "/usr/local/include",
-    "/usr/local/share",
-    "/usr/pkg",
-    "/usr/X11R6",
-    "/usr/X11R7",
-    "/opt/local",
-    "/System",
-    "/Library",
-    "/private/etc",
-    "/private/var",
-];
-
-/// Whether `path` is a system file: in a system directory
-/// ([`SYSTEM_DIRS`]: headers such as `/usr/include/stdio.h`, the compiler,
-/// libraries, locale and configuration files), and not in a directory a
-/// traced build started in (`starts`), where everything is the build's
-/// own. What `gcc -MMD` leaves out of a depfile and `-MD` lists.
-pub fn is_system(path: &[u8], starts: &[&[u8]]) -> bool {
-    let under = |dir: &[u8]| {
-        let dir = dir.strip_suffix(b"/").unwrap_or(dir);
-        path.starts_with(dir) && path.get(dir.len()).is_none_or(|&c| c == b'/')
-    };
-    SYSTEM_DIRS.iter().any(|d| under(d.as_bytes())) && !starts.iter().any(|s| under(s))
 }
 
 /// Whether a row of this `kind` (`queries/deps.sql`'s and `rdeps.sql`'s

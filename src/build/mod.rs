@@ -5,7 +5,8 @@
 //! which of its dependencies a depfile lists ([`deps`]); the build graph's
 //! nodes and the roles of its files ([`graph`]); what makes two commands
 //! of two builds the same and how two builds' sorted lists are compared
-//! ([`diff`]).
+//! ([`diff`]); which files are the installed system's rather than the
+//! build's ([`system`]).
 //!
 //! The relations themselves (who read and wrote what, in which order) are
 //! SQL: the `build_*` views of `schema/` and the queries `inputs`,
@@ -20,3 +21,4 @@ pub mod compiler;
 pub mod deps;
 pub mod diff;
 pub mod graph;
+pub mod system;

@@ -59,11 +59,25 @@ pub struct LintArgs {
     /// A directory the build may read in (repeatable): every path read
     /// outside them is a `read-outside` hazard (a relative DIR is taken
     /// from the directory the trace started in, -d at import). Without it,
-    /// only the top directories read outside that start directory.
+    /// reads are not checked.
     #[arg(long, value_name = "DIR")]
     pub allow: Vec<String>,
+    /// Only hazards of this kind (repeatable); default: every kind
+    /// (`read-outside` only with --allow). The manual page, kt2sql-lint(1),
+    /// says what each means.
+    #[arg(long, value_name = "KIND", value_parser = hazard_kinds())]
+    pub kind: Vec<String>,
+    /// Exit 0 even when hazards were reported (by default lint exits 1
+    /// when it reports any).
+    #[arg(long)]
+    pub exit_zero: bool,
     #[command(flatten)]
     pub format: FormatArg<RowFormats>,
+}
+
+/// The kinds `--kind` takes: those the manual page explains.
+fn hazard_kinds() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(super::manual::HAZARDS.map(|(kind, _)| kind))
 }
 
 /// Run canned query `name` with the parameters that were given.
@@ -128,12 +142,20 @@ pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
     Ok(code)
 }
 
-/// Run `kt2sql lint`.
+/// Run `kt2sql lint`: exit 1 when it reported a hazard (unless
+/// `--exit-zero`), with a summary line per kind on stderr.
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
     // -p: the hazards a command of the subtree is in, either side, and
     // what the subtree itself read outside.
     let conn = report::open(&a.db.path)?;
     let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
+    if a.allow.is_empty() && a.kind.iter().any(|k| k == "read-outside") {
+        return Err(
+            "--kind read-outside needs --allow DIR: the directories the build may \
+                    read in (--allow / allows every one)"
+                .into(),
+        );
+    }
     let allow = match a.allow.is_empty() {
         true => None,
         false => {
@@ -141,18 +163,46 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
             Some(Cell::Text(json_array(&dirs).into_bytes()))
         }
     };
-    let checks_outside = allow.is_some();
+    let kinds = match a.kind.is_empty() {
+        true => None,
+        false => Some(Cell::Text(json_array(&a.kind).into_bytes())),
+    };
     let params = vec![
         ("trace", a.trace.id.map(Cell::Int)),
         ("pid", a.subtree.pid.map(Cell::Int)),
         ("allow", allow),
+        ("kinds", kinds),
     ];
-    let code = run(&a.db.path, "lint", params, rows(a.format))?;
+    let params: Vec<(&str, Cell)> = params
+        .into_iter()
+        .filter_map(|(k, v)| v.map(|v| (k, v)))
+        .collect();
+    let format = rows(a.format);
+    let counts = {
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+        let mut render = report::Render::new(&mut out, format);
+        let mut tally = report::lint::Tally::new(&mut render, format != Rows::Table);
+        let q = report::query("lint").ok_or("queries/lint.sql is missing")?;
+        report::stream(
+            &conn,
+            q.sql,
+            &params,
+            "running queries/lint.sql",
+            &mut tally,
+        )?;
+        let counts = tally.counts().to_vec();
+        std::io::Write::flush(&mut out)?;
+        counts
+    };
     notes::relative_left_out(&conn, &a.db.path, scope)?;
-    if !checks_outside {
-        notes::read_outside_unchecked(&conn, a.trace.id)?;
+    for line in report::lint::summary(&counts) {
+        eprintln!("kt2sql: lint: {line}");
     }
-    Ok(code)
+    Ok(match counts.is_empty() || a.exit_zero {
+        true => ExitCode::SUCCESS,
+        false => ExitCode::from(1),
+    })
 }
 
 /// `items` as a JSON array of strings.
@@ -376,6 +426,17 @@ pub struct GraphArgs {
     #[arg(long)]
     pub commands: bool,
     #[command(flatten)]
+    pub under: Under,
+    /// Leave out the paths in this directory tree (repeatable; a relative
+    /// DIR is taken from the directory the trace started in).
+    #[arg(long, value_name = "DIR")]
+    pub exclude: Vec<String>,
+    /// Draw the system files too (the compiler, libraries, system headers,
+    /// /etc, /dev: paths in the system's directories, outside the directory
+    /// the trace started in), which are left out by default.
+    #[arg(long)]
+    pub system: bool,
+    #[command(flatten)]
     pub format: FormatArg<GraphFormats>,
 }
 
@@ -393,9 +454,18 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     // As `files --trace` and `-p`: an unknown trace or pid is an error,
     // not an empty graph.
     let scope = scope(&db, &a.db, a.trace, a.subtree)?;
+    let exclude = match a.exclude.is_empty() {
+        true => Vec::new(),
+        false => notes::resolve_dirs(&db, &a.db.path, a.trace.id, "--exclude", a.exclude)?,
+    };
+    let filters = report::graph::Filters {
+        under: under(&db, &a.db, a.trace, a.under)?.map(|c| c.display().into_owned()),
+        exclude,
+        system: a.system,
+    };
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    report::graph::write_dot(&db, scope, a.commands, &mut out)?;
+    report::graph::write_dot(&db, scope, a.commands, &filters, &mut out)?;
     std::io::Write::flush(&mut out)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -30,6 +30,11 @@ pub struct CompileCommandsArgs {
     /// trace holds no argv.
     #[arg(long, short = 'o', value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Keep the entries whose source file the build removed (configure's
+    /// conftest.c, a probe in /tmp), which are left out by default: as Bear
+    /// does, only sources that exist after the build are entries.
+    #[arg(long)]
+    pub keep_removed: bool,
 }
 
 /// A file created at its first write, so that an error found before any
@@ -62,28 +67,30 @@ pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
     output_format(&[Format::Json], args.output.as_deref())?;
     let db = report::open(&args.db.path)?;
     let scope = scope(&db, &args.db, args.trace, args.subtree)?;
-    let sum = match &args.output {
-        None => {
-            let stdout = io::stdout();
-            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-            let sum = compile_commands::write(&db, scope, &mut out)?;
-            out.flush()?;
-            sum
-        }
-        Some(path) => {
-            let io_err = |source| Error::Io {
-                path: path.clone(),
-                source,
-            };
-            let mut out = LazyFile { path, file: None };
-            let sum = compile_commands::write(&db, scope, &mut out).map_err(|e| match e {
-                Error::Io { source, .. } => io_err(source),
-                e => e,
-            })?;
-            out.flush().map_err(io_err)?;
-            sum
-        }
-    };
+    let sum =
+        match &args.output {
+            None => {
+                let stdout = io::stdout();
+                let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
+                let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)?;
+                out.flush()?;
+                sum
+            }
+            Some(path) => {
+                let io_err = |source| Error::Io {
+                    path: path.clone(),
+                    source,
+                };
+                let mut out = LazyFile { path, file: None };
+                let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)
+                    .map_err(|e| match e {
+                        Error::Io { source, .. } => io_err(source),
+                        e => e,
+                    })?;
+                out.flush().map_err(io_err)?;
+                sum
+            }
+        };
     if sum.with_argv == 0 {
         return Err(no_argv(&db, scope)?.into());
     }
@@ -123,11 +130,19 @@ fn no_argv(db: &Database, scope: Scope) -> Result<String> {
 /// Say on stderr what was left out, and why the array is empty.
 fn notes(sum: &Summary) {
     let note = |s: String| eprintln!("kt2sql: note: {s}");
-    if sum.entries == 0 {
+    if sum.entries == 0 && sum.removed == 0 {
         note(format!(
             "no compiler execution with a source file among the commands whose argv \
              the trace recorded ({}): wrote an empty array",
             sum.with_argv
+        ));
+    }
+    if sum.removed > 0 {
+        note(format!(
+            "{} {} whose source the build removed (a configure probe, a temporary): \
+             left out (--keep-removed keeps them)",
+            sum.removed,
+            if sum.removed == 1 { "entry" } else { "entries" }
         ));
     }
     if sum.without_argv > 0 {

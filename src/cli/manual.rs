@@ -21,7 +21,7 @@ kt2sql database of this version, an unknown trace.";
 pub const HAZARDS: [(&str, &str); 5] = [
     (
         "double-write",
-        "commands of two or more process lifetimes wrote the path; the first and the last writer are shown.",
+        "commands of two or more process lifetimes wrote the path: one row per writer after the first, each with the first writer.",
     ),
     (
         "race",
@@ -37,9 +37,14 @@ pub const HAZARDS: [(&str, &str); 5] = [
     ),
     (
         "read-outside",
-        "the build read outside the directories it may use: with --allow, every path read outside them; without it, each top directory read outside the directory the trace started in (-d at import), with the first command that read there.",
+        "the build read a path outside the directories --allow names, with the first command that read it (not the tracer: ktrace before it executes the build). Checked only with --allow.",
     ),
 ];
+
+/// The exit codes of `kt2sql lint`, which fails when it finds a hazard.
+const LINT_EXIT_STATUS: &str = "0 when no hazard was reported (or with --exit-zero). 1 when \
+at least one was: a CI job running lint fails on a hazard. 2 when nothing was done: a wrong \
+argument, a missing or unreadable database, an unknown --trace or -p.";
 
 /// Two commands of one process lifetime never make a hazard.
 const HAZARDS_NOTE: &str = "Two commands of one process lifetime never make a hazard.";
@@ -124,7 +129,11 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             ("kt2sql lint build.db", "the build's hazards"),
             (
                 "kt2sql lint --allow /usr/src --allow /usr/include build.db",
-                "reads outside two directories",
+                "also reads outside two directories",
+            ),
+            (
+                "kt2sql lint --kind race --exit-zero build.db",
+                "only races, and exit 0 whatever it finds",
             ),
             (
                 "kt2sql lint -p 117 build.db",
@@ -163,6 +172,10 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             (
                 "kt2sql graph --commands -p 117 build.db",
                 "the commands of one subtree",
+            ),
+            (
+                "kt2sql graph --under src --exclude src/tests build.db",
+                "only the paths under src, but not src/tests",
             ),
         ],
         "kt2sql-compile-commands" => &[(
@@ -226,11 +239,12 @@ pub fn write_sections(out: &mut dyn Write, name: &str, pages: &[String]) -> std:
         }
         writeln!(out, ".PP\n{HAZARDS_NOTE}")?;
     }
-    let exit = match name {
+    let status = match name {
         "kt2sql-diff" => DIFF_EXIT_STATUS,
+        "kt2sql-lint" => LINT_EXIT_STATUS,
         _ => EXIT_STATUS,
     };
-    writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(exit))?;
+    writeln!(out, ".SH \"EXIT STATUS\"\n{}", roff(status))?;
     writeln!(out, ".SH EXAMPLES")?;
     for (line, what) in examples(name) {
         writeln!(

@@ -1,7 +1,6 @@
 //! What a report cannot show because of how the database was imported,
 //! said on stderr as `kt2sql: note:` lines with what to do (lookups left
-//! relative, their base directory unknown; `read-outside` unchecked
-//! without a start directory), and the relative directories of `--under`
+//! relative, their base directory unknown), and the relative directories of `--under`
 //! and `--allow` resolved against the start directory (`-d`) the trace was
 //! imported with. Both read `kt2sql::report::start_dirs`; nothing here
 //! writes to standard output.
@@ -68,29 +67,6 @@ pub fn relative_left_out(conn: &Connection, db: &Path, scope: Scope) -> Result<(
          not in this report ({} lists {them}; {})",
         list_command(db, scope),
         why_relative(&dirs, them, their)
-    );
-    Ok(())
-}
-
-/// The note of `lint` without `--allow`: `read-outside` is measured from
-/// the directory each trace started in, so a trace imported without `-d`
-/// has none.
-pub fn read_outside_unchecked(conn: &Connection, trace: Option<i64>) -> Result<()> {
-    let scope = Scope { trace, pid: None };
-    let without: Vec<String> = report::start_dirs(conn, scope)?
-        .into_iter()
-        .filter(|d| d.start_cwd.is_none())
-        .map(|d| d.trace.to_string())
-        .collect();
-    let which = match without.len() {
-        0 => return Ok(()),
-        1 => format!("trace {} was", without[0]),
-        _ => format!("traces {} were", without.join(", ")),
-    };
-    eprintln!(
-        "kt2sql: note: {which} imported without -d, so reads outside the directory the \
-         build started in are not checked (read-outside): give --allow DIR, or import \
-         with -d DIR"
     );
     Ok(())
 }

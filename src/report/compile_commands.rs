@@ -2,15 +2,19 @@
 //! (`compile_commands.json`, the format clangd, clang-tidy and Bear use)
 //! written as the rows of `queries/commands.sql` come: one entry per
 //! source file of each command [`crate::build::compile_db`] takes, with
-//! the argv exactly as recorded. Where the trace holds no argv, nothing is
-//! written and the caller says which recordings have it. This file reads
-//! the stored argv and writes the JSON; which commands are entries is
-//! decided in `build`.
+//! the argv exactly as recorded. A source the build removed is asked of
+//! `queries/removed.sql` (one indexed lookup per source path and trace,
+//! remembered: a build compiles most sources once, a repeated one many
+//! times). Where the trace
+//! holds no argv, nothing is written and the caller says which recordings
+//! have it. This file reads the stored argv and writes the JSON; which
+//! commands are entries is decided in `build`.
 
+use std::collections::HashMap;
 use std::io::Write;
 
 use super::{each, Cell, Database, Scope};
-use crate::build::compile_db::{Cwd, Summary};
+use crate::build::compile_db::{source_path, Cwd, Summary};
 use crate::text::{json_str, json_str_list};
 use crate::Error;
 
@@ -18,11 +22,20 @@ use crate::Error;
 /// commands started; nothing at all when no command in scope has argv
 /// (`Summary::with_argv == 0`), `[]` when argv exists but no compiler
 /// compiled anything. Write errors come back as [`Error::Io`] naming
-/// "the compile_commands output".
-pub fn write(db: &Database, scope: Scope, out: &mut dyn Write) -> Result<Summary, Error> {
+/// "the compile_commands output". With `keep_removed`, the entries of
+/// sources the build removed are written too; else they are counted in
+/// [`Summary::removed`].
+pub fn write(
+    db: &Database,
+    scope: Scope,
+    keep_removed: bool,
+    out: &mut dyn Write,
+) -> Result<Summary, Error> {
     let mut sum = Summary::default();
+    let (mut removed, context) = super::prepare(db, "removed", &[])?;
+    let mut gone: HashMap<(Option<i64>, String), bool> = HashMap::new();
     each(db, "commands", &scope.params(), |r| {
-        let (id, cwd, path, argv) = (&r[0], &r[4], &r[5], &r[6]);
+        let (id, trace, cwd, path, argv) = (&r[0], &r[1], &r[4], &r[5], &r[6]);
         let Some(argv) = words(argv) else {
             sum.no_argv(path.bytes());
             return Ok(());
@@ -43,6 +56,29 @@ pub fn write(db: &Database, scope: Scope, out: &mut dyn Write) -> Result<Summary
             return Ok(());
         };
         for &src in &c.sources {
+            if !keep_removed {
+                // Both are UTF-8 here (checked by `with_argv`).
+                let dir = std::str::from_utf8(dir).unwrap_or_default();
+                let file = std::str::from_utf8(&argv[src]).unwrap_or_default();
+                let key = (trace.int(), source_path(dir, file));
+                let was_removed = match gone.get(&key) {
+                    Some(&g) => g,
+                    None => {
+                        let g: i64 = removed
+                            .query_row(
+                                rusqlite::named_params! {":path": key.1, ":trace": key.0},
+                                |r| r.get(0),
+                            )
+                            .map_err(crate::schema::sql_err(context.clone()))?;
+                        *gone.entry(key).or_default() = g == 1;
+                        g == 1
+                    }
+                };
+                if was_removed {
+                    sum.removed += 1;
+                    continue;
+                }
+            }
             let output = c.output.map(|o| o.name(&argv));
             let entry = entry(dir, &argv, &argv[src], output);
             let lead = if sum.entries == 0 { "[\n" } else { ",\n" };

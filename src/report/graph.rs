@@ -1,21 +1,27 @@
 //! `kt2sql graph`: the build as a Graphviz digraph, from
 //! `queries/graph_nodes.sql` and `graph_edges.sql`, written as the rows
-//! come; the nodes and roles are [`crate::build::graph`]'s. Commands are boxes (`comm [pid]`); files are ellipses labelled
-//! with their path, sources plain, outputs and intermediates filled,
-//! the rest dashed. Edges: command -> file for a write, file -> command
-//! for a read; with `commands`, producer -> consumer per `build_dep` row,
-//! labelled with the number of paths.
+//! come; the nodes and roles are [`crate::build::graph`]'s, the system
+//! files [`crate::build::system`]'s. Commands are boxes (`comm [pid]`);
+//! files are ellipses labelled with their path, sources plain, outputs and
+//! intermediates filled, the rest dashed. Edges: command -> file for a
+//! write, file -> command for a read; with `commands`, producer -> consumer
+//! per command pair, labelled with the number of paths. [`Filters`] choose
+//! the paths; only the commands with an edge are drawn.
 //!
 //! The two queries run at once, on two connections: the edges' scan and
 //! sort (the larger part of the time on a big build) are done by the time
 //! the nodes are written, and their rows then come through a bounded
-//! channel, so memory stays flat.
+//! channel, so memory stays flat. The file nodes come first, then the
+//! edges (noting which commands they name), then those commands.
 
 use std::io::Write;
 use std::sync::mpsc;
 
+use std::collections::HashSet;
+
 use super::{each, Cell, Database};
 use crate::build::graph::{Node, Role};
+use crate::build::system::SYSTEM_DIRS;
 use crate::text::vis;
 use crate::Error;
 
@@ -34,19 +40,56 @@ fn label(c: &Cell) -> String {
 /// Edge rows in flight between the edges' thread and the writer.
 const EDGES_IN_FLIGHT: usize = 4096;
 
+/// Which paths the graph shows.
+#[derive(Debug, Clone, Default)]
+pub struct Filters {
+    /// Only the paths in this directory tree (absolute).
+    pub under: Option<String>,
+    /// Not the paths in these directory trees (absolute).
+    pub exclude: Vec<String>,
+    /// The system files too ([`crate::build::system`]), which are left
+    /// out by default.
+    pub system: bool,
+}
+
+/// `items` as a JSON array of strings.
+fn json_array<S: AsRef<str>>(items: &[S]) -> String {
+    let mut out = String::from("[");
+    for (i, p) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        crate::text::json_str(&mut out, p.as_ref().as_bytes());
+    }
+    out.push(']');
+    out
+}
+
 /// Write the digraph of `scope` (every trace and process when empty):
 /// with a pid, the commands of that subtree, their paths and the edges
-/// between them; with `commands`, command -> command edges only.
+/// between them; with `commands`, command -> command edges only; the
+/// paths `filters` keep, and the commands with an edge.
 pub fn write_dot(
     db: &Database,
     scope: super::Scope,
     commands: bool,
+    filters: &Filters,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
+    let text = |s: String| Cell::Text(s.into_bytes());
     let params = [
         ("trace", super::opt_int(scope.trace)),
         ("pid", super::opt_int(scope.pid)),
         ("commands", Cell::Int(commands as i64)),
+        ("under", filters.under.clone().map_or(Cell::Null, text)),
+        ("exclude", text(json_array(&filters.exclude))),
+        (
+            "system",
+            match filters.system {
+                true => Cell::Null,
+                false => text(json_array(SYSTEM_DIRS)),
+            },
+        ),
     ];
     let (path, edge_params) = (&db.path, &params);
     std::thread::scope(|scope| {
@@ -74,8 +117,9 @@ pub fn write_dot(
     })
 }
 
-/// The header and the nodes from `db`, then the edges as `rx` hands them
-/// over, then the closing brace.
+/// The header, the file nodes from `db`, the edges as `rx` hands them
+/// over (when the first command node comes, or after the last node), the
+/// command nodes with an edge, then the closing brace.
 fn write_all(
     db: &Database,
     params: &[(&str, Cell)],
@@ -85,24 +129,45 @@ fn write_all(
     writeln!(out, "digraph build {{").map_err(io_err)?;
     writeln!(out, "    rankdir=LR;").map_err(io_err)?;
     writeln!(out, "    node [fontname=\"monospace\"];").map_err(io_err)?;
+    let mut linked: Option<HashSet<String>> = None;
+    let edges = |out: &mut dyn Write| -> Result<HashSet<String>, Error> {
+        let mut seen = HashSet::new();
+        for r in rx.iter() {
+            let r = r?;
+            let (from, to) = (r[0].display(), r[1].display());
+            match &r[3] {
+                Cell::Int(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
+                _ => writeln!(out, "    {from} -> {to};"),
+            }
+            .map_err(io_err)?;
+            for end in [from, to] {
+                if end.starts_with('c') {
+                    seen.insert(end.into_owned());
+                }
+            }
+        }
+        Ok(seen)
+    };
     each(db, "graph_nodes", params, |r| {
         let node = r[0].display();
         let style = match Node::of(&r[1].display(), &r[3].display()) {
-            Node::Command => "shape=box",
+            Node::Command => {
+                if linked.is_none() {
+                    linked = Some(edges(out)?);
+                }
+                if !linked.as_ref().is_some_and(|l| l.contains(node.as_ref())) {
+                    return Ok(());
+                }
+                "shape=box"
+            }
             Node::File(Some(Role::Source)) => "shape=ellipse",
             Node::File(Some(r)) if r.is_product() => "shape=ellipse, style=filled",
             Node::File(_) => "shape=ellipse, style=dashed",
         };
         writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r[2])).map_err(io_err)
     })?;
-    for r in rx {
-        let r = r?;
-        let (from, to) = (r[0].display(), r[1].display());
-        match &r[3] {
-            Cell::Int(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
-            _ => writeln!(out, "    {from} -> {to};"),
-        }
-        .map_err(io_err)?;
+    if linked.is_none() {
+        edges(out)?;
     }
     writeln!(out, "}}").map_err(io_err)
 }

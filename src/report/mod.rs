@@ -2,10 +2,11 @@
 //! and the reports built from their rows: [`tree`], [`files`] and
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
-//! (the build as DOT, streamed), [`deps`] and [`depfile`] (the rows of
-//! `deps` and `rdeps` and their make rules), [`compile_commands`]
-//! (`compile_commands.json`) and [`diff`] (two builds compared, both read
-//! at once and streamed); which programs compile what, and the other
+//! (the build as DOT, streamed), [`lint`] (its rows counted by kind),
+//! [`deps`] and [`depfile`] (the rows of `deps` and `rdeps` and their make
+//! rules), [`compile_commands`] (`compile_commands.json`) and [`diff`] (two
+//! builds compared, both read at once and streamed); which programs compile
+//! what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:
 //!
 //! - `registry.rs`: the query files, embedded, found by name; [`meta`]:
@@ -36,6 +37,7 @@ pub mod files;
 pub mod graph;
 mod guard;
 mod json;
+pub mod lint;
 pub mod meta;
 pub mod render;
 pub mod result_set;

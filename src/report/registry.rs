@@ -64,6 +64,7 @@ pub const QUERIES: &[(&str, &str)] = &[
         "process_top.sql",
         include_str!("../../queries/process_top.sql"),
     ),
+    ("removed.sql", include_str!("../../queries/removed.sql")),
     (
         "slow_calls.sql",
         include_str!("../../queries/slow_calls.sql"),

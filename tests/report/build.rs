@@ -286,20 +286,10 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     let got: BTreeSet<String> = outputs[1..].iter().map(|r| r[0].clone()).collect();
     let want = by_role(&["output", "intermediate"]);
     assert_same(&got, &want, &format!("{ctx}: outputs"));
-    let lint = report(&["lint"]);
-    assert_eq!(lint[0][..2], ["kind", "path"], "{ctx}: lint header");
-    let got: BTreeSet<String> = lint[1..]
-        .iter()
-        .filter(|r| r[0] != "read-outside")
-        .map(|r| format!("{} {}", r[0], r[1]))
-        .collect();
-    let want = truth_lines(&b["hazards"], |h| {
-        format!("{} {}", s(&h["kind"]), s(&h["path"]))
-    });
-    assert_same(&got, &want, &format!("{ctx}: lint"));
+    super::lint::check_lint(&db, t, &ids, &ctx);
     let cwd = s(&t["start_cwd"]);
     super::deps::check_deps(&db, b, &cwd, &ctx);
-    super::graph::check_graph(&db, b, &ids, &ctx);
+    super::graph::check_graph(&db, b, &ids, &cwd, &ctx);
     super::lint_allow::check_read_outside(&db, b, &cwd, &ctx);
     if extra.contains(&"--hazards") {
         let planted: BTreeSet<String> = truth_lines(&b["planted"], |p| {

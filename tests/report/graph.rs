@@ -1,8 +1,9 @@
 //! `kt2sql graph --format dot` against the truth's `build` section: one
-//! node per command and per path a command read or wrote, one edge per
-//! (writer, path) and (path, reader); with `--commands`, one edge per
-//! producer -> consumer pair of the truth's flows, labelled with how many
-//! flows (paths) it carries.
+//! node per path a command read or wrote and per command with an edge,
+//! one edge per (writer, path) and (path, reader); with `--commands`, one
+//! edge per producer -> consumer pair of the truth's flows, labelled with
+//! how many flows (paths) it carries; system files left out unless
+//! `--system`, and `--under` and `--exclude` choosing paths.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -38,7 +39,61 @@ fn parse(dot: &str) -> (BTreeMap<String, String>, Edges) {
     (nodes, edges)
 }
 
-pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, ctx: &str) {
+/// Which paths a graph keeps.
+type Keep<'a> = dyn Fn(&str) -> bool + 'a;
+
+/// Whether `path` is in the directory tree `dir`.
+fn under(path: &str, dir: &str) -> bool {
+    let dir = dir.trim_end_matches('/');
+    path == dir || path.starts_with(&format!("{dir}/"))
+}
+
+/// The nodes and edges the truth gives for the paths `keep` keeps, named
+/// as [`check_graph`] names them: files and command -> file / file ->
+/// command edges, or (`commands`) producer -> consumer edges labelled with
+/// how many flows (paths) they carry; the commands those edges name.
+fn truth_graph(b: &Value, keep: &Keep, commands: bool) -> (BTreeSet<String>, BTreeSet<String>) {
+    let list = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(s).collect() };
+    let mut nodes = BTreeSet::new();
+    let mut edges = BTreeSet::new();
+    if commands {
+        let mut pairs: BTreeMap<(String, String), usize> = BTreeMap::new();
+        for f in b["flows"].as_array().unwrap() {
+            if keep(&s(&f["path"])) {
+                *pairs
+                    .entry((s(&f["producer"]), s(&f["consumer"])))
+                    .or_default() += 1;
+            }
+        }
+        for ((p, c), n) in pairs {
+            edges.insert(format!("{p} -> {c} {n}"));
+            nodes.extend([p, c]);
+        }
+        return (nodes, edges);
+    }
+    for f in b["files"].as_array().unwrap() {
+        let (p, readers, writers) = (s(&f["path"]), list(&f["readers"]), list(&f["writers"]));
+        if !keep(&p) || readers.is_empty() && writers.is_empty() {
+            continue;
+        }
+        nodes.insert(format!("file {p}"));
+        for w in writers {
+            edges.insert(format!("{w} -> file {p} -"));
+            nodes.insert(w);
+        }
+        for r in readers {
+            edges.insert(format!("file {p} -> {r} -"));
+            nodes.insert(r);
+        }
+    }
+    (nodes, edges)
+}
+
+/// `graph` against the truth: by default without the system files; with
+/// `--system`, every path a command read or wrote; `--under` and
+/// `--exclude`; `--commands` with the same filters. Only the commands
+/// with an edge are drawn.
+pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &str, ctx: &str) {
     let dot = |extra: &[&str]| -> String {
         let out = kt2sql().arg("graph").arg(db).args(extra).output().unwrap();
         assert!(out.status.success(), "{ctx}: graph {extra:?}");
@@ -49,73 +104,48 @@ pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, ctx: &str)
         );
         text
     };
-    let list = |v: &Value| -> Vec<String> { v.as_array().unwrap().iter().map(s).collect() };
-    let files = b["files"].as_array().unwrap();
-    let touched = files.iter().filter(|f| {
-        !f["readers"].as_array().unwrap().is_empty() || !f["writers"].as_array().unwrap().is_empty()
-    });
-    let commands: BTreeSet<String> = b["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| s(&c["id"]))
-        .collect();
-
-    // Files and commands.
-    let (nodes, edges) = parse(&dot(&[]));
-    let name = |node: &str| -> String {
-        match node.strip_prefix('c') {
-            Some(id) => ids[&id.parse::<i64>().unwrap()].clone(),
-            None => format!("file {}", nodes[node]),
+    let system = |p: &str| kt2sql::build::system::is_system(p.as_bytes(), &[start.as_bytes()]);
+    let obj = format!("{start}/obj");
+    let log = format!("{obj}/build.log");
+    let cases: [(&[&str], &Keep<'_>); 3] = [
+        (&[], &|p| !system(p)),
+        (&["--system"], &|_| true),
+        (&["--under", &obj, "--exclude", &log], &|p| {
+            under(p, &obj) && !under(p, &log) && !system(p)
+        }),
+    ];
+    for (args, keep) in cases {
+        for commands in [false, true] {
+            let mut args = args.to_vec();
+            if commands {
+                args.push("--commands");
+            }
+            let (nodes, edges) = parse(&dot(&args));
+            let name = |node: &str| -> String {
+                match node.strip_prefix('c') {
+                    Some(id) => ids[&id.parse::<i64>().unwrap()].clone(),
+                    None => format!("file {}", nodes[node]),
+                }
+            };
+            let got: BTreeSet<String> = nodes.keys().map(|n| name(n)).collect();
+            assert_eq!(
+                got.len(),
+                nodes.len(),
+                "{ctx}: one node per command and file"
+            );
+            let (want_nodes, want_edges) = truth_graph(b, keep, commands);
+            assert_same(&got, &want_nodes, &format!("{ctx}: graph {args:?} nodes"));
+            let got: BTreeSet<String> = edges
+                .iter()
+                .map(|(f, t, l)| {
+                    format!("{} -> {} {}", name(f), name(t), l.as_deref().unwrap_or("-"))
+                })
+                .collect();
+            assert_eq!(got.len(), edges.len(), "{ctx}: graph edges are distinct");
+            assert_same(&got, &want_edges, &format!("{ctx}: graph {args:?} edges"));
+            if args.is_empty() {
+                assert!(!want_edges.is_empty(), "{ctx}: a graph");
+            }
         }
-    };
-    let got: BTreeSet<String> = nodes.keys().map(|n| name(n)).collect();
-    assert_eq!(
-        got.len(),
-        nodes.len(),
-        "{ctx}: one node per command and file"
-    );
-    let mut want = commands.clone();
-    want.extend(touched.clone().map(|f| format!("file {}", s(&f["path"]))));
-    assert_same(&got, &want, &format!("{ctx}: graph nodes"));
-    let got: BTreeSet<String> = edges
-        .iter()
-        .map(|(f, t, _)| format!("{} -> {}", name(f), name(t)))
-        .collect();
-    assert_eq!(got.len(), edges.len(), "{ctx}: graph edges are distinct");
-    let mut want = BTreeSet::new();
-    for f in touched {
-        let p = s(&f["path"]);
-        want.extend(
-            list(&f["writers"])
-                .iter()
-                .map(|w| format!("{w} -> file {p}")),
-        );
-        want.extend(
-            list(&f["readers"])
-                .iter()
-                .map(|r| format!("file {p} -> {r}")),
-        );
     }
-    assert_same(&got, &want, &format!("{ctx}: graph edges"));
-
-    // Commands only: the per-pair summary of the flows.
-    let (nodes, edges) = parse(&dot(&["--commands"]));
-    let got: BTreeSet<String> = nodes.keys().map(|n| name(n)).collect();
-    assert_same(&got, &commands, &format!("{ctx}: graph --commands nodes"));
-    let got: BTreeSet<String> = edges
-        .iter()
-        .map(|(f, t, l)| format!("{} -> {} {}", name(f), name(t), l.as_deref().unwrap_or("?")))
-        .collect();
-    let mut pairs: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for f in b["flows"].as_array().unwrap() {
-        *pairs
-            .entry((s(&f["producer"]), s(&f["consumer"])))
-            .or_default() += 1;
-    }
-    let want: BTreeSet<String> = pairs
-        .iter()
-        .map(|((p, c), n)| format!("{p} -> {c} {n}"))
-        .collect();
-    assert_same(&got, &want, &format!("{ctx}: graph --commands edges"));
 }

@@ -7,10 +7,12 @@
 
 mod build;
 mod compile_commands;
+mod compile_removed;
 mod deps;
 mod diff;
 mod golden;
 mod graph;
+mod lint;
 mod lint_allow;
 mod real_build;
 mod safety;

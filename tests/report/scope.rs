@@ -9,7 +9,8 @@ use rusqlite::Connection;
 
 use super::{composed, kt2sql};
 
-/// stdout of `kt2sql ARGS DB --format csv` (graph: DOT), which succeeds.
+/// stdout of `kt2sql ARGS DB --format csv` (graph: DOT), which succeeds
+/// (lint: exits 1 when it lists a hazard).
 fn out(db: &Path, args: &[&str]) -> String {
     let mut cmd = kt2sql();
     cmd.args(args).arg(db);
@@ -17,8 +18,13 @@ fn out(db: &Path, args: &[&str]) -> String {
         cmd.args(["--format", "csv"]);
     }
     let o = cmd.output().unwrap();
-    assert!(o.status.success(), "kt2sql {args:?}: {o:?}");
-    String::from_utf8(o.stdout).unwrap()
+    let text = String::from_utf8(o.stdout.clone()).unwrap();
+    let code = match args[0] {
+        "lint" => i32::from(text.lines().count() > 1),
+        _ => 0,
+    };
+    assert_eq!(o.status.code(), Some(code), "kt2sql {args:?}: {o:?}");
+    text
 }
 
 /// The CSV rows (after the header) as lines, as a set.
@@ -96,12 +102,12 @@ fn pid_scopes_outputs_lint_and_graph() {
     // lint -p: the hazards of the whole build the leaf is in, either side
     // (read-outside: what the leaf itself read outside).
     let lint = out(db, &["lint"]);
-    let got = out(db, &["lint", "-p", &pid]);
+    let got = out(db, &["lint", "-p", &pid, "--allow", "/usr/src/build"]);
     let name = one(&format!("SELECT count(*) FROM process WHERE pid = {leaf}"));
     assert_eq!(name, 1);
     let who = |l: &str| {
         let f: Vec<&str> = l.split(',').collect();
-        f[2].ends_with(&format!(" [{pid}]")) || f[3].ends_with(&format!(" [{pid}]"))
+        f[2] == pid || f[5] == pid
     };
     let hazards = |t: &str| -> BTreeSet<String> {
         rows(t)
@@ -115,8 +121,9 @@ fn pid_scopes_outputs_lint_and_graph() {
         assert!(who(l), "lint -p {pid}: {l}");
     }
 
-    // graph -p: only the leaf's commands, and the paths it read or wrote.
-    let dot = out(db, &["graph", "-p", &pid]);
+    // graph -p: only the leaf's commands (those with an edge), and the
+    // paths it read or wrote (system files too, with --system).
+    let dot = out(db, &["graph", "-p", &pid, "--system"]);
     let commands: BTreeSet<&str> = dot
         .lines()
         .filter(|l| l.contains("shape=box"))
@@ -128,12 +135,9 @@ fn pid_scopes_outputs_lint_and_graph() {
          WHERE p.pid = ?1 AND e.success = 1",
         leaf,
     );
-    assert_eq!(
-        commands
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<BTreeSet<_>>(),
-        want,
+    let drawn: BTreeSet<String> = commands.iter().map(|c| c.to_string()).collect();
+    assert!(
+        !drawn.is_empty() && drawn.is_subset(&want),
         "graph -p {pid}: its commands"
     );
     let files = dot.lines().filter(|l| l.contains("shape=ellipse")).count();

@@ -9,6 +9,7 @@ pub mod arb;
 pub mod example_trace;
 pub mod records;
 mod skips;
+pub mod strace_build;
 pub mod truth;
 pub mod writer;
 
