@@ -100,7 +100,7 @@ pub fn write(
 /// argv as words: `None` when not recorded, `Some(None)` when stored in a
 /// form kt2sql never writes. TEXT is a JSON array; a BLOB holds the raw
 /// NUL-separated bytes (argv that is not UTF-8).
-fn words(argv: &Cell) -> Option<Option<Vec<Vec<u8>>>> {
+pub(super) fn words(argv: &Cell) -> Option<Option<Vec<Vec<u8>>>> {
     match argv {
         Cell::Null => None,
         Cell::Text(t) => {

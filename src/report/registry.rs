@@ -70,6 +70,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/slow_calls.sql"),
     ),
     (
+        "slow_commands.sql",
+        include_str!("../../queries/slow_commands.sql"),
+    ),
+    (
         "syscall_top.sql",
         include_str!("../../queries/syscall_top.sql"),
     ),

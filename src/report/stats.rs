@@ -1,9 +1,10 @@
 //! `kt2sql stats`: what a database holds, from `queries/traces.sql`,
-//! `build_time.sql`, `issues.sql`, `process_top.sql`, `critical_path.sql`
-//! and `syscall_top.sql`: each trace's identity, time span and counts, its
-//! wall time, summed process time and parallelism, the import issues, the
-//! busiest processes, a summary of each trace's critical path, and a
-//! syscall histogram drawn with bars in the DTrace `quantize` / ktap
+//! `build_time.sql`, `issues.sql`, `process_top.sql`, `critical_path.sql`,
+//! `slow_commands.sql` and `syscall_top.sql`: each trace's identity, time
+//! span and counts, its wall time, summed process time and parallelism,
+//! the import issues, the busiest processes, a summary of each trace's
+//! critical path, the slowest commands (the compiler drivers among them
+//! marked by [`crate::build::compiler`]), and a syscall histogram drawn with bars in the DTrace `quantize` / ktap
 //! `histogram()` style.
 //!
 //! The critical path of a big build has a step per command (tens of
@@ -13,12 +14,14 @@
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
-//!   "critical_path":[…],"critical_path_steps":[…],"syscalls":[…],
-//!   "syscalls_more":[…]}`, each an array of row objects with the columns
+//!   "critical_path":[…],"critical_path_steps":[…],"slow_commands":[…],
+//!   "syscalls":[…],"syscalls_more":[…]}`, each an array of row objects with the columns
 //!   of its query; `critical_path` has one row per trace
 //!   (`trace_id,steps,total,own,wait`), `critical_path_steps` the steps
 //!   shown, in step order, and `syscalls_more` one row (`syscalls,calls`:
 //!   the syscall names `--top` left out of `syscalls`, and their calls).
+//!   `slow_commands` has the columns of slow_commands.sql and `compile`
+//!   (1 when the program is a compiler driver, else 0).
 //! * csv: the same sections as one table, a first column `section` naming
 //!   each row's ([`super::write_sections_csv`]).
 
@@ -27,7 +30,9 @@ use std::io::{self, Write};
 
 use rusqlite::Connection;
 
+use super::compile_commands::words;
 use super::{opt_int, run, write_sections_csv, Cell, ResultSet};
+use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
 
 /// Width of the histogram's bar column, as DTrace draws it.
@@ -50,6 +55,9 @@ pub struct Stats {
     pub issues: ResultSet,
     /// Rows of process_top.sql.
     pub processes: ResultSet,
+    /// Rows of slow_commands.sql, the `top` longest by own time, and a
+    /// column `compile`.
+    pub slow: ResultSet,
     /// Rows of syscall_top.sql, the `top` most frequent.
     pub syscalls: ResultSet,
     /// How many of the longest steps `critical_steps` holds per trace.
@@ -124,10 +132,28 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
             "process_top",
             &[("trace", opt_int(trace)), ("limit", Cell::Int(top))],
         )?,
+        slow: slow_commands(conn, trace, top)?,
         syscalls,
         syscalls_more,
         calls,
     })
+}
+
+/// The `top` slowest commands, each marked `compile` 1 when its program
+/// is a compiler driver.
+fn slow_commands(conn: &Connection, trace: Option<i64>, top: i64) -> Result<ResultSet, Error> {
+    let mut slow = run(
+        conn,
+        "slow_commands",
+        &[("trace", opt_int(trace)), ("limit", Cell::Int(top))],
+    )?;
+    let path = slow.col("path");
+    for r in &mut slow.rows {
+        let cc = r[path].bytes().is_some_and(|p| is_compiler(basename(p)));
+        r.push(Cell::Int(i64::from(cc)));
+    }
+    slow.columns.push("compile".into());
+    Ok(slow)
 }
 
 impl Stats {
@@ -185,6 +211,7 @@ impl Stats {
         self.write_issues(out)?;
         self.write_processes(out)?;
         self.write_critical(out)?;
+        self.write_slow(out)?;
         self.write_histogram(out)
     }
 
@@ -277,6 +304,52 @@ impl Stats {
         Ok(())
     }
 
+    /// The slowest commands: own time, pid, whether it compiles, what it
+    /// wrote, and the command line (argv, else the program, else the
+    /// name), then where it ran and the first path it wrote.
+    fn write_slow(&self, out: &mut dyn Write) -> io::Result<()> {
+        let t = &self.slow;
+        writeln!(out, "Slowest commands by own time:")?;
+        writeln!(
+            out,
+            "    {:>10}  {:>7}  {:<7}  {:>6}  command",
+            "own", "pid", "compile", "writes"
+        )?;
+        for r in &t.rows {
+            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
+            let line = match words(&r[t.col("argv")]) {
+                Some(Some(w)) if !w.is_empty() => w
+                    .iter()
+                    .map(|a| String::from_utf8_lossy(a))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                _ if r[t.col("path")] != Cell::Null => r[t.col("path")].display().into(),
+                _ => r[t.col("comm")].display().into(),
+            };
+            writeln!(
+                out,
+                "    {:>10}  {:>7}  {:<7}  {:>6}  {line}",
+                duration(n("dur")),
+                n("pid"),
+                if n("compile") == 1 { "yes" } else { "no" },
+                n("writes"),
+            )?;
+            let cwd = &r[t.col("cwd")];
+            let first = &r[t.col("first_write")];
+            let mut notes = Vec::new();
+            if *cwd != Cell::Null {
+                notes.push(format!("in {}", cwd.display()));
+            }
+            if *first != Cell::Null {
+                notes.push(format!("wrote {}", first.display()));
+            }
+            if !notes.is_empty() {
+                writeln!(out, "    {:>37}  {}", "", notes.join("; "))?;
+            }
+        }
+        writeln!(out)
+    }
+
     fn write_issues(&self, out: &mut dyn Write) -> io::Result<()> {
         let t = &self.issues;
         writeln!(out, "Import issues:")?;
@@ -356,7 +429,7 @@ impl Stats {
     }
 
     /// The sections, as the JSON keys and the CSV `section` name them.
-    fn sections(&self) -> [(&'static str, Cow<'_, ResultSet>); 8] {
+    fn sections(&self) -> [(&'static str, Cow<'_, ResultSet>); 9] {
         let listed: i64 = self
             .syscalls
             .rows
@@ -377,6 +450,7 @@ impl Stats {
             ("processes", Cow::Borrowed(&self.processes)),
             ("critical_path", Cow::Borrowed(&self.critical)),
             ("critical_path_steps", Cow::Borrowed(&self.critical_steps)),
+            ("slow_commands", Cow::Borrowed(&self.slow)),
             ("syscalls", Cow::Borrowed(&self.syscalls)),
             ("syscalls_more", Cow::Owned(more)),
         ]

@@ -617,3 +617,45 @@ fn slice_arguments_are_the_databases_command_and_process_rows() {
     }
     assert!(argv > 0, "no dialect recorded argv");
 }
+
+/// `stats`' slowest commands are the truth's longest commands (own time:
+/// start to end of the image), in order, with their pid, name and start,
+/// in every dialect with `--faithful`; `--top` caps them.
+#[test]
+fn stats_slowest_commands_are_the_truths_longest() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful"]);
+        let ctx = format!("{d} seed 4 --faithful");
+        let o = kt2sql()
+            .arg("stats")
+            .arg(&im.db)
+            .args(["--top", "5", "--format", "json"])
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{ctx}: {o:?}");
+        let st: Value = serde_json::from_slice(&o.stdout).unwrap();
+        let got = st["slow_commands"].as_array().unwrap();
+        let mut want: Vec<(i64, i64, String)> = commands(&im.c.truth)
+            .iter()
+            .map(|c| {
+                let n = |k: &str| c[k].as_i64().unwrap();
+                let comm = c["comm"].as_str().unwrap().to_string();
+                (n("end_ns") - n("start_ns"), n("pid"), comm)
+            })
+            .collect();
+        want.sort_by_key(|w| std::cmp::Reverse(w.0));
+        assert_eq!(got.len(), want.len().min(5), "{ctx}");
+        let durs: Vec<i64> = got.iter().map(|r| r["dur"].as_i64().unwrap()).collect();
+        let top: Vec<i64> = want.iter().take(5).map(|w| w.0).collect();
+        assert_eq!(durs, top, "{ctx}: the longest own times, longest first");
+        for r in got {
+            let row = (
+                r["dur"].as_i64().unwrap(),
+                r["pid"].as_i64().unwrap(),
+                r["comm"].as_str().unwrap().to_string(),
+            );
+            assert!(want.contains(&row), "{ctx}: {row:?} is a truth command");
+        }
+    }
+}
