@@ -309,6 +309,8 @@ struct Asked {
     starts: Vec<Vec<u8>>,
     /// The one start directory make names are relative to, if they agree.
     start: Option<Vec<u8>>,
+    /// The trace and subtree asked about, checked.
+    scope: report::Scope,
 }
 
 /// Check the scope and the files, and gather what the queries take.
@@ -358,6 +360,7 @@ fn asked(
         params,
         starts,
         start,
+        scope,
     })
 }
 
@@ -388,11 +391,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     output(&rows, a.format.format, |out| {
         deps::write_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
-    let scope = report::Scope {
-        trace: a.trace.id,
-        pid: a.subtree.pid,
-    };
-    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    notes::relative_left_out(&conn, &a.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -404,11 +403,7 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
     output(&rows, a.format.format, |out| {
         deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
-    let scope = report::Scope {
-        trace: a.trace.id,
-        pid: a.subtree.pid,
-    };
-    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    notes::relative_left_out(&conn, &a.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }
 
