@@ -18,7 +18,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   scope AS (SELECT p.* FROM process AS p JOIN member USING (process_id)),
   change (trace_id, ts, delta) AS (
@@ -48,5 +48,5 @@ SELECT s.trace_id, count(*) AS processes,
        k.peak AS peak_parallel
 FROM scope AS s
 JOIN peak AS k USING (trace_id)
-GROUP BY s.trace_id
+GROUP BY s.trace_id, k.peak
 ORDER BY s.trace_id;

@@ -19,8 +19,8 @@
 SELECT c.command_id, c.trace_id, c.pid, c.comm, c.cwd, c.path, c.argv
 FROM command AS c
 WHERE (c.path IS NOT NULL OR c.argv IS NOT NULL)
-  AND (:trace IS NULL OR c.trace_id = :trace)
-  AND (:pid IS NULL OR c.process_id IN (
+  AND ($trace IS NULL OR c.trace_id = $trace)
+  AND ($pid IS NULL OR c.process_id IN (
         SELECT process_id FROM _scope
-        WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
+        WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
 ORDER BY c.trace_id, c.start_ts, c.command_id;

@@ -40,13 +40,13 @@
 WITH RECURSIVE
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   -- The roots of the scope: the processes the walk cannot go above.
   top (process_id, pid, first_ts, last_ts) AS MATERIALIZED (
     SELECT process_id, pid, first_ts, last_ts FROM process
-    WHERE (:trace IS NULL OR trace_id = :trace)
-      AND CASE WHEN :pid IS NULL THEN parent_id IS NULL ELSE pid = :pid END
+    WHERE ($trace IS NULL OR trace_id = $trace)
+      AND CASE WHEN $pid IS NULL THEN parent_id IS NULL ELSE pid = $pid END
   ),
   -- Each root's predecessor: the other root that ended last before it began.
   after_root (process_id, prev_id) AS MATERIALIZED (
@@ -58,20 +58,23 @@ WITH RECURSIVE
   ),
   -- File dependencies between two processes of the scope: the consumer's
   -- process read at read_ts what the producer's wrote at write_ts.
-  dep (consumer, producer, write_ts, read_ts) AS MATERIALIZED (
-    SELECT DISTINCT ce.process_id, pe.process_id, f.write_ts, f.read_ts
-    FROM build_flow AS f
-    JOIN exec AS ce ON ce.exec_id = f.consumer_id
-    JOIN exec AS pe ON pe.exec_id = f.producer_id
-    WHERE (:trace IS NULL OR f.trace_id = :trace) AND ce.process_id <> pe.process_id
-      AND ce.process_id IN (SELECT process_id FROM member)
-      AND pe.process_id IN (SELECT process_id FROM member)
+  -- (dep_id numbers them, for the walk to pick one.)
+  dep (dep_id, consumer, producer, write_ts, read_ts) AS MATERIALIZED (
+    SELECT row_number() OVER (), consumer, producer, write_ts, read_ts
+    FROM (SELECT DISTINCT ce.process_id AS consumer, pe.process_id AS producer, f.write_ts,
+                 f.read_ts
+          FROM build_flow AS f
+          JOIN exec AS ce ON ce.exec_id = f.consumer_id
+          JOIN exec AS pe ON pe.exec_id = f.producer_id
+          WHERE ($trace IS NULL OR f.trace_id = $trace) AND ce.process_id <> pe.process_id
+            AND ce.process_id IN (SELECT process_id FROM member)
+            AND pe.process_id IN (SELECT process_id FROM member))
   ),
   bound (n) AS MATERIALIZED (SELECT 3 * count(*) + 1 FROM member),
   -- States of the backward walk: in process `process_id` at time `t`,
   -- reached from the previous state by `how` (NULL for the first).
   walk (n, process_id, t, how) AS (
-    SELECT 0, process_id, last_ts, NULL FROM (
+    SELECT 0, process_id, last_ts, CAST(NULL AS TEXT) FROM (
       SELECT p.process_id, p.last_ts FROM process AS p JOIN member AS m USING (process_id)
       ORDER BY p.last_ts DESC, p.first_ts, p.process_id LIMIT 1)
     UNION ALL
@@ -79,7 +82,7 @@ WITH RECURSIVE
            COALESCE(d.producer, c.process_id, up.process_id, r.process_id),
            COALESCE(d.write_ts, c.last_ts,
                     CASE WHEN up.process_id IS NOT NULL
-                         THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
+                         THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
                     r.last_ts),
            CASE WHEN d.producer IS NOT NULL THEN 'file'
                 WHEN c.process_id IS NOT NULL THEN 'wait'
@@ -91,7 +94,7 @@ WITH RECURSIVE
       WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
         -- Back at a fork, a child that ended at that very time is the one
         -- just left (all its records at one instant): not again.
-        AND NOT (w.how IS 'fork' AND k.last_ts = w.t)
+        AND NOT (w.how IS NOT DISTINCT FROM 'fork' AND k.last_ts = w.t)
       ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
     LEFT JOIN process AS up
       ON c.process_id IS NULL AND up.process_id = p.parent_id
@@ -101,14 +104,14 @@ WITH RECURSIVE
     -- The latest write the process read before `t`, when it came after
     -- the other way back (strictly: a tie keeps the process-tree edge).
     LEFT JOIN dep AS d
-      ON (d.consumer, d.producer, d.write_ts, d.read_ts) = (
-           SELECT k.consumer, k.producer, k.write_ts, k.read_ts FROM dep AS k
+      ON d.dep_id = (
+           SELECT k.dep_id FROM dep AS k
            WHERE k.consumer = w.process_id AND k.read_ts <= w.t
            ORDER BY k.write_ts DESC, k.read_ts DESC, k.producer DESC LIMIT 1)
      AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL
           OR d.write_ts > COALESCE(c.last_ts,
                                    CASE WHEN up.process_id IS NOT NULL
-                                        THEN min(COALESCE(p.fork_ts, p.first_ts), p.first_ts) END,
+                                        THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
                                    r.last_ts))
     WHERE COALESCE(d.producer, c.process_id, up.process_id, r.process_id) IS NOT NULL
       -- A correct path has at most three steps per process; this ends the
@@ -141,8 +144,8 @@ WITH RECURSIVE
   -- Each segment cut at its process's execs: one piece per command.
   piece AS (
     SELECT s.n, i.image, s.process_id, i.exec_id, i.comm,
-           max(s.start_ts, i.ts) AS start_ts,
-           min(s.end_ts, COALESCE(i.next_ts, s.end_ts)) AS end_ts,
+           CASE WHEN s.start_ts > i.ts THEN s.start_ts ELSE i.ts END AS start_ts,
+           CASE WHEN i.next_ts < s.end_ts THEN i.next_ts ELSE s.end_ts END AS end_ts,
            s.prev_end, s.via,
            row_number() OVER (PARTITION BY s.n ORDER BY i.image) AS k
     FROM seg AS s

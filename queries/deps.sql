@@ -1,4 +1,4 @@
--- What each file was made from (`kt2sql deps`) or, with :reverse = 1,
+-- What each file was made from (`kt2sql deps`) or, with $reverse = 1,
 -- what was built from it (`kt2sql rdeps`). Commands work in jobs: a
 -- recipe (a process that a make forked, every image of it and every
 -- command below it but those of a nearer make's recipes), else a compiler
@@ -15,7 +15,7 @@
 -- build) or a `generated` path (written, not a temporary and not by
 -- them), as `gcc -MD` lists the prerequisites of an object; never a
 -- directory (a path the trace looked up paths below). With
--- :sources = 1, the producers of every path they read are followed
+-- $sources = 1, the producers of every path they read are followed
 -- (build_flow), and only the sources any of them read are listed.
 --
 -- Reverse: the jobs of the commands that read the file, the jobs of the
@@ -51,31 +51,32 @@
 --                    (reverse: wrote); 0 for one reached through what
 --                    they read (reverse: wrote).
 WITH RECURSIVE wanted (file) AS (
-  SELECT value FROM json_each(:files)
+  SELECT value FROM json_each($files)
 ), scoped AS MATERIALIZED (
   SELECT process_id FROM _scope
-  WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
 ), ch AS MATERIALIZED (
   -- The build's changes: one pass over the lookups of the paths changed.
-  SELECT trace_id, path_id, command_id, effect, offset FROM _build_changed
-  WHERE effect IN ('write', 'remove') AND (:trace IS NULL OR trace_id = :trace)
+  SELECT trace_id, path_id, command_id, effect, "offset" FROM _build_changed
+  WHERE effect IN ('write', 'remove') AND ($trace IS NULL OR trace_id = $trace)
 ), temporary AS MATERIALIZED (
   -- build_file's role `temporary`: the last change removed it.
   SELECT trace_id, path_id FROM ch
   GROUP BY trace_id, path_id
-  HAVING max(offset * 2 + (effect = 'remove')) % 2 = 1
+  HAVING max("offset" * 2 + CASE WHEN effect = 'remove' THEN 1 ELSE 0 END) % 2 = 1
 ), flow AS MATERIALIZED (
   SELECT DISTINCT f.producer_id, f.consumer_id,
-         EXISTS (SELECT 1 FROM temporary AS t
-                 WHERE t.trace_id = f.trace_id AND t.path_id = f.path_id) AS temporary
+         CASE WHEN EXISTS (SELECT 1 FROM temporary AS t
+                           WHERE t.trace_id = f.trace_id AND t.path_id = f.path_id)
+              THEN 1 ELSE 0 END AS temporary
   FROM build_flow AS f
-  WHERE :trace IS NULL OR f.trace_id = :trace
+  WHERE $trace IS NULL OR f.trace_id = $trace
 ), maker AS MATERIALIZED (
   SELECT e.exec_id FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id
-  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each(:makes))
+  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each($makes))
 ), compiler AS MATERIALIZED (
   SELECT e.exec_id FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id
-  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each(:compilers))
+  WHERE e.success = 1 AND pa.path IN (SELECT value FROM json_each($compilers))
 ), walk (command_id, job_id) AS (
   -- Every command with its job, from the roots of the process trees
   -- down: a child of a make starts a recipe (named by its process's first
@@ -84,7 +85,7 @@ WITH RECURSIVE wanted (file) AS (
   SELECT e.exec_id, CASE WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END
   FROM process AS p
   JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
-  WHERE p.parent_exec_id IS NULL AND (:trace IS NULL OR p.trace_id = :trace)
+  WHERE p.parent_exec_id IS NULL AND ($trace IS NULL OR p.trace_id = $trace)
   UNION ALL
   SELECT e.exec_id,
          CASE WHEN w.command_id IN (SELECT exec_id FROM maker)
@@ -101,9 +102,9 @@ WITH RECURSIVE wanted (file) AS (
   FROM wanted AS w
   JOIN path AS pa ON pa.path = w.file
   JOIN build_access AS a ON a.path_id = pa.path_id
-   AND a.effect = CASE WHEN :reverse IS 1 THEN 'read' ELSE 'write' END
-  WHERE (:trace IS NULL OR a.trace_id = :trace)
-    AND (:pid IS NULL OR a.process_id IN (SELECT process_id FROM scoped))
+   AND a.effect = CASE WHEN $reverse IS NOT DISTINCT FROM 1 THEN 'read' ELSE 'write' END
+  WHERE ($trace IS NULL OR a.trace_id = $trace)
+    AND ($pid IS NULL OR a.process_id IN (SELECT process_id FROM scoped))
 ), first (file, command_id) AS MATERIALIZED (
   SELECT file, command_id FROM seed
   UNION
@@ -111,37 +112,39 @@ WITH RECURSIVE wanted (file) AS (
   FROM seed AS s
   JOIN job AS j ON j.command_id = s.command_id
   JOIN job AS m ON m.job_id = j.job_id
+), step (from_id, to_id) AS (
+  -- One step of the walk: to a producer (forward), to a consumer
+  -- (reverse), or to another command of the same job.
+  SELECT consumer_id, producer_id FROM flow
+  WHERE $reverse IS DISTINCT FROM 1 AND ($sources IS NOT DISTINCT FROM 1 OR temporary = 1)
+  UNION ALL
+  SELECT producer_id, consumer_id FROM flow
+  WHERE $reverse IS NOT DISTINCT FROM 1
+  UNION ALL
+  SELECT j.command_id, m.command_id
+  FROM job AS j
+  JOIN job AS m ON m.job_id = j.job_id
 ), reach (file, command_id) AS (
   SELECT file, command_id FROM first
   UNION
-  SELECT r.file, f.producer_id
+  SELECT r.file, s.to_id
   FROM reach AS r
-  JOIN flow AS f ON f.consumer_id = r.command_id
-  WHERE :reverse IS NOT 1 AND (:sources IS 1 OR f.temporary)
-  UNION
-  SELECT r.file, f.consumer_id
-  FROM reach AS r
-  JOIN flow AS f ON f.producer_id = r.command_id
-  WHERE :reverse IS 1
-  UNION
-  SELECT r.file, m.command_id
-  FROM reach AS r
-  JOIN job AS j ON j.command_id = r.command_id
-  JOIN job AS m ON m.job_id = j.job_id
+  JOIN step AS s ON s.from_id = r.command_id
 ), found AS MATERIALIZED (
   SELECT r.file, r.command_id,
-         EXISTS (SELECT 1 FROM first AS d
-                 WHERE d.file = r.file AND d.command_id = r.command_id) AS direct
+         CASE WHEN EXISTS (SELECT 1 FROM first AS d
+                           WHERE d.file = r.file AND d.command_id = r.command_id)
+              THEN 1 ELSE 0 END AS direct
   FROM (SELECT DISTINCT file, command_id FROM reach) AS r
   JOIN exec AS e ON e.exec_id = r.command_id
-  WHERE :pid IS NULL OR e.process_id IN (SELECT process_id FROM scoped)
+  WHERE $pid IS NULL OR e.process_id IN (SELECT process_id FROM scoped)
 ), wrote AS MATERIALIZED (
   -- What the commands found for each file wrote, with the last write.
   SELECT f.file, c.trace_id, c.path_id, f.command_id, f.direct,
          row_number() OVER (PARTITION BY f.file, c.trace_id, c.path_id
-                            ORDER BY c.offset DESC) AS r,
+                            ORDER BY c."offset" DESC) AS r,
          max(f.direct) OVER (PARTITION BY f.file, c.trace_id, c.path_id) AS any_direct
-  FROM (SELECT trace_id, path_id, command_id, offset FROM ch
+  FROM (SELECT trace_id, path_id, command_id, "offset" FROM ch
         WHERE effect = 'write' AND command_id IN (SELECT command_id FROM found)) AS c
   JOIN found AS f ON f.command_id = c.command_id
 )
@@ -159,7 +162,7 @@ SELECT f.file, CASE WHEN c.path_id IS NULL THEN 'source' ELSE 'generated' END, p
        NULL, NULL, max(f.direct)
 FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
       -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-      WHERE :reverse IS NOT 1
+      WHERE $reverse IS DISTINCT FROM 1
         AND access IN (SELECT access FROM _access_class WHERE effect = 'read')
         AND effect = 'read'
         AND command_id IN (SELECT command_id FROM found)) AS a
@@ -167,13 +170,13 @@ JOIN found AS f ON f.command_id = a.command_id
 JOIN path AS pa ON pa.path_id = a.path_id
 LEFT JOIN (SELECT DISTINCT trace_id, path_id FROM ch) AS c
   ON c.trace_id = a.trace_id AND c.path_id = a.path_id
-WHERE pa.path IS NOT f.file
+WHERE pa.path IS DISTINCT FROM f.file
   -- A directory (the trace looked up a path below it) is neither, as
   -- `gcc -MD` lists none.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
   AND (c.path_id IS NULL
-       OR (:sources IS NOT 1
+       OR ($sources IS DISTINCT FROM 1
            AND NOT EXISTS (SELECT 1 FROM temporary AS t
                            WHERE t.trace_id = a.trace_id AND t.path_id = a.path_id)
            AND NOT EXISTS (SELECT 1 FROM wrote AS w
@@ -187,7 +190,7 @@ FROM wrote AS w
 JOIN path AS pa ON pa.path_id = w.path_id
 JOIN exec AS e ON e.exec_id = w.command_id
 JOIN process AS p USING (process_id)
-WHERE :reverse IS 1 AND w.r = 1 AND pa.path IS NOT w.file
+WHERE $reverse IS NOT DISTINCT FROM 1 AND w.r = 1 AND pa.path IS DISTINCT FROM w.file
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
   AND NOT EXISTS (SELECT 1 FROM temporary AS t

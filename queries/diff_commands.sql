@@ -5,7 +5,7 @@
 -- argv, its time), sorted by identity (bytewise, NULL as empty), then by
 -- start. `kt2sql diff` reads this from both databases and pairs the
 -- commands of each identity: those of equal argv first, then the rest in
--- start order. Paths are rewritten by :map first, so that builds in
+-- start order. Paths are rewritten by $map first, so that builds in
 -- different directories compare.
 --
 -- @param  trace     Only this trace_id (default: every trace).
@@ -13,7 +13,7 @@
 --                   to] pairs: a path equal to `from` or below it gets `to`
 --                   in its place (the longest `from` wins). Default: none.
 -- @column command_id The command (command.command_id).
--- @column program   The program it ran, rewritten by :map; NULL for a
+-- @column program   The program it ran, rewritten by $map; NULL for a
 --                   forked copy of its parent (image 0).
 -- @column cwd       Its working directory when it started, rewritten; NULL
 --                   when unknown.
@@ -32,7 +32,7 @@ WITH
   moved (path_id, path, moved) AS MATERIALIZED (
     SELECT pa.path_id, pa.path,
            COALESCE((SELECT (m.value ->> 1) || substr(pa.path, length(m.value ->> 0) + 1)
-                     FROM json_each(COALESCE(:map, '[]')) AS m
+                     FROM json_each(COALESCE($map, '[]')) AS m
                      WHERE pa.path = m.value ->> 0
                         OR substr(pa.path, 1, length(m.value ->> 0) + 1)
                            = rtrim(m.value ->> 0, '/') || '/'
@@ -43,16 +43,16 @@ WITH
   -- One pass over the lookups: each command's reads, writes and removals
   -- of each path, with the file offset of the last one.
   touch (trace_id, command_id, path_id, effect, last) AS MATERIALIZED (
-    SELECT trace_id, command_id, path_id, effect, max(offset)
+    SELECT trace_id, command_id, path_id, effect, max("offset")
     FROM build_access
-    WHERE effect IN ('read', 'write', 'remove') AND (:trace IS NULL OR trace_id = :trace)
+    WHERE effect IN ('read', 'write', 'remove') AND ($trace IS NULL OR trace_id = $trace)
     GROUP BY trace_id, command_id, path_id, effect
   ),
   -- The paths gone at the end: build_file's `temporary` (their last
   -- write or removal was a removal).
   gone (trace_id, path_id) AS MATERIALIZED (
     SELECT trace_id, path_id FROM touch WHERE effect IN ('write', 'remove')
-    GROUP BY trace_id, path_id HAVING max(last * 2 + (effect = 'remove')) % 2 = 1
+    GROUP BY trace_id, path_id HAVING max(last * 2 + CASE WHEN effect = 'remove' THEN 1 ELSE 0 END) % 2 = 1
   ),
   -- Each command's reads and lasting writes, rewritten, in path order.
   named (command_id, effect, path) AS (
@@ -75,9 +75,9 @@ WITH
            c.argv, c.start_ts, c.end_ts, c.dur
     FROM command AS c
     LEFT JOIN per AS p USING (command_id)
-    LEFT JOIN moved AS mp ON mp.path = c.path
-    LEFT JOIN moved AS mc ON mc.path = c.cwd
-    WHERE (:trace IS NULL OR c.trace_id = :trace)
+    LEFT JOIN (SELECT DISTINCT path, moved FROM moved) AS mp ON mp.path = c.path
+    LEFT JOIN (SELECT DISTINCT path, moved FROM moved) AS mc ON mc.path = c.cwd
+    WHERE ($trace IS NULL OR c.trace_id = $trace)
   )
 SELECT command_id, program, cwd, writes, reads, comm, argv, start_ts, dur
 FROM cmd

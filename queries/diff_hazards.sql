@@ -1,5 +1,5 @@
 -- One side of `kt2sql diff`: the build's hazards (build_hazard) by kind
--- and path, the path rewritten by :map, sorted bytewise. `kt2sql diff`
+-- and path, the path rewritten by $map, sorted bytewise. `kt2sql diff`
 -- merges this list from both databases.
 --
 -- @param  trace   Only this trace_id (default: every trace).
@@ -14,7 +14,7 @@ WITH
   moved (path_id, path, moved) AS MATERIALIZED (
     SELECT pa.path_id, pa.path,
            COALESCE((SELECT (m.value ->> 1) || substr(pa.path, length(m.value ->> 0) + 1)
-                     FROM json_each(COALESCE(:map, '[]')) AS m
+                     FROM json_each(COALESCE($map, '[]')) AS m
                      WHERE pa.path = m.value ->> 0
                         OR substr(pa.path, 1, length(m.value ->> 0) + 1)
                            = rtrim(m.value ->> 0, '/') || '/'
@@ -24,6 +24,6 @@ WITH
   )
 SELECT h.kind, m.moved AS path, count(*) AS hazards
 FROM build_hazard AS h JOIN moved AS m USING (path_id)
-WHERE :trace IS NULL OR h.trace_id = :trace
+WHERE $trace IS NULL OR h.trace_id = $trace
 GROUP BY h.kind, m.moved
 ORDER BY h.kind, CAST(m.moved AS BLOB);

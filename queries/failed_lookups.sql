@@ -13,7 +13,7 @@
 SELECT dir, errno, errno_name, count(*) AS failed, count(DISTINCT path) AS paths,
        count(DISTINCT process_id) AS processes
 FROM file_access
-WHERE success = 0 AND (:trace IS NULL OR trace_id = :trace)
+WHERE success = 0 AND ($trace IS NULL OR trace_id = $trace)
 GROUP BY dir, errno, errno_name
 ORDER BY failed DESC, CAST(dir AS BLOB), errno
-LIMIT COALESCE(:limit, 20);
+LIMIT COALESCE($limit, 20);

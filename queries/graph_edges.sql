@@ -2,8 +2,8 @@
 -- every (command, path) it wrote and path -> command for every one it
 -- read; with --commands, producer -> consumer per command pair, counting
 -- the paths that flowed (build_flow). Only the paths the filters keep:
--- under :under, not under an :exclude directory, and (unless :system is
--- NULL) not a system file: in a :system directory, and not in the
+-- under $under, not under an $exclude directory, and (unless $system is
+-- NULL) not a system file: in a $system directory, and not in the
 -- directory the trace started in. A path's directory range is read from
 -- the path index (`/usr/include/` up to `/usr/include0`), not tested
 -- path by path.
@@ -24,23 +24,23 @@
 -- @column kind      `write`, `read` or `flow`.
 -- @column paths     For a flow, how many paths it carried; else NULL.
 WITH dirs (dir, system) AS (
-  SELECT rtrim(value, '/'), 0 FROM json_each(:exclude)
+  SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
-  SELECT rtrim(value, '/'), 1 FROM json_each(:system)
+  SELECT rtrim(value, '/'), 1 FROM json_each($system)
 ), dropped (path_id) AS MATERIALIZED (
   SELECT pa.path_id
   FROM dirs AS d
   JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
   WHERE d.system = 0
      OR NOT EXISTS (SELECT 1 FROM trace AS t
-                    WHERE (:trace IS NULL OR t.trace_id = :trace)
+                    WHERE ($trace IS NULL OR t.trace_id = $trace)
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
 ), kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path
-  WHERE path = rtrim(:under, '/')
-     OR (path >= rtrim(:under, '/') || '/' AND path < rtrim(:under, '/') || '0')
+  WHERE path = rtrim($under, '/')
+     OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
 )
 SELECT CASE effect WHEN 'write' THEN 'c' || command_id
                    ELSE 'f' || trace_id || '_' || path_id END AS source,
@@ -52,20 +52,20 @@ SELECT CASE effect WHEN 'write' THEN 'c' || command_id
 FROM (SELECT DISTINCT trace_id, path_id, command_id, effect FROM build_access
       -- (The access kind needs only the lookup, so it drops the others before their call is read.)
       WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
-        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
-        AND path_id NOT IN dropped AND (:under IS NULL OR path_id IN kept)
-        AND (:pid IS NULL OR process_id IN (SELECT process_id FROM _scope
-                                            WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
-WHERE :commands IS NOT 1
+        AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
+        AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
+        AND ($pid IS NULL OR process_id IN (SELECT process_id FROM _scope
+                                            WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace))))
+WHERE $commands IS DISTINCT FROM 1
 UNION ALL
 SELECT 'c' || producer_id, 'c' || consumer_id, 'flow', count(*)
 FROM build_flow
-WHERE :commands IS 1 AND (:trace IS NULL OR trace_id = :trace)
-  AND path_id NOT IN dropped AND (:under IS NULL OR path_id IN kept)
-  AND (:pid IS NULL OR NOT EXISTS (
+WHERE $commands IS NOT DISTINCT FROM 1 AND ($trace IS NULL OR trace_id = $trace)
+  AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
+  AND ($pid IS NULL OR NOT EXISTS (
         SELECT 1 FROM exec AS x
         WHERE x.exec_id IN (producer_id, consumer_id)
           AND x.process_id NOT IN (SELECT process_id FROM _scope
-                                   WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
+                                   WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace))))
 GROUP BY trace_id, producer_id, consumer_id
 ORDER BY 3, 1, 2;

@@ -21,31 +21,31 @@
 -- @column label     `comm [pid]` for a command, the path for a file.
 -- @column role      The file's build_file.role; NULL for a command.
 WITH dirs (dir, system) AS (
-  SELECT rtrim(value, '/'), 0 FROM json_each(:exclude)
+  SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
-  SELECT rtrim(value, '/'), 1 FROM json_each(:system)
+  SELECT rtrim(value, '/'), 1 FROM json_each($system)
 ), dropped (path_id) AS MATERIALIZED (
   SELECT pa.path_id
   FROM dirs AS d
   JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
   WHERE d.system = 0
      OR NOT EXISTS (SELECT 1 FROM trace AS t
-                    WHERE (:trace IS NULL OR t.trace_id = :trace)
+                    WHERE ($trace IS NULL OR t.trace_id = $trace)
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
 ), kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path
-  WHERE path = rtrim(:under, '/')
-     OR (path >= rtrim(:under, '/') || '/' AND path < rtrim(:under, '/') || '0')
+  WHERE path = rtrim($under, '/')
+     OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
 )
 SELECT 'c' || e.exec_id AS node, 'command' AS kind,
        CAST(e.comm AS BLOB) || CAST(' [' || p.pid || ']' AS BLOB) AS label, NULL AS role
 FROM exec AS e
 JOIN process AS p USING (process_id)
-WHERE e.success = 1 AND (:trace IS NULL OR p.trace_id = :trace)
-  AND (:pid IS NULL OR p.process_id IN (SELECT process_id FROM _scope
-                                        WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
+WHERE e.success = 1 AND ($trace IS NULL OR p.trace_id = $trace)
+  AND ($pid IS NULL OR p.process_id IN (SELECT process_id FROM _scope
+                                        WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
 UNION ALL
 -- A path read or written that the build did not change
 -- (_build_changed_file) was read: build_file's role `source`. DISTINCT,
@@ -55,11 +55,11 @@ SELECT 'f' || t.trace_id || '_' || t.path_id, 'file', pa.path, COALESCE(cf.role,
 FROM (SELECT DISTINCT trace_id, path_id FROM build_access
       -- (The access kind needs only the lookup, so it drops the others before their call is read.)
       WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
-        AND effect IN ('read', 'write') AND (:trace IS NULL OR trace_id = :trace)
-        AND path_id NOT IN dropped AND (:under IS NULL OR path_id IN kept)
-        AND (:pid IS NULL OR process_id IN (SELECT process_id FROM _scope
-                                            WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))) AS t
+        AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
+        AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
+        AND ($pid IS NULL OR process_id IN (SELECT process_id FROM _scope
+                                            WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))) AS t
 JOIN path AS pa USING (path_id)
 LEFT JOIN _build_changed_file AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id
-WHERE :commands IS NOT 1
+WHERE $commands IS DISTINCT FROM 1
 ORDER BY 2 DESC, 1;

@@ -12,7 +12,7 @@ SELECT trace_id, severity, kind, count(*) AS issues,
         WHERE j.trace_id = i.trace_id AND j.severity = i.severity AND j.kind = i.kind
         ORDER BY j.import_issue_id LIMIT 1) AS example
 FROM import_issue AS i
-WHERE :trace IS NULL OR trace_id = :trace
+WHERE $trace IS NULL OR trace_id = $trace
 GROUP BY trace_id, severity, kind
 ORDER BY trace_id,
          CASE severity WHEN 'data_loss' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,

@@ -4,12 +4,12 @@
 -- every writer is listed), `race` (reader and a concurrent writer),
 -- `used-then-changed` (reader, and the later writer) and
 -- `ghost-later-created` (the command whose lookup failed, and the one
--- that created the path later); then, only with :allow, `read-outside`:
+-- that created the path later); then, only with $allow, `read-outside`:
 -- every path the build read outside the allowed directories, with the
 -- command that read it first. The tracer (the image of a root process
 -- whose first record is the RET of its own ktrace call: ktrace before it
 -- execs the build) is no reader: what it reads is the command it was
--- given. With :pid, only the hazards a command of that subtree is in (as
+-- given. With $pid, only the hazards a command of that subtree is in (as
 -- either command), and the paths the subtree itself read outside.
 --
 -- @param  trace         Only this trace_id (default: every trace).
@@ -39,32 +39,34 @@
 -- @column other_ts      Time (ns) of the other command's (first) write or
 --                       create that makes the hazard.
 WITH kinds (kind) AS (
-  SELECT value FROM json_each(COALESCE(:kinds,
+  SELECT value FROM json_each(COALESCE($kinds,
     '["double-write","race","used-then-changed","ghost-later-created","read-outside"]'))
 ), member (process_id) AS MATERIALIZED (
-  SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
 ), allowed (trace_id, dir) AS (
-  SELECT t.trace_id, rtrim(j.value, '/') FROM trace AS t, json_each(:allow) AS j
-  WHERE :allow IS NOT NULL AND 'read-outside' IN kinds
+  SELECT t.trace_id, rtrim(j.value, '/') FROM trace AS t, json_each($allow) AS j
+  WHERE $allow IS NOT NULL AND 'read-outside' IN (SELECT kind FROM kinds)
 ), tracer (exec_id) AS (
   -- The image 0 of a root process whose ktrace call has no CALL record.
   SELECT e.exec_id
   FROM process AS p
   JOIN exec AS e ON e.process_id = p.process_id AND e.seq = 0
-  WHERE p.parent_id IS NULL AND 'read-outside' IN kinds AND :allow IS NOT NULL
+  WHERE p.parent_id IS NULL AND 'read-outside' IN (SELECT kind FROM kinds) AND $allow IS NOT NULL
     AND EXISTS (SELECT 1 FROM call AS c WHERE c.process_id = p.process_id
                 AND c.syscall = 'ktrace' AND c.ts IS NULL)
 ), first AS (
   -- Each path's first read, the tracer's left out.
-  SELECT trace_id, path_id, command_id, ts, min(offset) AS offset
-  FROM build_access
-  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-  WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
-    AND effect = 'read' AND EXISTS (SELECT 1 FROM allowed)
-    AND command_id NOT IN tracer
-    AND (:trace IS NULL OR trace_id = :trace)
-    AND (:pid IS NULL OR process_id IN member)
-  GROUP BY trace_id, path_id
+  SELECT trace_id, path_id, command_id, ts, "offset"
+  FROM (SELECT trace_id, path_id, command_id, ts, "offset",
+               row_number() OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS n
+        FROM build_access
+        -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+        WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
+          AND effect = 'read' AND EXISTS (SELECT 1 FROM allowed)
+          AND command_id NOT IN (SELECT exec_id FROM tracer)
+          AND ($trace IS NULL OR trace_id = $trace)
+          AND ($pid IS NULL OR process_id IN (SELECT process_id FROM member)))
+  WHERE n = 1
 ), outside AS (
   SELECT f.trace_id, f.command_id, f.ts, pa.path
   FROM first AS f
@@ -77,26 +79,29 @@ WITH kinds (kind) AS (
 ), z AS MATERIALIZED (
   SELECT trace_id, kind, path_id, path, command_id, other_id, ts, other_ts, commands
   FROM build_hazard AS z
-  WHERE kind IN kinds
-    AND (:trace IS NULL OR trace_id = :trace)
-    AND (:pid IS NULL OR EXISTS (
+  WHERE kind IN (SELECT kind FROM kinds)
+    AND ($trace IS NULL OR trace_id = $trace)
+    AND ($pid IS NULL OR EXISTS (
           SELECT 1 FROM exec AS x
-          WHERE x.exec_id IN (z.command_id, z.other_id) AND x.process_id IN member))
+          WHERE x.exec_id IN (z.command_id, z.other_id) AND x.process_id IN (SELECT process_id FROM member)))
 ), dw AS MATERIALIZED (
   -- Every writer of a double-write after the first.
   SELECT z.trace_id, z.path_id, z.path, z.command_id, z.ts, CAST(j.value AS INTEGER) AS other_id,
-         j.key AS seq
+         CAST(j.key AS INTEGER) AS seq
   FROM z, json_each(z.commands) AS j
-  WHERE z.kind = 'double-write' AND j.key > 0
+  WHERE z.kind = 'double-write' AND CAST(j.key AS INTEGER) > 0
 ), wts AS MATERIALIZED (
   -- Their first writes: the lookups of those paths only, through the
   -- path index.
-  SELECT trace_id, path_id, command_id, ts, min(offset)
-  FROM build_access
-  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-  WHERE access IN (SELECT access FROM _access_class WHERE effect = 'write')
-    AND path_id IN (SELECT path_id FROM dw) AND effect = 'write'
-  GROUP BY trace_id, path_id, command_id
+  SELECT trace_id, path_id, command_id, ts
+  FROM (SELECT trace_id, path_id, command_id, ts,
+               row_number() OVER (PARTITION BY trace_id, path_id, command_id
+                                  ORDER BY "offset") AS n
+        FROM build_access
+        -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+        WHERE access IN (SELECT access FROM _access_class WHERE effect = 'write')
+          AND path_id IN (SELECT path_id FROM dw) AND effect = 'write')
+  WHERE n = 1
 ), h AS (
   SELECT 'double-write' AS kind, dw.path, dw.command_id, dw.other_id, dw.ts,
          w.ts AS other_ts, dw.trace_id, dw.seq

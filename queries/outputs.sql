@@ -19,13 +19,13 @@ FROM _build_changed_file AS f
 JOIN path AS pa USING (path_id)
 LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id
 LEFT JOIN process AS p ON p.process_id = e.process_id
-WHERE f.role IN ('output', 'intermediate') AND (:trace IS NULL OR f.trace_id = :trace)
-  AND (:under IS NULL OR pa.path = rtrim(:under, '/')
-       OR substr(pa.path, 1, length(rtrim(:under, '/')) + 1) = rtrim(:under, '/') || '/')
-  AND (:pid IS NULL OR EXISTS (
+WHERE f.role IN ('output', 'intermediate') AND ($trace IS NULL OR f.trace_id = $trace)
+  AND ($under IS NULL OR pa.path = rtrim($under, '/')
+       OR substr(pa.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
+  AND ($pid IS NULL OR EXISTS (
         SELECT 1
         FROM build_access AS a
         WHERE a.trace_id = f.trace_id AND a.path_id = f.path_id AND a.effect = 'write'
           AND a.process_id IN (SELECT process_id FROM _scope
-                               WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace))))
+                               WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace))))
 ORDER BY CAST(pa.path AS BLOB), f.trace_id;

@@ -16,5 +16,5 @@ SELECT p.process_id, p.trace_id, p.pid, pp.pid AS ppid, p.first_comm, p.last_com
        p.first_ts, p.last_ts
 FROM process AS p
 LEFT JOIN process AS pp ON pp.process_id = p.parent_id
-WHERE p.pid = :pid AND (:trace IS NULL OR p.trace_id = :trace)
+WHERE p.pid = $pid AND ($trace IS NULL OR p.trace_id = $trace)
 ORDER BY p.trace_id, p.first_ts, p.process_id;

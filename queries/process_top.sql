@@ -14,6 +14,6 @@
 -- @column dur          Time (ns) from its first record to its last.
 SELECT process_id, pid, ppid, comm, calls, failed_calls, lookups, files, dur
 FROM process_summary
-WHERE :trace IS NULL OR trace_id = :trace
+WHERE $trace IS NULL OR trace_id = $trace
 ORDER BY calls DESC, process_id
-LIMIT COALESCE(:limit, 10);
+LIMIT COALESCE($limit, 10);

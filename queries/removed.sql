@@ -16,8 +16,8 @@ SELECT COALESCE((
   FROM build_access AS a
   -- (The access kind needs only the lookup, so it drops the others before their call is read.)
   WHERE a.access IN (SELECT access FROM _access_class WHERE effect IN ('write', 'remove'))
-    AND a.path_id = (SELECT path_id FROM path WHERE path = :path)
+    AND a.path_id IN (SELECT path_id FROM path WHERE path = $path)
     AND a.effect IN ('write', 'remove')
-    AND (:trace IS NULL OR a.trace_id = :trace)
-  ORDER BY a.trace_id DESC, a.offset DESC
+    AND ($trace IS NULL OR a.trace_id = $trace)
+  ORDER BY a.trace_id DESC, a."offset" DESC
   LIMIT 1), 0) AS removed;

@@ -20,11 +20,11 @@ WITH
   slow (call_id, dur) AS MATERIALIZED (
     SELECT c.call_id, c.dur FROM call AS c
     WHERE c.dur IS NOT NULL
-      AND (:trace IS NULL OR c.process_id IN (SELECT process_id FROM process
-                                              WHERE trace_id = :trace))
-      AND (:syscall IS NULL OR c.syscall = :syscall)
+      AND ($trace IS NULL OR c.process_id IN (SELECT process_id FROM process
+                                              WHERE trace_id = $trace))
+      AND ($syscall IS NULL OR c.syscall = $syscall)
     ORDER BY c.dur DESC, c.call_id
-    LIMIT COALESCE(:limit, 20)
+    LIMIT COALESCE($limit, 20)
   )
 SELECT c.dur, c.pid, c.comm, c.syscall, c.args, c.retval, c.errno, c.errno_name,
        (SELECT rp.path FROM namei AS n JOIN path AS rp ON rp.path_id = n.resolved_id

@@ -26,16 +26,16 @@
 WITH slow AS MATERIALIZED (
   SELECT c.command_id, c.trace_id, c.pid, c.comm, c.start_ts, c.dur, c.cwd, c.path, c.argv
   FROM command AS c
-  WHERE (:trace IS NULL OR c.trace_id = :trace)
-    AND (:pid IS NULL OR c.process_id IN (
+  WHERE ($trace IS NULL OR c.trace_id = $trace)
+    AND ($pid IS NULL OR c.process_id IN (
           SELECT process_id FROM _scope
-          WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)))
+          WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
   ORDER BY c.dur DESC, c.command_id
-  LIMIT COALESCE(:limit, 10)),
+  LIMIT COALESCE($limit, 10)),
 -- Each path the slow commands wrote, at its first write: one pass over the
 -- lookups, reading the calls of the slow commands' lookups only.
 wrote AS MATERIALIZED (
-  SELECT a.command_id, a.path_id, min(a.offset) AS first
+  SELECT a.command_id, a.path_id, min(a."offset") AS first
   FROM build_access AS a
   WHERE a.command_id IN (SELECT command_id FROM slow) AND a.effect = 'write'
   GROUP BY a.command_id, a.path_id)

@@ -11,7 +11,7 @@
 SELECT syscall, sum(calls) AS calls, sum(failed) AS failed, sum(total_dur) AS total_dur,
        max(max_dur) AS max_dur
 FROM syscall_summary
-WHERE :trace IS NULL OR trace_id = :trace
+WHERE $trace IS NULL OR trace_id = $trace
 GROUP BY syscall
 ORDER BY calls DESC, syscall
-LIMIT COALESCE(:limit, -1);
+LIMIT COALESCE($limit, 9223372036854775807);

@@ -21,7 +21,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   )
 SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) AS syscall,
        c.ts, COALESCE(c.dur, 0) AS dur, c.retval,
@@ -29,6 +29,6 @@ SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) 
 FROM call AS c
 JOIN process AS p ON p.process_id = c.process_id
 LEFT JOIN thread AS h ON h.thread_id = c.thread_id
-WHERE c.ts IS NOT NULL AND (:min_dur IS NULL OR c.dur >= :min_dur)
-  AND c.process_id IN member
+WHERE c.ts IS NOT NULL AND ($min_dur IS NULL OR c.dur >= $min_dur)
+  AND c.process_id IN (SELECT process_id FROM member)
 ORDER BY c.call_id;

@@ -22,7 +22,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   first_tid (process_id, tid) AS (
     SELECT p.process_id,
@@ -36,7 +36,7 @@ WITH
     FROM build_flow AS f
     JOIN exec AS pe ON pe.exec_id = f.producer_id
     JOIN exec AS ce ON ce.exec_id = f.consumer_id
-    WHERE (:trace IS NULL OR f.trace_id = :trace)
+    WHERE ($trace IS NULL OR f.trace_id = $trace)
       AND pe.process_id IN (SELECT process_id FROM member)
       AND ce.process_id IN (SELECT process_id FROM member)
   )

@@ -18,7 +18,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   first_tid (process_id, tid) AS (
     SELECT p.process_id,
@@ -27,7 +27,8 @@ WITH
     FROM process AS p
   )
 SELECT c.process_id, c.fork_syscall, p.pid AS parent_pid, pt.tid AS parent_tid,
-       min(COALESCE(f.ts, c.fork_ts), c.first_ts) AS fork_ts, c.pid, ct.tid, c.first_ts,
+       CASE WHEN COALESCE(f.ts, c.fork_ts) < c.first_ts THEN COALESCE(f.ts, c.fork_ts)
+            ELSE c.first_ts END AS fork_ts, c.pid, ct.tid, c.first_ts,
        c.parent_id
 FROM member AS m
 JOIN process AS c ON c.process_id = m.process_id

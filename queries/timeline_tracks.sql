@@ -18,7 +18,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   life (process_id, trace_id, pid, lifetime, lifetimes) AS (
     SELECT p.process_id, p.trace_id, p.pid,
@@ -30,7 +30,7 @@ WITH
   -- M: the smallest power of ten above every pid in scope, a 1 followed
   -- by as many zeros as the largest pid has digits.
   ten (m) AS (
-    SELECT CAST('1' || substr('000000000000000000', 1, length(max(max(pid), 1))) AS INTEGER)
+    SELECT CAST('1' || substr('000000000000000000', 1, length(CAST(CASE WHEN max(pid) > 1 THEN max(pid) ELSE 1 END AS TEXT))) AS INTEGER)
     FROM life
   )
 SELECT process_id, trace_id, pid,

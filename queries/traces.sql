@@ -55,5 +55,5 @@ SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
        (SELECT count(*) FROM event AS e WHERE e.trace_id = t.trace_id) AS events,
        t.issues
 FROM trace AS t
-WHERE :trace IS NULL OR t.trace_id = :trace
+WHERE $trace IS NULL OR t.trace_id = $trace
 ORDER BY t.trace_id;

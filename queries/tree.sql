@@ -17,11 +17,11 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   )
 SELECT t.depth - min(t.depth) OVER () AS depth, t.pid, t.comm, t.process_id, t.image,
        t.exec_id, t.trace_id
 FROM process_tree AS t
-WHERE (:trace IS NULL OR t.trace_id = :trace)
-  AND (:pid IS NULL OR t.process_id IN member)
+WHERE ($trace IS NULL OR t.trace_id = $trace)
+  AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
 ORDER BY t.sort_key;

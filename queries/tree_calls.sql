@@ -20,7 +20,7 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   )
 SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, c.errno, c.errno_name, c.unpaired,
@@ -32,6 +32,6 @@ JOIN call AS c
  AND (i.calls_to IS NULL OR c.call_id < i.calls_to)
 LEFT JOIN namei AS n ON n.call_id = c.call_id
 LEFT JOIN path AS rp ON rp.path_id = n.resolved_id
-WHERE (:trace IS NULL OR t.trace_id = :trace)
-  AND (:pid IS NULL OR t.process_id IN member)
+WHERE ($trace IS NULL OR t.trace_id = $trace)
+  AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
 ORDER BY t.sort_key, c.call_id, n.seq;

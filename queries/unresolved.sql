@@ -16,12 +16,12 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   )
 SELECT DISTINCT path, COALESCE(syscall, '?') AS syscall, comm, pid
 FROM namei_detail
 WHERE resolution = 'unknown base'
-  AND (:trace IS NULL OR trace_id = :trace)
-  AND (:pid IS NULL OR process_id IN member)
-  AND (success = 1 OR COALESCE(:all, 0) <> 0)
+  AND ($trace IS NULL OR trace_id = $trace)
+  AND ($pid IS NULL OR process_id IN (SELECT process_id FROM member))
+  AND (success = 1 OR COALESCE($all, 0) <> 0)
 ORDER BY CAST(path AS BLOB), syscall, pid, CAST(comm AS BLOB);

@@ -90,11 +90,11 @@ CREATE VIEW IF NOT EXISTS namei_detail (
   -- Symbolic errno (`ENOENT`), when known.
   errno_name,
   -- File offset of the NAMI record.
-  offset
+  "offset"
 ) AS
 SELECT n.namei_id, p.trace_id, n.process_id, p.pid, n.comm, n.call_id,
-       CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END, n.seq, n.ts, pp.path, rp.path,
-       n.resolution, CASE WHEN n.coredump THEN 1 ELSE c.success END, c.errno, c.errno_name, n.offset
+       CASE WHEN n.coredump = 1 THEN 'coredump' ELSE c.syscall END, n.seq, n.ts, pp.path, rp.path,
+       n.resolution, CASE WHEN n.coredump = 1 THEN 1 ELSE c.success END, c.errno, c.errno_name, n."offset"
 FROM namei AS n
 JOIN process AS p USING (process_id)
 JOIN path AS pp ON pp.path_id = n.path_id

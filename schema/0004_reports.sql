@@ -51,7 +51,8 @@ SELECT trace_id, CAST(NULL AS INTEGER), process_id FROM process
 UNION ALL
 SELECT r.trace_id, r.pid, d.process_id
 FROM process AS r
-CROSS JOIN process_descendant AS d ON +d.ancestor_id = r.process_id;
+CROSS JOIN process_descendant AS d
+WHERE +d.ancestor_id = r.process_id;
 
 -- Helper for the files and build views: what each kind of namei.access
 -- means, the one place that classifies the access strings (files,
@@ -178,7 +179,7 @@ CREATE VIEW IF NOT EXISTS process_tree (
   sort_key
 ) AS
 WITH RECURSIVE node (process_id, exec_id, image, comm, ts, parent_exec_id, depth, sort_key) AS (
-  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, NULL, 0,
+  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, CAST(NULL AS BIGINT), 0,
          printf('%08x%06x', e.rank, i.image)
   FROM _tree_edge AS e
   JOIN exec AS i ON i.process_id = e.process_id AND i.image IS NOT NULL
@@ -237,9 +238,9 @@ CREATE VIEW IF NOT EXISTS file_access (
 SELECT n.namei_id, p.trace_id, rp.path,
        CASE WHEN rtrim(rp.path, replace(rp.path, '/', '')) = '/' THEN '/'
             ELSE rtrim(rtrim(rp.path, replace(rp.path, '/', '')), '/') END,
-       n.call_id, CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
+       n.call_id, CASE WHEN n.coredump = 1 THEN 'coredump' ELSE c.syscall END,
        n.access, n.process_id, p.pid, e.comm,
-       CASE WHEN n.coredump THEN 1 ELSE c.success END,
+       CASE WHEN n.coredump = 1 THEN 1 ELSE c.success END,
        c.errno, c.errno_name, n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
@@ -266,7 +267,7 @@ CREATE VIEW IF NOT EXISTS files (
   first_ts
 ) AS
 SELECT trace_id, path, count(*), count(DISTINCT process_id),
-       max(access IN (SELECT access FROM _access_class WHERE modifies)), min(ts)
+       max(CASE WHEN access IN (SELECT access FROM _access_class WHERE modifies = 1) THEN 1 ELSE 0 END), min(ts)
 FROM file_access
 WHERE success = 1
 GROUP BY trace_id, path;
@@ -295,7 +296,7 @@ CREATE VIEW IF NOT EXISTS syscall_summary (
   max_dur
 ) AS
 SELECT trace_id, COALESCE(syscall, '#' || code), code, calls, failed, no_return, total_dur,
-       CASE WHEN timed > 0 THEN total_dur / timed END, max_dur
+       CASE WHEN timed > 0 THEN CAST((total_dur - total_dur % timed) / timed AS BIGINT) END, max_dur
 FROM syscall_stat;
 
 -- One row per process lifetime with its activity: images, calls, lookups.
@@ -413,20 +414,20 @@ CREATE VIEW IF NOT EXISTS build_access (
   -- attr); NULL when it failed or is unfinished.
   effect,
   -- File offset of the NAMI record: the order of the accesses.
-  offset,
+  "offset",
   -- Record time (ns).
   ts
 ) AS
 SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
-       CASE WHEN n.coredump THEN 'coredump' ELSE c.syscall END,
-       CASE WHEN n.coredump THEN 1 ELSE c.success END,
-       CASE WHEN NOT (n.coredump OR c.success IS 1) THEN NULL
+       CASE WHEN n.coredump = 1 THEN 'coredump' ELSE c.syscall END,
+       CASE WHEN n.coredump = 1 THEN 1 ELSE c.success END,
+       CASE WHEN NOT (n.coredump = 1 OR COALESCE(c.success, 0) = 1) THEN NULL
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'read') THEN 'read'
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'write') THEN 'write'
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'remove')
             THEN 'remove'
             ELSE 'probe' END,
-       n.offset, n.ts
+       n."offset", n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
 LEFT JOIN call AS c ON c.call_id = n.call_id
@@ -459,12 +460,12 @@ CREATE VIEW IF NOT EXISTS _build_changed (
   -- build_access.effect.
   effect,
   -- build_access.offset.
-  offset,
+  "offset",
   -- build_access.ts.
   ts
 ) AS
 SELECT namei_id, trace_id, path_id, command_id, process_id, access, syscall, success,
-       effect, offset, ts
+       effect, "offset", ts
 FROM build_access
 WHERE +path_id IN (SELECT resolved_id FROM namei
                   WHERE access IN (SELECT access FROM _access_class
@@ -491,23 +492,25 @@ CREATE VIEW IF NOT EXISTS build_flow (
   read_ts
 ) AS
 WITH a AS (
-  SELECT trace_id, path_id, command_id, effect, offset, ts,
+  SELECT trace_id, path_id, command_id, effect, "offset", ts,
          count(*) FILTER (WHERE effect = 'write')
-           OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS grp
+           OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS grp
   FROM _build_changed
   WHERE effect IN ('read', 'write')
 ), b AS (
-  SELECT trace_id, path_id, command_id, effect, offset, ts, grp,
+  SELECT trace_id, path_id, command_id, effect, "offset", ts, grp,
          first_value(command_id) OVER g AS writer, first_value(ts) OVER g AS wts
   FROM a
-  WINDOW g AS (PARTITION BY trace_id, path_id, grp ORDER BY offset)
+  WINDOW g AS (PARTITION BY trace_id, path_id, grp ORDER BY "offset")
 )
 SELECT trace_id, path_id, pa.path, writer, command_id, wts, ts
-FROM (SELECT trace_id, path_id, writer, command_id, wts, ts, min(offset)
+FROM (SELECT trace_id, path_id, writer, command_id, wts, ts,
+             row_number() OVER (PARTITION BY trace_id, path_id, writer, command_id
+                                ORDER BY "offset") AS n
       FROM b
-      WHERE effect = 'read' AND grp > 0 AND writer <> command_id
-      GROUP BY trace_id, path_id, writer, command_id)
-JOIN path AS pa USING (path_id);
+      WHERE effect = 'read' AND grp > 0 AND writer <> command_id) AS r
+JOIN path AS pa USING (path_id)
+WHERE r.n = 1;
 
 -- Producer -> consumer per command pair: the build_flow rows summed over
 -- their paths. `kt2sql graph --commands` draws one edge per row.
@@ -550,14 +553,14 @@ CREATE VIEW IF NOT EXISTS _build_changed_file (
   writers
 ) AS
 WITH c AS MATERIALIZED (
-  SELECT trace_id, path_id, command_id, effect, offset FROM _build_changed
+  SELECT trace_id, path_id, command_id, effect, "offset" FROM _build_changed
   WHERE effect IN ('write', 'remove')
 ), ch AS (
   SELECT trace_id, path_id,
          count(DISTINCT command_id) FILTER (WHERE effect = 'write') AS writers,
-         max(offset * 2 + (effect = 'remove')) AS last_change,
-         min(offset) FILTER (WHERE effect = 'write') AS first_write,
-         max(offset) FILTER (WHERE effect = 'write') AS last_write
+         max("offset" * 2 + CASE WHEN effect = 'remove' THEN 1 ELSE 0 END) AS last_change,
+         min("offset") FILTER (WHERE effect = 'write') AS first_write,
+         max("offset") FILTER (WHERE effect = 'write') AS last_write
   FROM c
   GROUP BY trace_id, path_id
 ), flowed AS (
@@ -568,9 +571,9 @@ SELECT ch.trace_id, ch.path_id,
             WHEN fl.path_id IS NOT NULL THEN 'intermediate'
             ELSE 'output' END,
        (SELECT w.command_id FROM c AS w WHERE w.trace_id = ch.trace_id
-        AND w.path_id = ch.path_id AND w.offset = ch.first_write),
+        AND w.path_id = ch.path_id AND w."offset" = ch.first_write),
        (SELECT w.command_id FROM c AS w WHERE w.trace_id = ch.trace_id
-        AND w.path_id = ch.path_id AND w.offset = ch.last_write),
+        AND w.path_id = ch.path_id AND w."offset" = ch.last_write),
        ch.writers
 FROM ch
 LEFT JOIN flowed AS fl ON fl.trace_id = ch.trace_id AND fl.path_id = ch.path_id;
@@ -640,7 +643,7 @@ CREATE VIEW IF NOT EXISTS build_file_command (
   first_ts
 ) AS
 WITH u AS (
-  SELECT trace_id, path_id, command_id, effect, min(offset) AS first_offset, min(ts) AS first_ts
+  SELECT trace_id, path_id, command_id, effect, min("offset") AS first_offset, min(ts) AS first_ts
   FROM build_access
   WHERE effect IN ('read', 'write')
   GROUP BY trace_id, path_id, command_id, effect
@@ -693,40 +696,52 @@ WITH RECURSIVE anc AS MATERIALIZED (
 ), ch AS MATERIALIZED (
   -- Only the paths the build changed can have a hazard.
   SELECT trace_id, path_id, command_id, process_id, access, syscall, success, effect,
-         offset, ts
+         "offset", ts
   FROM _build_changed
 ), fr AS MATERIALIZED (
   -- Each command's first read of a path (ts: that read's).
-  SELECT trace_id, path_id, command_id, process_id, ts, min(offset) AS off
-  FROM ch WHERE effect = 'read' GROUP BY trace_id, path_id, command_id
+  SELECT trace_id, path_id, command_id, process_id, ts, "offset" AS off
+  FROM (SELECT trace_id, path_id, command_id, process_id, ts, "offset",
+               row_number() OVER (PARTITION BY trace_id, path_id, command_id
+                                  ORDER BY "offset") AS n
+        FROM ch WHERE effect = 'read')
+  WHERE n = 1
 ), fw AS MATERIALIZED (
   -- Each command's first write of a path.
-  SELECT trace_id, path_id, command_id, process_id, ts, min(offset) AS off
-  FROM ch WHERE effect = 'write' GROUP BY trace_id, path_id, command_id
+  SELECT trace_id, path_id, command_id, process_id, ts, "offset" AS off
+  FROM (SELECT trace_id, path_id, command_id, process_id, ts, "offset",
+               row_number() OVER (PARTITION BY trace_id, path_id, command_id
+                                  ORDER BY "offset") AS n
+        FROM ch WHERE effect = 'write')
+  WHERE n = 1
 ), ff AS MATERIALIZED (
   -- Each command's first failed lookup of a path.
-  SELECT trace_id, path_id, command_id, process_id, ts, syscall, min(offset) AS off
-  FROM ch WHERE success = 0 GROUP BY trace_id, path_id, command_id
+  SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset" AS off
+  FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset",
+               row_number() OVER (PARTITION BY trace_id, path_id, command_id
+                                  ORDER BY "offset") AS n
+        FROM ch WHERE success = 0)
+  WHERE n = 1
 ), wr AS MATERIALIZED (
   -- Every write, with the next write of its path (nxt: offset, nxp: process).
-  SELECT trace_id, path_id, command_id, process_id, access, ts, offset,
-         lead(offset) OVER w AS nxt, lead(process_id) OVER w AS nxp
+  SELECT trace_id, path_id, command_id, process_id, access, ts, "offset",
+         lead("offset") OVER w AS nxt, lead(process_id) OVER w AS nxp
   FROM ch WHERE effect = 'write'
-  WINDOW w AS (PARTITION BY trace_id, path_id ORDER BY offset)
+  WINDOW w AS (PARTITION BY trace_id, path_id ORDER BY "offset")
 ), wn AS MATERIALIZED (
   -- nd: the offset of the first later write by another process than this
   -- write's. The writes up to the end of this one's run of same-process
   -- writes are its process's; the run's last write says where the next
   -- process's begins, and those offsets grow along the path, so the
   -- nearest run end is the smallest such offset at or after this write.
-  SELECT trace_id, path_id, command_id, process_id, ts, offset,
-         min(CASE WHEN nxp IS NOT process_id THEN nxt END)
-           OVER (PARTITION BY trace_id, path_id ORDER BY offset DESC) AS nd
+  SELECT trace_id, path_id, command_id, process_id, ts, "offset",
+         min(CASE WHEN nxp <> process_id THEN nxt END)
+           OVER (PARTITION BY trace_id, path_id ORDER BY "offset" DESC) AS nd
   FROM wr
 ), cr AS MATERIALIZED (
   -- Every create (create, rename-to), with the offset of the next one.
-  SELECT trace_id, path_id, command_id, process_id, ts, offset,
-         lead(offset) OVER (PARTITION BY trace_id, path_id ORDER BY offset) AS nxt
+  SELECT trace_id, path_id, command_id, process_id, ts, "offset",
+         lead("offset") OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS nxt
   FROM wr WHERE access IN (SELECT access FROM _access_class WHERE creates)
 ), iv AS MATERIALIZED (
   -- race: the first reads and first writes of the paths both read and
@@ -768,31 +783,31 @@ WITH RECURSIVE anc AS MATERIALIZED (
   -- used-then-changed: each first read with the first write after it (nw).
   SELECT trace_id, path_id, command_id, process_id, ts, nw
   FROM (SELECT trace_id, path_id, command_id, process_id, ts, isw,
-               min(offset) FILTER (WHERE isw = 1)
-                 OVER (PARTITION BY trace_id, path_id ORDER BY offset DESC) AS nw
-        FROM (SELECT trace_id, path_id, command_id, process_id, ts, off AS offset, 0 AS isw
+               min("offset") FILTER (WHERE isw = 1)
+                 OVER (PARTITION BY trace_id, path_id ORDER BY "offset" DESC) AS nw
+        FROM (SELECT trace_id, path_id, command_id, process_id, ts, off AS "offset", 0 AS isw
               FROM fr
               UNION ALL
-              SELECT trace_id, path_id, NULL, NULL, NULL, offset, 1 FROM wr))
+              SELECT trace_id, path_id, NULL, NULL, NULL, "offset", 1 FROM wr))
   WHERE isw = 0 AND nw IS NOT NULL
 ), walk (trace_id, path_id, lc, lp, lts, sc, coff) AS (
   -- ghost-later-created: from each first failed lookup, the creates after
   -- it one by one, until one outside the lookup's process subtree.
   SELECT trace_id, path_id, command_id, process_id, ts, syscall, nc
   FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, isc,
-               min(offset) FILTER (WHERE isc = 1)
-                 OVER (PARTITION BY trace_id, path_id ORDER BY offset DESC) AS nc
-        FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, off AS offset,
+               min("offset") FILTER (WHERE isc = 1)
+                 OVER (PARTITION BY trace_id, path_id ORDER BY "offset" DESC) AS nc
+        FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, off AS "offset",
                      0 AS isc
               FROM ff
               WHERE path_id IN (SELECT path_id FROM cr)
               UNION ALL
-              SELECT trace_id, path_id, NULL, NULL, NULL, NULL, offset, 1 FROM cr))
+              SELECT trace_id, path_id, NULL, NULL, NULL, NULL, "offset", 1 FROM cr))
   WHERE isc = 0 AND nc IS NOT NULL
   UNION ALL
   SELECT w.trace_id, w.path_id, w.lc, w.lp, w.lts, w.sc, c.nxt
   FROM walk AS w
-  JOIN cr AS c ON c.trace_id = w.trace_id AND c.path_id = w.path_id AND c.offset = w.coff
+  JOIN cr AS c ON c.trace_id = w.trace_id AND c.path_id = w.path_id AND c."offset" = w.coff
   WHERE c.nxt IS NOT NULL
     AND (c.process_id = w.lp
          OR EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = w.lp
@@ -803,7 +818,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
           AND w.path_id = d.path_id ORDER BY w.off LIMIT 1) AS command_id,
          (SELECT w.command_id FROM fw AS w WHERE w.trace_id = d.trace_id
           AND w.path_id = d.path_id ORDER BY w.off DESC LIMIT 1) AS other_id,
-         first_ts AS ts, last_ts AS other_ts, NULL AS syscall,
+         first_ts AS ts, last_ts AS other_ts, CAST(NULL AS TEXT) AS syscall,
          (SELECT json_group_array(command_id)
           FROM (SELECT w.command_id FROM fw AS w WHERE w.trace_id = d.trace_id
                 AND w.path_id = d.path_id ORDER BY w.off)) AS commands
@@ -817,9 +832,10 @@ WITH RECURSIVE anc AS MATERIALIZED (
                CASE x.rw WHEN 0 THEN x.ts ELSE y.ts END AS rts,
                CASE x.rw WHEN 0 THEN y.ts ELSE x.ts END AS wts
         FROM pair AS p
-        CROSS JOIN iv AS x ON x.trace_id = p.trace_id AND x.path_id = p.path_id AND x.k = p.xk
+        CROSS JOIN iv AS x
         JOIN iv AS y ON y.trace_id = p.trace_id AND y.path_id = p.path_id AND y.k = p.yk
-        WHERE x.rw <> y.rw AND x.process_id <> y.process_id AND x.s < y.e AND y.s < x.e
+        WHERE x.trace_id = p.trace_id AND x.path_id = p.path_id AND x.k = p.xk
+          AND x.rw <> y.rw AND x.process_id <> y.process_id AND x.s < y.e AND y.s < x.e
           AND NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = x.process_id
                           AND anc.process_id = y.process_id)
           AND NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = y.process_id
@@ -828,15 +844,17 @@ WITH RECURSIVE anc AS MATERIALIZED (
   SELECT r.trace_id, 'used-then-changed', r.path_id, r.command_id, b.command_id, r.ts, b.ts,
          NULL, json_array(r.command_id, b.command_id)
   FROM un AS r
-  CROSS JOIN wn AS a ON a.trace_id = r.trace_id AND a.path_id = r.path_id AND a.offset = r.nw
+  CROSS JOIN wn AS a
   JOIN wn AS b ON b.trace_id = r.trace_id AND b.path_id = r.path_id
-   AND b.offset = CASE WHEN a.process_id <> r.process_id THEN a.offset ELSE a.nd END
+   AND b."offset" = CASE WHEN a.process_id <> r.process_id THEN a."offset" ELSE a.nd END
+  WHERE a.trace_id = r.trace_id AND a.path_id = r.path_id AND a."offset" = r.nw
   UNION ALL
   SELECT w.trace_id, 'ghost-later-created', w.path_id, w.lc, c.command_id, w.lts, c.ts, w.sc,
          json_array(w.lc, c.command_id)
   FROM walk AS w
-  CROSS JOIN cr AS c ON c.trace_id = w.trace_id AND c.path_id = w.path_id AND c.offset = w.coff
-  WHERE c.process_id <> w.lp
+  CROSS JOIN cr AS c
+  WHERE c.trace_id = w.trace_id AND c.path_id = w.path_id AND c."offset" = w.coff
+    AND c.process_id <> w.lp
     AND NOT EXISTS (SELECT 1 FROM anc WHERE anc.ancestor_id = w.lp
                     AND anc.process_id = c.process_id)
 )

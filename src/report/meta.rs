@@ -1,7 +1,7 @@
 //! The self-documenting header of a query file: the comment block at its
 //! top holds a description, then `@param NAME text` and `@column NAME text`
 //! lines (continued on more-indented comment lines). Parsed here for
-//! `kt2sql query --list` and checked by tests: every `:param` the SQL uses
+//! `kt2sql query --list` and checked by tests: every `$param` the SQL uses
 //! must be declared, and nothing declared may go unused. A parameter whose
 //! text says `(required)` has no default: `kt2sql query` refuses to run
 //! the query without it.
@@ -17,7 +17,7 @@ pub struct Query {
     pub sql: &'static str,
     /// The prose before the first `@` line, paragraphs separated by `\n\n`.
     pub description: String,
-    /// `@param` lines: (name without the colon, text).
+    /// `@param` lines: (name without the `$`, text).
     pub params: Vec<(String, String)>,
     /// `@column` lines: (name, text).
     pub columns: Vec<(String, String)>,
@@ -104,8 +104,9 @@ impl Query {
         }
     }
 
-    /// Named parameters the SQL body uses (`:name`), in order of first
-    /// use, ignoring comments and string literals.
+    /// Named parameters the SQL body uses (`$name`, the spelling SQLite,
+    /// DuckDB and Spark share), in order of first use, ignoring comments
+    /// and string literals.
     pub fn used_params(&self) -> Vec<String> {
         let mut out: Vec<String> = Vec::new();
         for line in self.sql.lines() {
@@ -114,7 +115,7 @@ impl Query {
                 match c {
                     '\'' => in_str = !in_str,
                     '-' if !in_str && line[i..].starts_with("--") => break,
-                    ':' if !in_str => {
+                    '$' if !in_str => {
                         let name: String = line[i + 1..]
                             .chars()
                             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -147,7 +148,7 @@ mod tests {
     const SQL: &str = "-- Top things. More words\n-- here.\n--\n-- Second paragraph.\n--\n\
         -- @param  pid   Only this pid\n--                (default: all).\n\
         -- @param  file  This file (required).\n\
-        -- @column n     A count.\nSELECT ':x', n FROM t -- :y\nWHERE pid = :pid OR :pid IS NULL;\n";
+        -- @column n     A count.\nSELECT '$x', n FROM t -- $y\nWHERE pid = $pid OR $pid IS NULL;\n";
 
     #[test]
     fn header_is_parsed() {

@@ -25,7 +25,7 @@
 //! only whether a file given as the database is a trace, to say so
 //! (`database.rs`). Every filter is a bound parameter.
 //!
-//! The `kt2sql` commands run exactly these files, so `.param set :pid 1383`
+//! The `kt2sql` commands run exactly these files, so `.param set $pid 1383`
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 

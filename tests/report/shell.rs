@@ -52,7 +52,7 @@ fn parse_csv(b: &[u8]) -> Vec<Vec<Vec<u8>>> {
 fn shell(db: &Path, file: &str, params: &[(&str, String)]) -> Vec<Vec<String>> {
     let mut script = String::from(".headers on\n.mode csv\n");
     for (k, v) in params {
-        script.push_str(&format!(".param set :{k} {v}\n"));
+        script.push_str(&format!(".param set ${k} {v}\n"));
     }
     let path = manifest_dir().join("queries").join(file);
     script.push_str(&format!(".read '{}'\n", path.display()));
