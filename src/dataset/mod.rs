@@ -3,14 +3,16 @@
 //! DuckDB, Spark or Trino read. It owns the layout, the trace key, the
 //! manifest and how a trace is published; [`columns`] owns each table's
 //! Parquet columns, [`file`] one table file, [`export`] the copy of an
-//! existing database. The rows' values are the loader's: the same
-//! [`crate::load::encode`] values or the database's own.
+//! existing database, [`engines`] the SQL shipped for DuckDB and Spark.
+//! The rows' values are the loader's: the same [`crate::load::encode`]
+//! values or the database's own.
 //!
 //! Layout (see docs/datasets.md):
 //!
 //! ```text
 //! DIR/dataset.json                              the manifest: schema version, tables, columns
 //! DIR/TABLE/trace_key=KEY/part-0.parquet        one file per table and trace, every table
+//! DIR/duckdb.sql, DIR/spark.sql, DIR/duckdb/    the views and queries for other engines
 //! ```
 //!
 //! **Keys.** Ids (`process_id`, `call_id`, …, `trace_id` too) are those the
@@ -32,6 +34,7 @@
 
 pub mod batches;
 pub mod columns;
+pub mod engines;
 pub mod export;
 pub mod file;
 
@@ -118,6 +121,7 @@ impl Dataset {
             std::fs::create_dir_all(dir).map_err(io)?;
             write_atomically(&manifest, manifest_json(&tables).as_bytes())?;
         }
+        engines::write(dir, &tables)?;
         let staging = dir.join(format!(".staging-{}", std::process::id()));
         Ok(Dataset {
             dir: dir.to_owned(),

@@ -20,6 +20,7 @@ use rusqlite::Connection;
 use crate::require_shared;
 use crate::util::{compose, skip, Composed};
 
+mod answers;
 mod engines;
 
 /// A value as SQLite holds it, byte strings compared as bytes (a BLOB in
