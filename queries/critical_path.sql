@@ -58,17 +58,14 @@ WITH RECURSIVE
   ),
   -- File dependencies between two processes of the scope: the consumer's
   -- process read at read_ts what the producer's wrote at write_ts.
-  -- (dep_id numbers them, for the walk to pick one.)
-  dep (dep_id, consumer, producer, write_ts, read_ts) AS MATERIALIZED (
-    SELECT row_number() OVER (), consumer, producer, write_ts, read_ts
-    FROM (SELECT DISTINCT ce.process_id AS consumer, pe.process_id AS producer, f.write_ts,
-                 f.read_ts
-          FROM build_flow AS f
-          JOIN exec AS ce ON ce.exec_id = f.consumer_id
-          JOIN exec AS pe ON pe.exec_id = f.producer_id
-          WHERE ($trace IS NULL OR f.trace_id = $trace) AND ce.process_id <> pe.process_id
-            AND ce.process_id IN (SELECT process_id FROM member)
-            AND pe.process_id IN (SELECT process_id FROM member))
+  dep (consumer, producer, write_ts, read_ts) AS MATERIALIZED (
+    SELECT DISTINCT ce.process_id, pe.process_id, f.write_ts, f.read_ts
+    FROM build_flow AS f
+    JOIN exec AS ce ON ce.exec_id = f.consumer_id
+    JOIN exec AS pe ON pe.exec_id = f.producer_id
+    WHERE ($trace IS NULL OR f.trace_id = $trace) AND ce.process_id <> pe.process_id
+      AND ce.process_id IN (SELECT process_id FROM member)
+      AND pe.process_id IN (SELECT process_id FROM member)
   ),
   bound (n) AS MATERIALIZED (SELECT 3 * count(*) + 1 FROM member),
   -- States of the backward walk: in process `process_id` at time `t`,
@@ -104,8 +101,8 @@ WITH RECURSIVE
     -- The latest write the process read before `t`, when it came after
     -- the other way back (strictly: a tie keeps the process-tree edge).
     LEFT JOIN dep AS d
-      ON d.dep_id = (
-           SELECT k.dep_id FROM dep AS k
+      ON (d.consumer, d.producer, d.write_ts, d.read_ts) = (
+           SELECT k.consumer, k.producer, k.write_ts, k.read_ts FROM dep AS k
            WHERE k.consumer = w.process_id AND k.read_ts <= w.t
            ORDER BY k.write_ts DESC, k.read_ts DESC, k.producer DESC LIMIT 1)
      AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL

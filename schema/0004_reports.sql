@@ -504,13 +504,16 @@ WITH a AS (
   WINDOW g AS (PARTITION BY trace_id, path_id, grp ORDER BY "offset")
 )
 SELECT trace_id, path_id, pa.path, writer, command_id, wts, ts
-FROM (SELECT trace_id, path_id, writer, command_id, wts, ts,
-             row_number() OVER (PARTITION BY trace_id, path_id, writer, command_id
-                                ORDER BY "offset") AS n
-      FROM b
-      WHERE effect = 'read' AND grp > 0 AND writer <> command_id) AS r
-JOIN path AS pa USING (path_id)
-WHERE r.n = 1;
+FROM (SELECT trace_id, path_id, writer, command_id, min(wts) AS wts, min(ts) AS ts
+      FROM (SELECT trace_id, path_id, writer, command_id, wts, ts,
+                   row_number() OVER (PARTITION BY trace_id, path_id, writer, command_id
+                                      ORDER BY "offset") AS n
+            FROM b
+            WHERE effect = 'read' AND grp > 0 AND writer <> command_id)
+      -- The first read of each group (one row: min() is its value).
+      WHERE n = 1
+      GROUP BY trace_id, path_id, writer, command_id)
+JOIN path AS pa USING (path_id);
 
 -- Producer -> consumer per command pair: the build_flow rows summed over
 -- their paths. `kt2sql graph --commands` draws one edge per row.

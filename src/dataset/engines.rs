@@ -100,21 +100,26 @@ pub fn views(engine: Engine, tables: &[TableColumns]) -> Result<String, Error> {
              (SELECT {TRACE_KEY} FROM _trace_base WHERE base = x - x % {ID_SPAN});\n\n"
         ));
     }
+    // Identifiers quoted as the engine quotes them (`offset` is a keyword).
+    let q = |name: &str| match engine {
+        Engine::DuckDb => format!("\"{name}\""),
+        Engine::Spark => format!("`{name}`"),
+    };
     for (t, tids) in tables.iter().zip(&ids) {
-        let mut cols = vec![format!("{TRACE_KEY}")];
+        let mut cols = vec![TRACE_KEY.to_string()];
         for c in &t.columns {
             if tids.contains(&c.name) {
-                cols.push(format!("\"{0}\" + b.base AS \"{0}\"", c.name));
+                cols.push(format!("{0} + b.base AS {0}", q(&c.name)));
             } else {
-                cols.push(format!("\"{}\"", c.name));
+                cols.push(q(&c.name));
             }
             if c.kind == Kind::Bytes {
-                cols.push(format!("\"{}{BYTES_SUFFIX}\"", c.name));
+                cols.push(q(&format!("{}{BYTES_SUFFIX}", c.name)));
             }
         }
         s.push_str(&format!(
-            "{create} \"{}\" AS\nSELECT {}\nFROM {}\nJOIN _trace_base AS b USING ({TRACE_KEY});\n\n",
-            t.name,
+            "{create} {} AS\nSELECT {}\nFROM {}\nJOIN _trace_base AS b USING ({TRACE_KEY});\n\n",
+            q(t.name),
             cols.join(", "),
             read.replace("{T}", t.name)
         ));
@@ -221,9 +226,10 @@ fn schema_views(engine: Engine, sql: &str) -> String {
 /// DuckDB: `CAST(x AS BLOB)` (bytewise order of TEXT-or-BLOB values) is
 /// `encode(x)`; `CAST(x AS INTEGER)` is `CAST(x AS BIGINT)` (DuckDB's
 /// INTEGER is 32 bits); `char(n)` is `chr(n)`; `json_each(x)` yields
-/// `value` as text (DuckDB's is JSON).
+/// `value` as text (DuckDB's is JSON); a row value compared with a
+/// subquery takes the subquery's columns as one row value.
 ///
-/// Spark: `CAST(x AS BLOB)` is `CAST(x AS BINARY)`, TEXT is STRING,
+/// Spark: `"x"` is `` `x` ``; `CAST(x AS BLOB)` is `CAST(x AS BINARY)`, TEXT is STRING,
 /// INTEGER BIGINT; `MATERIALIZED` goes; `rtrim(x, chars)` is
 /// `trim(TRAILING chars FROM x)`; `json_array`/`json_group_array` are
 /// `to_json` of `array`/`collect_list`.
@@ -238,6 +244,7 @@ fn rewrite(engine: Engine, sql: &str) -> String {
                 }
             });
             let s = rewrite_calls(&s, "char", &|inner| Some(format!("chr({inner})")));
+            let s = row_subqueries(&s);
             rewrite_calls(&s, "json_each", &|inner| {
                 Some(format!(
                     "(SELECT key, value ->> '$' AS value FROM json_each({inner}))"
@@ -264,9 +271,65 @@ fn rewrite(engine: Engine, sql: &str) -> String {
             let s = rewrite_calls(&s, "json_array", &|inner| {
                 Some(format!("to_json(array({inner}))"))
             });
-            s.replace(" AS MATERIALIZED (", " AS (")
+            backticks(&s.replace(" AS MATERIALIZED (", " AS ("))
         }
     }
+}
+
+/// DuckDB compares a row value with a subquery's row only when the
+/// subquery selects one row value: `(a, b) = (SELECT x, y FROM …)` becomes
+/// `(a, b) = (SELECT (x, y) FROM …)` (SQLite takes only the first form).
+fn row_subqueries(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(i) = rest.find(") = (") {
+        let after = &rest[i + ") = (".len()..];
+        let list_at = after.len() - after.trim_start().len();
+        let body = &after[list_at..];
+        let from = body.find(" FROM ");
+        match (body.strip_prefix("SELECT "), from) {
+            (Some(_), Some(f)) if split_args(&body["SELECT ".len()..f]).len() > 1 => {
+                let cut = i + ") = (".len() + list_at;
+                out.push_str(&rest[..cut]);
+                out.push_str(&format!("SELECT ({})", &body["SELECT ".len()..f]));
+                rest = &rest[cut + f..];
+            }
+            _ => {
+                out.push_str(&rest[..i + ") = (".len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Spark quotes identifiers with backticks (a double-quoted word is a
+/// string there).
+fn backticks(sql: &str) -> String {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = sql[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'\'' => i = skip_quoted(b, i),
+            b'"' => {
+                let end = skip_quoted(b, i);
+                out.push_str(&sql[copied..i]);
+                out.push('`');
+                out.push_str(&sql[i + 1..end - 1]);
+                out.push('`');
+                i = end;
+                copied = end;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[copied..]);
+    out
 }
 
 fn strip_suffix_ci<'a>(s: &'a str, suffix: &str) -> Option<&'a str> {
