@@ -168,8 +168,19 @@ pub enum Effect {
 #[derive(Debug, Default)]
 pub struct Files {
     touches: Vec<(i64, Effect, i64)>,
-    /// path -> (read, changed, (offset, removed) of the last change).
-    paths: HashMap<i64, (bool, bool, Option<(i64, bool)>)>,
+    paths: HashMap<i64, PathUse>,
+}
+
+/// What the build did to one path.
+#[derive(Debug, Default, Clone, Copy)]
+struct PathUse {
+    /// Some command read it.
+    read: bool,
+    /// Some command wrote or removed it.
+    changed: bool,
+    /// The file offset of its last write or removal, and whether that
+    /// was a removal.
+    last: Option<(i64, bool)>,
 }
 
 impl Files {
@@ -178,12 +189,12 @@ impl Files {
         self.touches.push((command, effect, path));
         let p = self.paths.entry(path).or_default();
         match effect {
-            Effect::Read => p.0 = true,
+            Effect::Read => p.read = true,
             Effect::Write | Effect::Remove => {
-                p.1 = true;
+                p.changed = true;
                 let change = (offset, effect == Effect::Remove);
-                if p.2.is_none_or(|last| last.0 < change.0) {
-                    p.2 = Some(change);
+                if p.last.is_none_or(|last| last.0 < change.0) {
+                    p.last = Some(change);
                 }
             }
         }
@@ -194,7 +205,7 @@ impl Files {
     fn lasts(&self, path: i64) -> bool {
         self.paths
             .get(&path)
-            .and_then(|p| p.2)
+            .and_then(|p| p.last)
             .is_some_and(|(_, removed)| !removed)
     }
 
@@ -224,7 +235,7 @@ impl Files {
     /// The build's inputs (read, never written or removed: build_file's
     /// `source`) and outputs (written and there at the end), as path ids.
     pub fn inputs_outputs(&self) -> (Vec<i64>, Vec<i64>) {
-        let inputs = self.paths.iter().filter(|(_, p)| p.0 && !p.1);
+        let inputs = self.paths.iter().filter(|(_, p)| p.read && !p.changed);
         let outputs = self.paths.keys().filter(|&&id| self.lasts(id));
         (
             inputs.map(|(&id, _)| id).collect(),
