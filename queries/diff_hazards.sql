@@ -4,7 +4,7 @@
 --
 -- @param  trace   Only this trace_id (default: every trace).
 -- @param  map     Path prefixes to rewrite, as a JSON array of [from, to]
---                 pairs (as in diff_commands). Default: none.
+--                 pairs (as in diff_paths). Default: none.
 -- @column kind    `double-write`, `race`, `used-then-changed` or
 --                 `ghost-later-created`.
 -- @column path    The path, rewritten.

@@ -4,17 +4,24 @@
 //! ([`merge`]), how the commands of one identity pair up between builds
 //! ([`pair`]: by argv where recorded, then in start order),
 //! what differs between two sorted path lists ([`lines_diff`]), and which
-//! commands got slower or faster by the most ([`Extremes`]).
+//! commands got slower or faster by the most ([`Extremes`]), which image
+//! counts as which command ([`owners`]) and what each command read and
+//! left, and the build's inputs and outputs ([`Files`]).
 //!
-//! A command's identity (what makes it the same command in another build)
-//! is the program it ran, its working directory and the files it wrote
-//! that are there at the end; `queries/diff_commands.sql` gives it, sorted.
-//! Everything else about a command may differ between two runs of it: its
-//! argv, the files it read, its time. The rows come from SQL and the
-//! output is `report::diff`'s; this module runs no SQL and writes nothing.
+//! A command is what ran: a process image started by an exec, or the
+//! image a process was forked with when it never ran another program. A
+//! forked copy that went on to exec is part of the command it became (the
+//! files it opened before the exec, a shell's redirections, are that
+//! command's); a fork that never exec'd is part of the command that forked
+//! it. A command's identity (what makes it the same command in another
+//! build) is the program it ran, its working directory and the files it
+//! wrote that are there at the end. Everything else about a command may
+//! differ between two runs of it: its argv, the files it read, its time.
+//! The rows come from SQL and the output is `report::diff`'s; this module
+//! runs no SQL and writes nothing.
 
 use std::cmp::Ordering;
-use std::collections::{HashMap, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 
 /// `--map OLD=NEW` pairs: paths of the old build at or below OLD compare
 /// as if they were at or below NEW.
@@ -78,6 +85,162 @@ impl PathMap {
             Some((old, new)) => format!("{new}{}", &path[old.trim_end_matches('/').len()..]),
             None => path.to_string(),
         }
+    }
+}
+
+/// One process image, as [`owners`] places it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Image {
+    /// Its command id (`command.command_id`).
+    pub id: i64,
+    /// Its process lifetime.
+    pub process: i64,
+    /// 0 for the image the process was forked with, then 1, 2, … per exec.
+    pub image: i64,
+    /// The command that forked or spawned its process; `None` for a root.
+    pub parent: Option<i64>,
+}
+
+/// Which command each image counts as: an exec'd image (image > 0) is a
+/// command of its own; a forked copy (image 0) is part of its process's
+/// first exec'd image when there is one (a fork's pre-exec image is the
+/// start of the command it becomes), else part of the command that forked
+/// it (a fork that never exec'd is that command's work), else (a root that
+/// never exec'd) its own. Images missing from the map are their own.
+pub fn owners(images: &[Image]) -> HashMap<i64, i64> {
+    let mut first_exec: HashMap<i64, (i64, i64)> = HashMap::new();
+    for i in images.iter().filter(|i| i.image > 0) {
+        let e = first_exec.entry(i.process).or_insert((i.image, i.id));
+        if i.image < e.0 {
+            *e = (i.image, i.id);
+        }
+    }
+    let by_id: HashMap<i64, &Image> = images.iter().map(|i| (i.id, i)).collect();
+    let mut owner: HashMap<i64, i64> = HashMap::with_capacity(images.len());
+    let mut chain = Vec::new();
+    for start in images {
+        let mut cur = start.id;
+        let found = loop {
+            if let Some(&o) = owner.get(&cur) {
+                break o;
+            }
+            let Some(i) = by_id.get(&cur) else { break cur };
+            if i.image > 0 {
+                break cur;
+            }
+            if let Some(&(_, e)) = first_exec.get(&i.process) {
+                break e;
+            }
+            // Up the fork chain; a chain longer than the images is a cycle
+            // (which a correct import never writes): stop at its start.
+            match i.parent {
+                Some(p) if chain.len() < images.len() => {
+                    chain.push(cur);
+                    cur = p;
+                }
+                _ => break cur,
+            }
+        };
+        owner.insert(cur, found);
+        for c in chain.drain(..) {
+            owner.insert(c, found);
+        }
+        owner.insert(start.id, found);
+    }
+    owner
+}
+
+/// What a successful lookup did to a path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Effect {
+    /// read, exec.
+    Read,
+    /// write, create, rename-to.
+    Write,
+    /// delete, rename-from.
+    Remove,
+}
+
+/// The successful reads, writes and removals of one build, gathered as
+/// they come (in any order): per command, the paths it read and wrote;
+/// per path, whether the build read it, changed it, and what its last
+/// change was. Paths are ids here; the caller names them.
+#[derive(Debug, Default)]
+pub struct Files {
+    touches: Vec<(i64, Effect, i64)>,
+    paths: HashMap<i64, PathUse>,
+}
+
+/// What the build did to one path.
+#[derive(Debug, Default, Clone, Copy)]
+struct PathUse {
+    /// Some command read it.
+    read: bool,
+    /// Some command wrote or removed it.
+    changed: bool,
+    /// The file offset of its last write or removal, and whether that
+    /// was a removal.
+    last: Option<(i64, bool)>,
+}
+
+impl Files {
+    /// One access: `command` did `effect` to `path` at file `offset`.
+    pub fn add(&mut self, command: i64, path: i64, effect: Effect, offset: i64) {
+        self.touches.push((command, effect, path));
+        let p = self.paths.entry(path).or_default();
+        match effect {
+            Effect::Read => p.read = true,
+            Effect::Write | Effect::Remove => {
+                p.changed = true;
+                let change = (offset, effect == Effect::Remove);
+                if p.last.is_none_or(|last| last.0 < change.0) {
+                    p.last = Some(change);
+                }
+            }
+        }
+    }
+
+    /// Whether `path` is there at the end: written, and its last change
+    /// was no removal (build_file's `output` and `intermediate`).
+    fn lasts(&self, path: i64) -> bool {
+        self.paths
+            .get(&path)
+            .and_then(|p| p.last)
+            .is_some_and(|(_, removed)| !removed)
+    }
+
+    /// Per command (as `owner` maps it), the paths it read and the paths
+    /// it wrote that are there at the end, each set once.
+    pub fn per_command(&self, owner: impl Fn(i64) -> i64) -> HashMap<i64, (Vec<i64>, Vec<i64>)> {
+        let mut seen: HashSet<(i64, Effect, i64)> = HashSet::new();
+        let mut out: HashMap<i64, (Vec<i64>, Vec<i64>)> = HashMap::new();
+        for &(c, effect, path) in &self.touches {
+            let c = owner(c);
+            let keep = match effect {
+                Effect::Read => true,
+                Effect::Write => self.lasts(path),
+                Effect::Remove => false,
+            };
+            if keep && seen.insert((c, effect, path)) {
+                let e = out.entry(c).or_default();
+                match effect {
+                    Effect::Read => e.0.push(path),
+                    _ => e.1.push(path),
+                }
+            }
+        }
+        out
+    }
+
+    /// The build's inputs (read, never written or removed: build_file's
+    /// `source`) and outputs (written and there at the end), as path ids.
+    pub fn inputs_outputs(&self) -> (Vec<i64>, Vec<i64>) {
+        let inputs = self.paths.iter().filter(|(_, p)| p.read && !p.changed);
+        let outputs = self.paths.keys().filter(|&&id| self.lasts(id));
+        (
+            inputs.map(|(&id, _)| id).collect(),
+            outputs.copied().collect(),
+        )
     }
 }
 
@@ -296,6 +459,53 @@ mod tests {
             Some(r#"[["/a","/x"],["/a/b","/y"]]"#)
         );
         assert_eq!(PathMap::default().to_json(), None);
+    }
+
+    #[test]
+    fn pre_exec_images_and_forks_without_exec_fold_into_a_command() {
+        let img = |id, process, image, parent| Image {
+            id,
+            process,
+            image,
+            parent,
+        };
+        let images = [
+            img(1, 10, 0, None),    // the tracer before it runs make
+            img(2, 10, 1, None),    // make
+            img(3, 11, 0, Some(2)), // make's fork, before its exec
+            img(4, 11, 1, Some(2)), // … sh
+            img(5, 12, 0, Some(4)), // sh's subshell, never exec'd
+            img(6, 13, 0, Some(5)), // a fork of the subshell
+            img(7, 14, 0, None),    // a root that never exec'd
+        ];
+        let o = owners(&images);
+        let got: Vec<i64> = (1..=7).map(|i| o[&i]).collect();
+        assert_eq!(got, [2, 2, 4, 4, 4, 4, 7]);
+        // A parent cycle (never written by an import) ends.
+        let o = owners(&[img(1, 1, 0, Some(2)), img(2, 2, 0, Some(1))]);
+        assert_eq!(o.len(), 2);
+    }
+
+    #[test]
+    fn files_are_gathered_per_command_and_per_path() {
+        let mut f = Files::default();
+        f.add(1, 100, Effect::Read, 1);
+        f.add(1, 101, Effect::Write, 2);
+        f.add(2, 101, Effect::Read, 3);
+        f.add(2, 102, Effect::Write, 4); // a temporary: removed last
+        f.add(3, 102, Effect::Remove, 5);
+        f.add(3, 103, Effect::Remove, 6); // removed, then made again
+        f.add(3, 103, Effect::Write, 7);
+        f.add(4, 100, Effect::Read, 8);
+        let per = f.per_command(|c| if c == 4 { 1 } else { c });
+        assert_eq!(per[&1], (vec![100], vec![101]));
+        assert_eq!(per[&2], (vec![101], vec![]));
+        assert_eq!(per[&3], (vec![], vec![103]));
+        let (mut inputs, mut outputs) = f.inputs_outputs();
+        inputs.sort();
+        outputs.sort();
+        assert_eq!(inputs, [100]);
+        assert_eq!(outputs, [101, 103]);
     }
 
     #[test]

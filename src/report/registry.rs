@@ -20,16 +20,20 @@ pub const QUERIES: &[(&str, &str)] = &[
     ),
     ("deps.sql", include_str!("../../queries/deps.sql")),
     (
+        "diff_accesses.sql",
+        include_str!("../../queries/diff_accesses.sql"),
+    ),
+    (
         "diff_commands.sql",
         include_str!("../../queries/diff_commands.sql"),
     ),
     (
-        "diff_files.sql",
-        include_str!("../../queries/diff_files.sql"),
-    ),
-    (
         "diff_hazards.sql",
         include_str!("../../queries/diff_hazards.sql"),
+    ),
+    (
+        "diff_paths.sql",
+        include_str!("../../queries/diff_paths.sql"),
     ),
     (
         "failed_lookups.sql",

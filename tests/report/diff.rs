@@ -108,30 +108,80 @@ impl Cmd {
     }
 }
 
+/// Which command each truth command counts as: an exec'd image is its
+/// own; a forked copy (image 0) is its process's first exec'd image when
+/// it has one, else (a fork that never exec'd) the command its parent was
+/// running at the fork, else (a root) its own. A command is what ran.
+fn owners(t: &Value) -> HashMap<String, String> {
+    let cmds = t["commands"].as_array().unwrap();
+    let mut first: HashMap<String, (i64, String)> = HashMap::new();
+    for c in cmds.iter().filter(|c| c["image"].as_i64().unwrap() > 0) {
+        let e = first
+            .entry(s(&c["key"]))
+            .or_insert((i64::MAX, String::new()));
+        if c["image"].as_i64().unwrap() < e.0 {
+            *e = (c["image"].as_i64().unwrap(), s(&c["id"]));
+        }
+    }
+    let by_id: HashMap<String, &Value> = cmds.iter().map(|c| (s(&c["id"]), c)).collect();
+    let mut out = HashMap::new();
+    for c in cmds {
+        let mut cur = c;
+        let owner = loop {
+            if cur["image"].as_i64().unwrap() > 0 {
+                break s(&cur["id"]);
+            }
+            if let Some((_, e)) = first.get(&s(&cur["key"])) {
+                break e.clone();
+            }
+            match cur["parent"].as_str().and_then(|p| by_id.get(p)) {
+                Some(p) => cur = p,
+                None => break s(&cur["id"]),
+            }
+        };
+        out.insert(s(&c["id"]), owner);
+    }
+    out
+}
+
 /// The truth's commands by identity (program, cwd, the files they wrote
-/// that are not temporary), each group in start order.
+/// that are not temporary), each group in start order; the files of a
+/// fork's image before its exec, or of a fork that never exec'd, are the
+/// command's it counts as ([`owners`]).
 fn commands(b: &Build, map: &[(&str, &str)]) -> BTreeMap<String, Vec<Cmd>> {
     let t = b.truth();
+    let owner = owners(t);
     let (mut writes, mut reads): (HashMap<String, Vec<String>>, HashMap<String, Vec<String>>) =
         Default::default();
     for f in t["files"].as_array().unwrap() {
         let path = moved(map, &s(&f["path"]));
         if f["role"] != "temporary" {
             for w in f["writers"].as_array().unwrap() {
-                writes.entry(s(w)).or_default().push(path.clone());
+                writes
+                    .entry(owner[&s(w)].clone())
+                    .or_default()
+                    .push(path.clone());
             }
         }
         for r in f["readers"].as_array().unwrap() {
-            reads.entry(s(r)).or_default().push(path.clone());
+            reads
+                .entry(owner[&s(r)].clone())
+                .or_default()
+                .push(path.clone());
         }
     }
     let mut groups: BTreeMap<String, Vec<Cmd>> = BTreeMap::new();
     for c in t["commands"].as_array().unwrap() {
         let id = s(&c["id"]);
+        if owner[&id] != id {
+            continue;
+        }
         let mut w = writes.remove(&id).unwrap_or_default();
         let mut r = reads.remove(&id).unwrap_or_default();
         w.sort();
+        w.dedup();
         r.sort();
+        r.dedup();
         let path = |k: &str| c[k].as_str().map_or(String::new(), |p| moved(map, p));
         let start = c["start_ns"].as_i64().unwrap();
         let cmd = Cmd {
@@ -405,6 +455,18 @@ fn check_pair(
             let missing: Vec<_> = w.iter().filter(|x| !g.contains(x)).take(8).collect();
             panic!("{ctx}: {what}: extra {extra:#?}\nmissing {missing:#?}");
         }
+    }
+    // A process forked but not yet exec'd is no command of its own (it is
+    // part of the command it became): no command row without a program,
+    // as every composed process runs one.
+    for r in rows
+        .iter()
+        .filter(|r| r["section"] == "commands" && r["kind"] == "command")
+    {
+        assert!(
+            r["part"] == "summary" || r["path"].is_string(),
+            "{ctx}: a forked copy listed as a command: {r}"
+        );
     }
     let details = rows.iter().any(|r| r["part"] == "detail");
     let time_changed = rows

@@ -1,14 +1,16 @@
 //! `kt2sql diff`: what changed between two builds, each a trace in a
-//! database. Both databases are read at once, each on its own thread
-//! (`side.rs`), by the queries `diff_commands`, `diff_files`,
-//! `diff_hazards`, `build_time` and `critical_path`, whose rows come
-//! sorted; the lists are walked side by side ([`crate::build::diff`]'s
+//! database. Both databases are read at once, each on its own threads
+//! (`side.rs`): the commands and files gathered from `diff_paths`,
+//! `diff_commands` and `diff_accesses` (`gather.rs`), the rest by the
+//! queries `diff_hazards`, `build_time` and `critical_path`; every list
+//! comes sorted, and the lists are walked side by side ([`crate::build::diff`]'s
 //! rules: which commands are the same, what differs), so neither build is
 //! held in memory. The details go to temporary files (`spill.rs`) while
 //! the counts are made, then the summary is printed (one line per section)
 //! and the details after it: as text (`text.rs`), or as CSV or JSON rows
 //! of [`COLUMNS`].
 
+mod gather;
 mod side;
 mod spill;
 mod text;
@@ -111,7 +113,7 @@ impl Outcome {
     }
 }
 
-/// One command of a `diff_commands` row.
+/// One command as `gather.rs` sends it.
 #[derive(Clone)]
 struct Cmd {
     id: i64,
@@ -122,6 +124,9 @@ struct Cmd {
     comm: Cell,
     argv: Cell,
     dur: i64,
+    /// The images counted as part of it (its fork before the exec, forks
+    /// that never exec'd).
+    folded: Vec<i64>,
 }
 
 impl Cmd {
@@ -140,6 +145,14 @@ impl Cmd {
                 let _start = next();
                 next().int().unwrap_or(0)
             },
+            folded: next()
+                .bytes()
+                .map(|b| {
+                    b.split(|&c| c == b',')
+                        .filter_map(|i| std::str::from_utf8(i).ok()?.parse().ok())
+                        .collect()
+                })
+                .unwrap_or_default(),
         }
     }
 
@@ -232,14 +245,14 @@ struct Group {
 }
 
 /// What makes two commands the same: program, cwd, writes (NULL as
-/// empty), compared bytewise as `diff_commands` sorts them.
+/// empty), compared bytewise as `gather.rs` sorts them.
 type Identity = [Vec<u8>; 3];
 
 fn identity(row: &[Cell]) -> Identity {
     [1, 2, 3].map(|i| bytes(&row[i]).to_vec())
 }
 
-/// The `diff_commands` rows of one side, grouped by identity (the rows
+/// The command rows of one side, grouped by identity (the rows
 /// come sorted by it): one group held at a time.
 struct Groups<I: Iterator<Item = Result<Vec<Cell>, Error>>> {
     rows: std::iter::Peekable<I>,
@@ -385,7 +398,10 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
     let ids = |p: &[Vec<Cell>]| -> Vec<i64> { p.iter().filter_map(|r| r[4].int()).collect() };
     let (old_ids, new_ids) = (ids(&old_path), ids(&new_path));
     let on_path: HashSet<i64> = old_ids.iter().copied().collect();
-    let mut matched: HashMap<i64, i64> = HashMap::new();
+    let on_new_path: HashSet<i64> = new_ids.iter().copied().collect();
+    // Old path steps -> the new command they pair with; new path steps
+    // that are part of another command (a fork before its exec) -> it.
+    let (mut matched, mut new_owner): (HashMap<i64, i64>, HashMap<i64, i64>) = Default::default();
 
     let mut n = Counts::default();
     let mut extremes = Extremes::new(top);
@@ -408,6 +424,11 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
                     Side::New(b) => (Vec::new(), b.cmds),
                     Side::Both(a, b) => (a.cmds, b.cmds),
                 };
+                for c in &b {
+                    for &f in c.folded.iter().filter(|f| on_new_path.contains(f)) {
+                        new_owner.insert(f, c.id);
+                    }
+                }
                 let (pairs, removed, added) = pair(&a, &b, Cmd::argv);
                 for i in removed {
                     w.lone(&a[i], "removed")?;
@@ -418,8 +439,10 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
                 for (i, j) in pairs {
                     let (a, b) = (&a[i], &b[j]);
                     w.both(a, b)?;
-                    if on_path.contains(&a.id) {
-                        matched.insert(a.id, b.id);
+                    for &id in std::iter::once(&a.id).chain(&a.folded) {
+                        if on_path.contains(&id) {
+                            matched.insert(id, b.id);
+                        }
                     }
                     if s.time {
                         let what = b.clone();
@@ -523,9 +546,17 @@ fn compare(old: &mut Rows, new: &mut Rows, s: Sections, top: usize) -> Result<Ou
 
     if s.time {
         out.extend(time_summary(&old_time, &new_time, &old_path, &new_path));
-        let mapped: Vec<Option<i64>> = old_ids.iter().map(|i| matched.get(i).copied()).collect();
-        let same_path = mapped.len() == new_ids.len()
-            && mapped.iter().zip(&new_ids).all(|(m, n)| *m == Some(*n));
+        // The path as commands: a fork's step before its exec is the
+        // command it became, so consecutive steps of one command are one.
+        let mut mapped: Vec<Option<i64>> =
+            old_ids.iter().map(|i| matched.get(i).copied()).collect();
+        let mut steps: Vec<Option<i64>> = new_ids
+            .iter()
+            .map(|i| Some(new_owner.get(i).copied().unwrap_or(*i)))
+            .collect();
+        mapped.dedup_by(|x, y| x.is_some() && x == y);
+        steps.dedup();
+        let same_path = mapped == steps;
         out.push(summary(
             "time",
             if same_path { "same" } else { "changed" },

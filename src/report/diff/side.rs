@@ -1,9 +1,9 @@
 //! One build of a diff, read on two threads of its own (each with its own
-//! connection): one runs the command and file queries, whose rows are
-//! many, the other the time and hazard queries, whose work is long but
-//! whose rows are few, so that all four run at once. Each thread runs its
-//! queries in a fixed order and hands their rows over one by one through a
-//! bounded channel: neither result is held.
+//! connection): one gathers the commands and files (`gather.rs`), whose
+//! rows are many, the other runs the time and hazard queries, whose work
+//! is long but whose rows are few, so that both run at once. Each thread
+//! makes its lists in a fixed order and hands their rows over one by one
+//! through a bounded channel.
 
 use std::path::PathBuf;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
@@ -38,9 +38,9 @@ pub(super) enum Msg {
 pub struct Plan {
     /// `build-time` then `critical-path`.
     pub time: bool,
-    /// `diff-commands`.
+    /// The commands (`gather.rs`).
     pub commands: bool,
-    /// `diff-files`.
+    /// The inputs and outputs, gathered with the commands.
     pub files: bool,
     /// `diff-hazards`.
     pub hazards: bool,
@@ -49,34 +49,23 @@ pub struct Plan {
 /// The two threads of a side.
 #[derive(Debug, Clone, Copy)]
 pub enum Lane {
-    /// `diff-commands`, then `diff-files`.
+    /// The commands, then the inputs and outputs (`gather.rs`).
     Commands = 0,
     /// `build-time` and `critical-path`, then `diff-hazards`.
     Other = 1,
 }
 
 impl Plan {
-    /// The queries of `lane`, in order, each with whether it takes `:map`.
-    fn queries(&self, lane: Lane) -> Vec<(&'static str, bool)> {
+    /// The queries of the `Other` lane, in order, each with whether it
+    /// takes `:map`.
+    fn queries(&self) -> Vec<(&'static str, bool)> {
         let mut q = Vec::new();
-        match lane {
-            Lane::Commands => {
-                if self.commands {
-                    q.push(("diff-commands", true));
-                }
-                if self.files {
-                    q.push(("diff-files", true));
-                }
-            }
-            Lane::Other => {
-                if self.time {
-                    q.push(("build-time", false));
-                    q.push(("critical-path", false));
-                }
-                if self.hazards {
-                    q.push(("diff-hazards", true));
-                }
-            }
+        if self.time {
+            q.push(("build-time", false));
+            q.push(("critical-path", false));
+        }
+        if self.hazards {
+            q.push(("diff-hazards", true));
         }
         q
     }
@@ -86,12 +75,40 @@ impl Plan {
 pub fn spawn<'s>(scope: &'s std::thread::Scope<'s, '_>, build: &'s Build, plan: &'s Plan) -> Rows {
     let lanes = [Lane::Commands, Lane::Other].map(|lane| {
         let (tx, rx) = sync_channel(IN_FLIGHT);
-        scope.spawn(move || produce(build, plan.queries(lane), tx));
+        scope.spawn(move || match lane {
+            Lane::Commands => gathered(build, plan, tx),
+            Lane::Other => produce(build, plan.queries(), tx),
+        });
         rx
     });
     Rows {
         lanes,
         db: build.db.clone(),
+    }
+}
+
+/// Gather the commands (and files) of `build` on this thread into `tx`.
+/// Ends quietly when the receiver is gone.
+fn gathered(build: &Build, plan: &Plan, tx: SyncSender<Msg>) {
+    if !plan.commands {
+        return;
+    }
+    let gone = || Error::Refused {
+        path: build.db.clone(),
+        reason: "the diff stopped reading".into(),
+    };
+    let run = || -> Result<(), Error> {
+        let db = report::open(&build.db)?;
+        super::gather::run(
+            &db,
+            build,
+            plan.files,
+            &mut |row| tx.send(Msg::Row(row)).map_err(|_| gone()),
+            &mut || tx.send(Msg::End).map_err(|_| gone()),
+        )
+    };
+    if let Err(e) = run() {
+        let _ = tx.send(Msg::Failed(e));
     }
 }
 
