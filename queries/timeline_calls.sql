@@ -1,6 +1,9 @@
 -- The system calls of the timeline (`kt2sql timeline --calls`): every call
--- with a CALL record, on its thread, in call_id order (the table's own
--- order, so the rows stream without a sort).
+-- with a CALL record, on its thread, in call_id order. Without `$pid` the
+-- first half reads the table in its own order, so the rows stream without
+-- a sort; with `$pid` the second half reads only the scope's calls
+-- through the index call_process and sorts those. Each half tests `$pid`
+-- once, before it reads a row.
 --
 -- @param  trace      Only this trace_id (default: every trace).
 -- @param  pid        Only every lifetime of this pid and their descendants
@@ -29,6 +32,16 @@ SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) 
 FROM call AS c
 JOIN process AS p ON p.process_id = c.process_id
 LEFT JOIN thread AS h ON h.thread_id = c.thread_id
-WHERE c.ts IS NOT NULL AND ($min_dur IS NULL OR c.dur >= $min_dur)
+-- `+`: a list test per row, not a search of the index per process.
+WHERE $pid IS NULL AND c.ts IS NOT NULL AND ($min_dur IS NULL OR c.dur >= $min_dur)
+  AND ($trace IS NULL OR +c.process_id IN (SELECT process_id FROM member))
+UNION ALL
+SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) AS syscall,
+       c.ts, COALESCE(c.dur, 0) AS dur, c.retval,
+       c.errno, c.errno_name, c.success, c.unpaired, c.call_id
+FROM call AS c
+JOIN process AS p ON p.process_id = c.process_id
+LEFT JOIN thread AS h ON h.thread_id = c.thread_id
+WHERE $pid IS NOT NULL AND c.ts IS NOT NULL AND ($min_dur IS NULL OR c.dur >= $min_dur)
   AND c.process_id IN (SELECT process_id FROM member)
-ORDER BY c.call_id;
+ORDER BY call_id;

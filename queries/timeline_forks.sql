@@ -16,8 +16,9 @@
 -- @column first_ts    Time (ns) of the child's first record.
 -- @column parent_id   The parent's lifetime (process.process_id).
 WITH
-  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
-  member (process_id) AS (
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants
+  -- (MATERIALIZED: worked out once for the query's several uses).
+  member (process_id) AS MATERIALIZED (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   first_tid (process_id, tid) AS (

@@ -26,18 +26,20 @@
 -- @column files        Distinct absolute paths the image's successful calls
 --                      looked up (a core file counts: it always succeeds).
 WITH
-  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
-  member (process_id) AS (
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants
+  -- (MATERIALIZED: worked out once for the query's several uses).
+  member (process_id) AS MATERIALIZED (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   -- One pass over the lookups: per image, as process.files counts per
-  -- lifetime (a lookup belongs to the image current at its CALL).
+  -- lifetime (a lookup belongs to the image current at its CALL). The
+  -- scope is a list test per lookup, not a search per lookup.
   image_files (exec_id, files) AS (
     SELECT n.exec_id, count(DISTINCT n.resolved_id)
     FROM namei AS n
-    JOIN member USING (process_id)
     LEFT JOIN call AS c ON c.call_id = n.call_id
-    WHERE n.resolution <> 'unknown base' AND (n.coredump OR c.success = 1)
+    WHERE n.process_id IN (SELECT process_id FROM member) AND n.resolution <> 'unknown base'
+      AND (n.coredump OR c.success = 1)
     GROUP BY n.exec_id
   )
 SELECT t.trace_id, t.process_id, t.pid,
@@ -48,10 +50,16 @@ SELECT t.trace_id, t.process_id, t.pid,
        COALESCE(i.next_ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
        CASE WHEN i.next_ts IS NULL THEN p.exit_status END AS exit_status,
        CASE WHEN i.next_ts IS NULL THEN p.exit_signal END AS exit_signal,
-       (SELECT count(*) FROM call AS c
-        WHERE c.process_id = t.process_id AND c.call_id >= i.calls_from
-          AND (i.calls_to IS NULL OR c.call_id < i.calls_to))
-         AS calls,
+       -- The last image's calls are the process's (process.calls) less
+       -- those before it: only the earlier images, short-lived as a rule
+       -- (a fork's copy until its exec), are counted through the index.
+       CASE WHEN i.calls_to IS NULL
+            THEN p.calls - (SELECT count(*) FROM call AS c
+                            WHERE c.process_id = t.process_id AND c.call_id < i.calls_from)
+            ELSE (SELECT count(*) FROM call AS c
+                  WHERE c.process_id = t.process_id AND c.call_id >= i.calls_from
+                    AND c.call_id < i.calls_to)
+       END AS calls,
        COALESCE(f.files, 0) AS files
 FROM process_tree AS t
 JOIN member USING (process_id)

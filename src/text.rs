@@ -125,6 +125,67 @@ pub fn json_str_list(b: &[u8]) -> Option<Vec<String>> {
     serde_json::from_slice(b).ok()
 }
 
+/// Decimal text of integers written without the formatting machinery,
+/// for outputs that write millions of them (`timeline --calls`, tables of
+/// calls): the same digits as `Display`, into a buffer reused per number.
+#[derive(Debug, Clone, Copy)]
+pub struct Digits {
+    buf: [u8; 32],
+}
+
+impl Default for Digits {
+    fn default() -> Self {
+        Digits { buf: [0; 32] }
+    }
+}
+
+impl Digits {
+    /// `v` in decimal, as `v.to_string()` writes it.
+    pub fn int(&mut self, v: i64) -> &str {
+        let at = self.unsigned_at(v.unsigned_abs(), self.buf.len());
+        self.signed(v < 0, at)
+    }
+
+    /// `ns - origin` nanoseconds as microseconds with three decimals
+    /// (`1234.567`, `-0.005`).
+    pub fn micros(&mut self, ns: i64, origin: i64) -> &str {
+        let d = ns - origin;
+        let a = d.unsigned_abs();
+        let end = self.buf.len();
+        let mut frac = a % 1000;
+        for i in (end - 3..end).rev() {
+            self.buf[i] = b'0' + (frac % 10) as u8;
+            frac /= 10;
+        }
+        self.buf[end - 4] = b'.';
+        let at = self.unsigned_at(a / 1000, end - 4);
+        self.signed(d < 0, at)
+    }
+
+    /// Write `v`'s digits to end just before `end`; where they begin.
+    fn unsigned_at(&mut self, mut v: u64, end: usize) -> usize {
+        let mut at = end;
+        loop {
+            at -= 1;
+            self.buf[at] = b'0' + (v % 10) as u8;
+            v /= 10;
+            if v == 0 {
+                return at;
+            }
+        }
+    }
+
+    /// The text from `at`, with a `-` before it when `negative`.
+    fn signed(&mut self, negative: bool, mut at: usize) -> &str {
+        if negative {
+            at -= 1;
+            self.buf[at] = b'-';
+        }
+        // Only ASCII digits, `-` and `.` were written.
+        std::str::from_utf8(&self.buf[at..]).unwrap_or_default()
+    }
+}
+
 /// Whether `b` is valid UTF-8.
 pub fn is_utf8(b: &[u8]) -> bool {
     std::str::from_utf8(b).is_ok()
@@ -142,6 +203,19 @@ pub fn hex(b: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_match_display() {
+        let mut d = Digits::default();
+        for v in [0, 7, -7, 10, 1_234_567_890, i64::MAX, i64::MIN] {
+            assert_eq!(d.int(v), v.to_string());
+        }
+        assert_eq!(d.micros(1_234_567, 0), "1234.567");
+        assert_eq!(d.micros(5, 0), "0.005");
+        assert_eq!(d.micros(0, 1500), "-1.500");
+        assert_eq!(d.micros(0, 5), "-0.005");
+        assert_eq!(d.micros(i64::MAX, 0), "9223372036854775.807");
+    }
 
     #[test]
     fn plain_paths_pass_through() {

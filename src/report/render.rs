@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use super::json::Obj;
 use super::result_set::Cell;
-use crate::text::vis;
+use crate::text::{vis, Digits};
 
 /// Rows an aligned table holds back to size its columns.
 pub const WIDTH_ROWS: usize = 1000;
@@ -56,6 +56,8 @@ pub struct Render<'w> {
     widths: Option<Vec<usize>>,
     /// Reused for a JSON object.
     buf: String,
+    /// Reused for a table line.
+    line: String,
 }
 
 impl<'w> Render<'w> {
@@ -70,6 +72,7 @@ impl<'w> Render<'w> {
             held: Vec::new(),
             widths: None,
             buf: String::new(),
+            line: String::new(),
         }
     }
 
@@ -107,21 +110,34 @@ impl<'w> Render<'w> {
         Ok(())
     }
 
+    /// One row in its columns: numbers to the right, the rest to the left,
+    /// two spaces between, trailing spaces dropped (as [`line`] joins the
+    /// header). Written into a reused buffer: a table may have millions of
+    /// rows.
     fn table_line(&mut self, row: &[Cell]) -> io::Result<()> {
         let widths = self.widths.as_deref().unwrap_or_default();
-        let parts = row
-            .iter()
-            .zip(widths)
-            .map(|(c, &w)| {
-                let s = c.display();
-                if c.is_number() {
-                    format!("{s:>w$}")
-                } else {
-                    format!("{s:<w$}")
-                }
-            })
-            .collect();
-        writeln!(self.out, "{}", line(parts))
+        let out = &mut self.line;
+        out.clear();
+        let mut digits = Digits::default();
+        for (i, (c, &w)) in row.iter().zip(widths).enumerate() {
+            if i > 0 {
+                out.push_str("  ");
+            }
+            let s = match c {
+                Cell::Int(v) => Cow::Borrowed(digits.int(*v)),
+                c => c.display(),
+            };
+            let pad = w.saturating_sub(s.chars().count());
+            if c.is_number() {
+                out.extend(std::iter::repeat_n(' ', pad));
+                out.push_str(&s);
+            } else {
+                out.push_str(&s);
+                out.extend(std::iter::repeat_n(' ', pad));
+            }
+        }
+        self.out.write_all(out.trim_end().as_bytes())?;
+        self.out.write_all(b"\n")
     }
 }
 

@@ -42,6 +42,20 @@ impl From<ValueRef<'_>> for Cell {
     }
 }
 
+impl Cell {
+    /// Become `v`, reusing this cell's buffer when both are text or both
+    /// blobs (rows read one after another keep their allocations).
+    pub fn set(&mut self, v: ValueRef<'_>) {
+        match (&mut *self, v) {
+            (Cell::Text(buf), ValueRef::Text(b)) | (Cell::Blob(buf), ValueRef::Blob(b)) => {
+                buf.clear();
+                buf.extend_from_slice(b);
+            }
+            (cell, v) => *cell = Cell::from(v),
+        }
+    }
+}
+
 impl ToSql for Cell {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {

@@ -250,11 +250,10 @@ fn each_row(
     let ctx = || sql_err(context.to_string());
     let n = stmt.column_count();
     let mut rows = stmt.raw_query();
-    let mut cells = Vec::with_capacity(n);
+    let mut cells = vec![Cell::Null; n];
     while let Some(row) = rows.next().map_err(ctx())? {
-        cells.clear();
-        for i in 0..n {
-            cells.push(Cell::from(row.get_ref(i).map_err(ctx())?));
+        for (i, cell) in cells.iter_mut().enumerate() {
+            cell.set(row.get_ref(i).map_err(ctx())?);
         }
         f(&cells)?;
     }

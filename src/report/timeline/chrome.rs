@@ -38,7 +38,7 @@ use super::tracks::Tracks;
 use super::{critical_path, each_slice, extents, int, on_path, out_err, slice, Options, Step};
 use crate::json::Obj;
 use crate::report::{each, Cell};
-use crate::text::is_utf8;
+use crate::text::{is_utf8, Digits};
 use crate::Error;
 
 /// The pid of the synthetic track holding the counter and the critical path.
@@ -59,9 +59,10 @@ impl Events<'_> {
         let mut o = Obj::new(&mut self.buf);
         f(&mut o, self.origin);
         o.end();
-        let sep = if self.first { "" } else { ",\n" };
+        let sep: &[u8] = if self.first { b"" } else { b",\n" };
         self.first = false;
-        write!(self.out, "{sep}{}", self.buf).map_err(out_err)
+        self.out.write_all(sep).map_err(out_err)?;
+        self.out.write_all(self.buf.as_bytes()).map_err(out_err)
     }
 
     /// A metadata event naming or ordering a process or thread.
@@ -78,10 +79,7 @@ impl Events<'_> {
 
 /// Microseconds with three decimals for `ns` after `origin`.
 pub fn micros(ns: i64, origin: i64) -> String {
-    let d = ns - origin;
-    let sign = if d < 0 { "-" } else { "" };
-    let a = d.unsigned_abs();
-    format!("{sign}{}.{:03}", a / 1000, a % 1000)
+    Digits::default().micros(ns, origin).to_string()
 }
 
 /// Write the Chrome Trace Event JSON of `opts` to `out`.
@@ -355,36 +353,38 @@ fn calls(
 ) -> Result<(), Error> {
     let mut params = opts.params();
     params.push(("min_dur", super::opt_int(opts.min_dur)));
+    // Reused for every call: a --calls timeline writes millions of them.
+    let (mut num, mut a) = (Digits::default(), String::new());
     each(conn, "timeline_calls", &params, |r| {
         let failed = r[8].int() == Some(0);
         let track = lives.of_call(conn, int(&r[0]), int(&r[10]))?;
+        a.clear();
+        let mut args = Obj::new(&mut a);
+        args.raw("call_id", num.int(int(&r[10])));
+        if let Some(v) = r[5].int() {
+            args.raw("retval", num.int(v));
+        }
+        if failed {
+            // The name, or `errno N` when the system's table lacks it.
+            match (r[7].bytes(), r[6].int()) {
+                (Some(name), _) => args.bytes("errno", name),
+                (None, Some(n)) => args.str("errno", &format!("errno {n}")),
+                (None, None) => args.str("errno", ""),
+            };
+        }
+        if let Some(u) = r[9].bytes() {
+            args.bytes("unpaired", u);
+        }
+        args.end();
         ev.event(|o, origin| {
             o.bytes("name", &r[2].to_bytes())
                 .str("cat", if failed { "syscall,failed" } else { "syscall" })
                 .str("ph", "X")
-                .raw("ts", &micros(int(&r[3]), origin))
-                .raw("dur", &micros(int(&r[4]), 0))
-                .int("pid", track)
-                .int("tid", int(&r[1]));
-            let mut a = String::new();
-            let mut args = Obj::new(&mut a);
-            args.int("call_id", int(&r[10]));
-            if let Some(v) = r[5].int() {
-                args.int("retval", v);
-            }
-            if failed {
-                // The name, or `errno N` when the system's table lacks it.
-                match (r[7].bytes(), r[6].int()) {
-                    (Some(name), _) => args.bytes("errno", name),
-                    (None, Some(n)) => args.str("errno", &format!("errno {n}")),
-                    (None, None) => args.str("errno", ""),
-                };
-            }
-            if let Some(u) = r[9].bytes() {
-                args.bytes("unpaired", u);
-            }
-            args.end();
-            o.raw("args", &a);
+                .raw("ts", num.micros(int(&r[3]), origin))
+                .raw("dur", num.micros(int(&r[4]), 0))
+                .raw("pid", num.int(track))
+                .raw("tid", num.int(int(&r[1])))
+                .raw("args", &a);
         })
     })
 }
