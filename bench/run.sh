@@ -116,7 +116,7 @@ if [ "$only_reports" = 1 ]; then
     done
     [ "${#reports[@]}" -gt 0 ] || { echo "bench: no databases in $work" >&2; exit 2; }
     {
-        echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`BENCH_RUNS=$runs bash bench/run.sh --reports\`; every time is the best of $runs runs; \"÷ import\" is the report's CPU time over the import's."
+        echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`${BENCH_BIN:+BENCH_BIN=$BENCH_BIN }BENCH_RUNS=$runs bash bench/run.sh --reports\`; every time is the best of $runs runs; \"÷ import\" is the report's CPU time over the import's."
         echo
         echo "| database | report | CPU | wall | ÷ import | peak RSS | output |"
         echo "|---|---|---|---|---|---|---|"
