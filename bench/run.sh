@@ -19,9 +19,13 @@
 #   two minutes more);
 #   --reports: only the reports' table, on the databases BENCH_DIR holds
 #   from an earlier run (their import CPU time is the one that run wrote
-#   beside them, else one import is timed now).
+#   beside them, else one import is timed now): freebsd-v1-amd64-1G.db,
+#   openbsd-amd64-315M.db and freebsd-v1-amd64-64M.db, each beside its
+#   .ktrace (for `dump`); symbolic links to databases made elsewhere do.
 # BENCH_RUNS=N: best of N runs for every timing (default 3);
-# BENCH_DIR=DIR: keep traces and databases in DIR (reused when present).
+# BENCH_DIR=DIR: keep traces and databases in DIR (reused when present);
+# BENCH_BIN=PATH: measure this kt2sql binary (e.g. an older release, to
+# compare) instead of building this tree's.
 # Needs ../shared/tools/ktcompose.py, python3 and /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -51,8 +55,12 @@ work=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$work"
 echo "bench: traces and databases in $work" >&2
 
-cargo build --release -q --bin kt2sql --example decode_count --example floor
-kt2sql=target/release/kt2sql
+if [ -n "${BENCH_BIN:-}" ] && [ "$only_reports" = 1 ]; then
+    kt2sql=$BENCH_BIN
+else
+    cargo build --release -q --bin kt2sql --example decode_count --example floor
+    kt2sql=${BENCH_BIN:-target/release/kt2sql}
+fi
 
 sizes="64M 1G"
 [ "$quick" = 1 ] && sizes="64M"
@@ -108,7 +116,7 @@ if [ "$only_reports" = 1 ]; then
     done
     [ "${#reports[@]}" -gt 0 ] || { echo "bench: no databases in $work" >&2; exit 2; }
     {
-        echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`BENCH_RUNS=$runs bash bench/run.sh --reports\`; every time is the best of $runs runs; \"÷ import\" is the report's CPU time over the import's."
+        echo "Measured $(date -u +%Y-%m-%d) on $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(uname -sr); \`${BENCH_BIN:+BENCH_BIN=$BENCH_BIN }BENCH_RUNS=$runs bash bench/run.sh --reports\`; every time is the best of $runs runs; \"÷ import\" is the report's CPU time over the import's."
         echo
         echo "| database | report | CPU | wall | ÷ import | peak RSS | output |"
         echo "|---|---|---|---|---|---|---|"

@@ -3,9 +3,9 @@
 //! [`json_str`], so the output is always valid UTF-8 JSON; a byte string
 //! that is not UTF-8 gets a `<key>_hex` field beside it with the exact bytes.
 
-use std::fmt::{Display, Write as _};
+use std::fmt::Write as _;
 
-use crate::text::{hex, is_utf8, json_str};
+use crate::text::{hex_into, is_utf8, json_str, push_int, push_uint};
 
 /// Builds one JSON object into a string.
 pub struct Obj<'o> {
@@ -30,9 +30,9 @@ impl<'o> Obj<'o> {
     }
 
     /// `"k": v` for a number.
-    pub fn int(&mut self, k: &str, v: impl Display) -> &mut Self {
+    pub fn int(&mut self, k: &str, v: impl Int) -> &mut Self {
         self.key(k);
-        let _ = write!(self.out, "{v}");
+        v.push(self.out);
         self
     }
 
@@ -44,14 +44,14 @@ impl<'o> Obj<'o> {
             if i > 0 {
                 self.out.push(',');
             }
-            let _ = write!(self.out, "{n}");
+            push_uint(self.out, *n);
         }
         self.out.push(']');
         self
     }
 
     /// A number, or `null`.
-    pub fn opt(&mut self, k: &str, v: Option<impl Display>) -> &mut Self {
+    pub fn opt(&mut self, k: &str, v: Option<impl Int>) -> &mut Self {
         match v {
             Some(v) => self.int(k, v),
             None => self.raw(k, "null"),
@@ -92,13 +92,76 @@ impl<'o> Obj<'o> {
 
     /// `<k>_hex`: the exact bytes of field `k`.
     pub fn hex(&mut self, k: &str, v: &[u8]) -> &mut Self {
-        self.key(&format!("{k}_hex"));
-        let _ = write!(self.out, "\"{}\"", hex(v));
+        if !self.first {
+            self.out.push(',');
+        }
+        self.first = false;
+        // `k` escaped, then `_hex` inside the same quotes.
+        json_str(self.out, k.as_bytes());
+        self.out.pop();
+        self.out.push_str("_hex\":\"");
+        hex_into(self.out, v);
+        self.out.push('"');
         self
     }
 
     /// Close the object.
     pub fn end(self) {
         self.out.push('}');
+    }
+}
+
+/// An integer as [`Obj::int`] writes it: decimal, without the formatter
+/// (its machinery was a fifth of `dump --format jsonl`).
+pub trait Int {
+    /// Append `self` in decimal.
+    fn push(self, out: &mut String);
+}
+
+macro_rules! int {
+    ($($t:ty => $push:ident as $wide:ty),*) => {$(
+        impl Int for $t {
+            fn push(self, out: &mut String) {
+                $push(out, <$wide>::from(self));
+            }
+        }
+    )*};
+}
+int!(i8 => push_int as i64, i16 => push_int as i64, i32 => push_int as i64,
+     u8 => push_uint as u64, u16 => push_uint as u64, u32 => push_uint as u64);
+
+impl Int for i64 {
+    fn push(self, out: &mut String) {
+        push_int(out, self);
+    }
+}
+
+impl Int for u64 {
+    fn push(self, out: &mut String) {
+        push_uint(out, self);
+    }
+}
+
+impl Int for isize {
+    fn push(self, out: &mut String) {
+        push_int(out, self as i64);
+    }
+}
+
+impl Int for usize {
+    fn push(self, out: &mut String) {
+        push_uint(out, self as u64);
+    }
+}
+
+impl Int for i128 {
+    fn push(self, out: &mut String) {
+        let _ = write!(out, "{self}");
+    }
+}
+
+impl<T: Int + Copy> Int for &T {
+    fn push(self, out: &mut String) {
+        (*self).push(out);
     }
 }

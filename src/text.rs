@@ -72,51 +72,80 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 /// Append `b` as a JSON string literal: invalid UTF-8 becomes U+FFFD (the
-/// caller emits an exact `_hex` field beside it when [`is_utf8`] is false).
+/// caller emits an exact `_hex` field beside it when [`is_utf8`] is false),
+/// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
+/// them. Runs of bytes that need no escape are copied whole; this is most
+/// of `dump --format jsonl` (`bench/NOTES.md`).
 pub fn json_str(out: &mut String, b: &[u8]) {
     out.push('"');
-    for chunk in b.utf8_chunks() {
-        let s = chunk.valid();
-        // Most strings (paths, command names) are printable ASCII: copied whole.
-        if s.bytes()
-            .all(|b| (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\')
+    let mut i = 0;
+    while i < b.len() {
+        let run = b[i..]
+            .iter()
+            .position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\')
+            .unwrap_or(b.len() - i);
+        push_ascii(out, &b[i..i + run]);
+        i += run;
+        let Some(&c) = b.get(i) else { break };
+        if c < 0x80 {
+            i += 1;
+            match c {
+                b'"' => out.push_str("\\\""),
+                b'\\' => out.push_str("\\\\"),
+                b'\n' => out.push_str("\\n"),
+                b'\t' => out.push_str("\\t"),
+                b'\r' => out.push_str("\\r"),
+                // C0 and DEL.
+                c => push_u_escape(out, c.into()),
+            }
+            continue;
+        }
+        let len = utf8_len(&b[i..]);
+        match std::str::from_utf8(&b[i..i + len])
+            .ok()
+            .and_then(|s| s.chars().next())
         {
-            out.push_str(s);
-        } else {
-            json_escape(out, s);
+            // C1 (U+0080..U+009F: a UTF-8 terminal may take U+009B for
+            // CSI) and bidi controls.
+            Some(ch) if ch.is_control() || is_bidi_control(ch) => push_u_escape(out, ch.into()),
+            Some(ch) => out.push(ch),
+            None => out.push('\u{fffd}'),
         }
-        if !chunk.invalid().is_empty() {
-            out.push('\u{fffd}');
-        }
+        i += len;
     }
     out.push('"');
 }
 
-/// The characters of `s` in a JSON string: runs that need no escape are
-/// copied whole.
-fn json_escape(out: &mut String, s: &str) {
-    let mut start = 0;
-    for (i, c) in s.char_indices() {
-        let escape = match c {
-            '"' => "\\\"",
-            '\\' => "\\\\",
-            '\n' => "\\n",
-            '\t' => "\\t",
-            '\r' => "\\r",
-            // C0, DEL and C1 (U+0080..U+009F: a UTF-8 terminal may take
-            // U+009B for CSI), and bidi controls.
-            c if c.is_control() || is_bidi_control(c) => "",
-            _ => continue,
-        };
-        out.push_str(&s[start..i]);
-        if escape.is_empty() {
-            let _ = write!(out, "\\u{:04x}", c as u32);
-        } else {
-            out.push_str(escape);
-        }
-        start = i + c.len_utf8();
+/// `\u` and four hex digits.
+fn push_u_escape(out: &mut String, c: u32) {
+    let d = |n: u32| HEX[((c >> n) & 0xf) as usize];
+    push_ascii(out, &[b'\\', b'u', d(12), d(8), d(4), d(0)]);
+}
+
+/// The length of the UTF-8 sequence `b` starts with (`b[0] >= 0x80`): the
+/// whole character when it is valid, else its maximal invalid prefix (at
+/// least one byte), as the standard library's UTF-8 validation reports it.
+fn utf8_len(b: &[u8]) -> usize {
+    // The range of the second byte, and how many continuation bytes follow.
+    let (second, need) = match b[0] {
+        0xc2..=0xdf => (0x80..=0xbf, 1),
+        0xe0 => (0xa0..=0xbf, 2),
+        0xe1..=0xec | 0xee..=0xef => (0x80..=0xbf, 2),
+        0xed => (0x80..=0x9f, 2),
+        0xf0 => (0x90..=0xbf, 3),
+        0xf1..=0xf3 => (0x80..=0xbf, 3),
+        0xf4 => (0x80..=0x8f, 3),
+        _ => return 1,
+    };
+    if !b.get(1).is_some_and(|c| second.contains(c)) {
+        return 1;
     }
-    out.push_str(&s[start..]);
+    for k in 2..=need {
+        if !b.get(k).is_some_and(|c| (0x80..=0xbf).contains(c)) {
+            return k;
+        }
+    }
+    need + 1
 }
 
 /// Parse a JSON array of strings (as [`json_str`] writes them, or any
@@ -194,10 +223,66 @@ pub fn is_utf8(b: &[u8]) -> bool {
 /// Lower-case hex of `b`.
 pub fn hex(b: &[u8]) -> String {
     let mut s = String::with_capacity(b.len() * 2);
-    for byte in b {
-        let _ = write!(s, "{byte:02x}");
-    }
+    hex_into(&mut s, b);
     s
+}
+
+/// Lower-case hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
+
+/// Append the lower-case hex of `b` to `out`.
+pub fn hex_into(out: &mut String, b: &[u8]) {
+    let mut buf = [0u8; 128];
+    for chunk in b.chunks(buf.len() / 2) {
+        for (pair, &byte) in buf.chunks_exact_mut(2).zip(chunk) {
+            pair[0] = HEX[usize::from(byte >> 4)];
+            pair[1] = HEX[usize::from(byte & 0xf)];
+        }
+        push_ascii(out, &buf[..chunk.len() * 2]);
+    }
+}
+
+/// Append `v` in decimal (what `{v}` writes, without the formatter).
+pub fn push_uint(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    push_ascii(out, &buf[i..]);
+}
+
+/// Append `v` in decimal, `-` first when negative.
+pub fn push_int(out: &mut String, v: i64) {
+    if v < 0 {
+        out.push('-');
+    }
+    push_uint(out, v.unsigned_abs());
+}
+
+/// Append `v` in lower-case hex without prefix (what `{v:x}` writes).
+pub fn push_hex(out: &mut String, mut v: u64) {
+    let mut buf = [0u8; 16];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = HEX[(v & 0xf) as usize];
+        v >>= 4;
+        if v == 0 {
+            break;
+        }
+    }
+    push_ascii(out, &buf[i..]);
+}
+
+/// Append bytes known to be ASCII.
+fn push_ascii(out: &mut String, b: &[u8]) {
+    out.push_str(std::str::from_utf8(b).unwrap_or_default());
 }
 
 #[cfg(test)]
@@ -273,6 +358,101 @@ mod tests {
         ] {
             assert_eq!(json_str_list(bad), None, "{}", String::from_utf8_lossy(bad));
         }
+    }
+
+    /// The escaping `json_str` did before its fast path, character by
+    /// character over `utf8_chunks`: the reference it must equal.
+    fn json_str_by_chunks(b: &[u8]) -> String {
+        let mut out = String::from('"');
+        for chunk in b.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '"' => out.push_str("\\\""),
+                    '\\' => out.push_str("\\\\"),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    '\r' => out.push_str("\\r"),
+                    c if c.is_control() || is_bidi_control(c) => {
+                        out.push_str(&format!("\\u{:04x}", c as u32));
+                    }
+                    c => out.push(c),
+                }
+            }
+            if !chunk.invalid().is_empty() {
+                out.push('\u{fffd}');
+            }
+        }
+        out.push('"');
+        out
+    }
+
+    #[test]
+    fn json_strings_match_the_reference() {
+        // Bytes that exercise every UTF-8 rule: ASCII, continuation bytes,
+        // every lead byte class, and the edges of each second-byte range.
+        let alphabet: Vec<u8> = [
+            &b"a\"\\\n\t\r\x00\x1f\x7f"[..],
+            &[0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf],
+            &[
+                0xe0, 0xe1, 0xe2, 0xec, 0xed, 0xee, 0xef, 0xf0, 0xf1, 0xf3, 0xf4, 0xf5, 0xff,
+            ],
+        ]
+        .concat();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        for _ in 0..200_000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let len = (seed % 7) as usize;
+            let b: Vec<u8> = (0..len)
+                .map(|k| alphabet[(seed >> (8 + 6 * k)) as usize % alphabet.len()])
+                .collect();
+            let mut s = String::new();
+            json_str(&mut s, &b);
+            assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
+        }
+        for text in [
+            "caf\u{e9}",
+            "\u{9b}6n",
+            "a\u{202e}b",
+            "\u{1f600}",
+            "\u{fffd}",
+        ] {
+            let mut s = String::new();
+            json_str(&mut s, text.as_bytes());
+            assert_eq!(s, json_str_by_chunks(text.as_bytes()));
+        }
+    }
+
+    #[test]
+    fn numbers_as_the_formatter_writes_them() {
+        for v in [
+            0,
+            1,
+            9,
+            10,
+            255,
+            -1,
+            -10,
+            i64::MIN,
+            i64::MAX,
+            1_776_755_796_684_328_591,
+        ] {
+            let mut s = String::new();
+            push_int(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        for v in [0, 1, 0xf, 0x10, 0xdead_beef, u64::MAX] {
+            let mut s = String::new();
+            push_hex(&mut s, v);
+            assert_eq!(s, format!("{v:x}"));
+            s.clear();
+            push_uint(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
+        let bytes: Vec<u8> = (0..=255).collect();
+        let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        assert_eq!(hex(&bytes), want);
     }
 
     #[test]

@@ -6,8 +6,6 @@
 //! printable bytes between `|`). Both are escaped: no control byte but
 //! tab and newline reaches the output.
 
-use std::fmt::Write as _;
-
 /// kdump's screen width when stderr is not a terminal.
 const SCREEN: usize = 80;
 
@@ -28,32 +26,45 @@ pub fn block(data: &[u8], out: &mut String) {
 }
 
 /// kdump's `hexdump`: the widest even byte count that fits the screen.
+/// Each line is put together in a byte array and appended whole: this
+/// writes most of a big trace's text (`bench/NOTES.md`).
 fn hexdump(p: &[u8], out: &mut String) {
     let width = hex_width(SCREEN);
+    // "       0x" + 4+ offset digits + per byte 2 hex digits (and a space
+    // before each pair) + "  |" + the bytes + "|\n".
+    let mut line = Vec::with_capacity(32 + width * 4);
     for (n, chunk) in p.chunks(width).enumerate() {
-        let _ = write!(out, "       0x{:04x}", n * width);
+        line.clear();
+        line.extend_from_slice(b"       0x");
+        let offset = n * width;
+        let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4).max(4);
+        for d in (0..digits).rev() {
+            line.push(HEX[(offset >> (4 * d)) & 0xf]);
+        }
         for i in 0..width {
             if i % 2 == 0 {
-                out.push(' ');
+                line.push(b' ');
             }
             match chunk.get(i) {
-                Some(b) => {
-                    let _ = write!(out, "{b:02x}");
+                Some(&b) => {
+                    line.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
                 }
-                None => out.push_str("  "),
+                None => line.extend_from_slice(b"  "),
             }
         }
-        out.push_str("  |");
-        for &b in chunk {
-            out.push(if (b' '..=b'~').contains(&b) {
-                b as char
-            } else {
-                '.'
-            });
-        }
-        out.push_str("|\n");
+        line.extend_from_slice(b"  |");
+        line.extend(
+            chunk
+                .iter()
+                .map(|&b| if (b' '..=b'~').contains(&b) { b } else { b'.' }),
+        );
+        line.extend_from_slice(b"|\n");
+        out.push_str(std::str::from_utf8(&line).unwrap_or_default());
     }
 }
+
+/// Lower-case hex digits.
+const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Bytes per hexdump line for a screen of `screen` columns (kdump's loop).
 fn hex_width(screen: usize) -> usize {
@@ -68,16 +79,37 @@ fn hex_width(screen: usize) -> usize {
 }
 
 /// kdump's `visdump` with `vis(3)` in VIS_CSTYLE (only the bytes `block`
-/// lets through reach it).
+/// lets through reach it). Runs of bytes shown as themselves are copied
+/// whole, up to the fold.
 fn visdump(data: &[u8], out: &mut String) {
     out.push_str("       \"");
     let mut col = 8;
-    for (i, &c) in data.iter().enumerate() {
+    let mut i = 0;
+    while i < data.len() {
+        let c = data[i];
         if col == 0 {
             out.push('\t');
             col = 8;
         }
-        let next = data.get(i + 1).copied().unwrap_or(0);
+        if is_plain(c) {
+            let end = data[i..]
+                .iter()
+                .position(|&b| !is_plain(b))
+                .map_or(data.len(), |n| i + n);
+            while i < end {
+                if col >= SCREEN - 2 {
+                    out.push_str("\\\n\t");
+                    col = 8;
+                }
+                let n = (SCREEN - 2 - col).min(end - i);
+                out.push_str(std::str::from_utf8(&data[i..i + n]).unwrap_or_default());
+                col += n;
+                i += n;
+            }
+            continue;
+        }
+        i += 1;
+        let next = data.get(i).copied().unwrap_or(0);
         let vis: &str = match c {
             b'\n' => {
                 col = 0;
@@ -111,6 +143,11 @@ fn visdump(data: &[u8], out: &mut String) {
         out.push_str("       ");
     }
     out.push_str("\"\n");
+}
+
+/// A byte `visdump` shows as itself, one column wide.
+fn is_plain(c: u8) -> bool {
+    (b' '..=b'~').contains(&c) && c != b'\\'
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 use crate::json::Obj;
 use crate::names::{self, Numbering};
 use crate::record::{Body, IoDir, Record};
-use crate::text::{hex, json_str};
+use crate::text::json_str;
 
 /// Append `r` as one JSON line (with its newline) to `out`.
 pub fn record(r: &Record<'_>, names: Numbering, out: &mut String) {
@@ -34,7 +34,7 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
             o.name("syscall", sys(c.code)).int("code", c.code);
             o.ints("args", c.args());
             if !c.extra.is_empty() {
-                o.str("extra_hex", &hex(&c.extra));
+                o.hex("extra", &c.extra);
             }
         }
         Body::Ret(r) => {
@@ -62,10 +62,10 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
             o.bytes("mib", p);
         }
         Body::Gio(g) => {
-            let dir = match g.dir {
-                IoDir::Read => "read".to_string(),
-                IoDir::Write => "write".to_string(),
-                IoDir::Other(n) => n.to_string(),
+            let dir: std::borrow::Cow<'_, str> = match g.dir {
+                IoDir::Read => "read".into(),
+                IoDir::Write => "write".into(),
+                IoDir::Other(n) => n.to_string().into(),
             };
             o.int("fd", g.fd)
                 .str("dir", &dir)
@@ -89,19 +89,19 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
             if let Some(id) = &u.id {
                 o.bytes("id", id);
             }
-            o.int("len", u.data.len()).str("data_hex", &hex(&u.data));
+            o.int("len", u.data.len()).hex("data", &u.data);
         }
         Body::Struct(s) => {
             o.bytes("struct", &s.name)
                 .opt("elem_size", s.elem_size)
                 .int("len", s.data.len())
-                .str("data_hex", &hex(&s.data));
+                .hex("data", &s.data);
         }
         Body::ProcCtor { sv_flags } => {
             o.int("sv_flags", sv_flags);
         }
         Body::CapFail { cap_type, data } => {
-            o.int("cap_type", cap_type).str("data_hex", &hex(data));
+            o.int("cap_type", cap_type).hex("data", data);
         }
         Body::Fault { vaddr, fault_type } => {
             o.int("vaddr", vaddr).int("fault_type", fault_type);
@@ -148,7 +148,7 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
                 .int("addr", addr);
         }
         Body::Unknown { typ, data } => {
-            o.int("raw_type", typ).str("data_hex", &hex(data));
+            o.int("raw_type", typ).hex("data", data);
         }
     }
 }

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use crate::decode::abi::{Abi, TimeUnit, Width};
 use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
-use crate::text::{quoted, vis};
+use crate::text::{push_hex, push_int, quoted, vis, vis_into};
 
 use super::{args, data};
 
@@ -60,35 +60,65 @@ impl TextFormatter {
 
     /// The syscall name (`name[N]` with `-S`), or `[N]` when the table has none.
     pub fn syscall(&self, code: i32) -> String {
+        let mut s = String::new();
+        self.push_syscall(code, &mut s);
+        s
+    }
+
+    /// Append what [`Self::syscall`] returns.
+    fn push_syscall(&self, code: i32, out: &mut String) {
         match names::syscall_name(self.names, code.into()) {
-            Some(n) if self.opts.syscall_numbers => format!("{n}[{code}]"),
-            Some(n) => n.to_string(),
-            None => format!("[{code}]"),
+            Some(n) => {
+                out.push_str(n);
+                if self.opts.syscall_numbers {
+                    out.push('[');
+                    push_int(out, code.into());
+                    out.push(']');
+                }
+            }
+            None => {
+                out.push('[');
+                push_int(out, code.into());
+                out.push(']');
+            }
         }
     }
 
     /// Append the line(s) for `r` to `out`, each ending in a newline.
     /// Process constructor/destructor records print nothing, as in kdump.
+    /// The columns are written straight into `out`, without the formatter
+    /// (a record line is short; there are millions).
     pub fn record(&mut self, r: &Record<'_>, out: &mut String) {
-        let who = if self.opts.threads {
-            let tid = r.tid.filter(|&t| t > 0).unwrap_or(0);
-            format!("{:>6} {:>6} {:<8} ", r.pid, tid, vis(&r.comm))
-        } else {
-            format!("{:>6} {:<8} ", r.pid, vis(&r.comm))
-        };
+        let start = out.len();
+        pad_int(out, r.pid, 6);
+        out.push(' ');
+        if self.opts.threads {
+            pad_int(out, r.tid.filter(|&t| t > 0).unwrap_or(0), 6);
+            out.push(' ');
+        }
+        pad_str(out, &vis(&r.comm), 8);
+        out.push(' ');
+        let who_len = out.len() - start;
         if r.dropped {
-            let _ = writeln!(out, "{who}Events dropped.");
+            let who = out[start..].to_string();
+            out.push_str("Events dropped.\n");
+            out.push_str(&who);
         }
         if matches!(r.body, Body::ProcCtor { .. } | Body::ProcDtor) {
+            // The dropped line stays; the record's own is taken back.
+            out.truncate(out.len() - who_len);
             return;
         }
-        out.push_str(&who);
         self.times(r, out);
-        let label = match &r.body {
-            Body::Unknown { typ, .. } => format!("UNKNOWN({typ})"),
-            b => b.label().to_string(),
-        };
-        let _ = write!(out, "{label:<4}  ");
+        match &r.body {
+            Body::Unknown { typ, .. } => {
+                out.push_str("UNKNOWN(");
+                push_int(out, i64::from(*typ));
+                out.push(')');
+            }
+            b => pad_str(out, b.label(), 4),
+        }
+        out.push_str("  ");
         self.body(&r.body, out);
         if !out.ends_with('\n') {
             out.push('\n');
@@ -119,15 +149,28 @@ impl TextFormatter {
             Body::Start | Body::ProcCtor { .. } | Body::ProcDtor => {}
             Body::Call(c) => self.call(c, out),
             Body::Ret(r) => self.ret(r, out),
-            Body::Namei(p) | Body::Emul(p) | Body::Sysctl(p) => out.push_str(&quoted(p)),
+            Body::Namei(p) | Body::Emul(p) | Body::Sysctl(p) => {
+                // What `quoted` returns, without its allocation.
+                out.push('"');
+                vis_into(out, p, true);
+                out.push('"');
+            }
             Body::Gio(g) => {
-                let dir = match g.dir {
-                    IoDir::Read => "read".to_string(),
-                    IoDir::Write => "wrote".to_string(),
-                    IoDir::Other(n) => format!("rw={n}"),
+                let dir: std::borrow::Cow<'_, str> = match g.dir {
+                    IoDir::Read => "read".into(),
+                    IoDir::Write => "wrote".into(),
+                    IoDir::Other(n) => format!("rw={n}").into(),
                 };
                 let n = g.data.len();
-                let _ = writeln!(out, "fd {} {dir} {n} byte{}", g.fd, plural(n));
+                out.push_str("fd ");
+                push_int(out, i64::from(g.fd));
+                out.push(' ');
+                out.push_str(&dir);
+                out.push(' ');
+                push_int(out, n as i64);
+                out.push_str(" byte");
+                out.push_str(plural(n));
+                out.push('\n');
                 if !self.opts.no_data {
                     let max = match self.opts.max_data {
                         0 => n,
@@ -211,7 +254,7 @@ impl TextFormatter {
     }
 
     fn call(&self, c: &Call<'_>, out: &mut String) {
-        out.push_str(&self.syscall(c.code));
+        self.push_syscall(c.code, out);
         if c.nargs == 0 {
             return;
         }
@@ -231,7 +274,7 @@ impl TextFormatter {
     }
 
     fn ret(&self, r: &Ret, out: &mut String) {
-        out.push_str(&self.syscall(r.code));
+        self.push_syscall(r.code, out);
         out.push(' ');
         let word = |v: i64| match self.abi.width {
             Width::W32 => u64::from(v as u32),
@@ -240,12 +283,13 @@ impl TextFormatter {
         match r.error {
             0 => {
                 if !self.opts.raw {
-                    let _ = write!(out, "{}", r.retval);
+                    push_int(out, r.retval);
                     if !(0..=9).contains(&r.retval) {
-                        let _ = write!(out, "/{:#x}", word(r.retval));
+                        out.push_str("/0x");
+                        push_hex(out, word(r.retval));
                     }
                 } else if self.opts.decimal {
-                    let _ = write!(out, "{}", r.retval);
+                    push_int(out, r.retval);
                 } else {
                     hexarg(word(r.retval), out);
                 }
@@ -263,12 +307,14 @@ impl TextFormatter {
     }
 
     fn errno(&self, e: i32, out: &mut String) {
-        let _ = write!(out, "errno {e}");
+        out.push_str("errno ");
+        push_int(out, e.into());
         if self.opts.raw {
             return;
         }
         if let Some((_, text)) = names::errno_name(self.names, e.into()) {
-            let _ = write!(out, " {text}");
+            out.push(' ');
+            out.push_str(text);
         }
     }
 
@@ -295,7 +341,26 @@ pub(super) fn hexarg(a: u64, out: &mut String) {
     if a == 0 {
         out.push('0');
     } else {
-        let _ = write!(out, "{a:#x}");
+        out.push_str("0x");
+        push_hex(out, a);
+    }
+}
+
+/// `{v:>width}`: `v` in decimal, right-aligned.
+fn pad_int(out: &mut String, v: i64, width: usize) {
+    let start = out.len();
+    push_int(out, v);
+    let n = out.len() - start;
+    if n < width {
+        out.insert_str(start, &"        "[..(width - n).min(8)]);
+    }
+}
+
+/// `{s:<width}`: `s` left-aligned, padded to `width` characters.
+fn pad_str(out: &mut String, s: &str, width: usize) {
+    out.push_str(s);
+    for _ in s.chars().count()..width {
+        out.push(' ');
     }
 }
 
