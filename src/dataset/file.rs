@@ -1,6 +1,7 @@
-//! One table's file of one trace: rows in as SQLite values (from the
-//! encoder's batches or read from a database), Arrow columns built per
-//! [`Kind`], written as zstd-compressed Parquet row groups. The file is
+//! One table's file of one trace: rows in as SQLite values (read from a
+//! database, or the `trace` row) with Arrow columns built per [`Kind`], or
+//! columns already built ([`super::rows`]), written as zstd-compressed
+//! Parquet row groups. The file is
 //! written under a hidden temporary name in its directory (readers and
 //! Spark skip names starting with `.`) and renamed into place by
 //! [`TableFile::finish`]: a reader never sees half a file, and dropping an
@@ -11,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use arrow_array::builder::{BinaryBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::{ArrayRef, RecordBatch};
+use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::Schema;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
@@ -45,6 +46,8 @@ pub struct TableFile {
     kinds: Vec<(Kind, bool)>,
     builders: Vec<Builder>,
     rows: usize,
+    /// The trace key repeated, sliced for each batch's key column.
+    keys: StringArray,
     /// Rows written in all.
     pub total: u64,
     writer: Option<ArrowWriter<File>>,
@@ -83,6 +86,7 @@ impl TableFile {
             kinds,
             builders,
             rows: 0,
+            keys: StringArray::from(Vec::<&str>::new()),
             total: 0,
             writer: Some(writer),
             tmp,
@@ -121,13 +125,31 @@ impl TableFile {
         }
     }
 
+    /// The key column of `rows` rows.
+    fn keys(&mut self, rows: usize) -> ArrayRef {
+        if self.keys.len() < rows {
+            let n = rows.max(ROWS_PER_BATCH);
+            self.keys = StringArray::from_iter_values(std::iter::repeat_n(&self.key, n));
+        }
+        Arc::new(self.keys.slice(0, rows))
+    }
+
+    /// Add `rows` rows given as columns: one array per column of the file
+    /// but the trace key.
+    pub fn write_columns(&mut self, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Error> {
+        if self.rows > 0 {
+            self.write_batch()?;
+        }
+        let mut arrays = Vec::with_capacity(columns.len() + 1);
+        arrays.push(self.keys(rows));
+        arrays.extend(columns);
+        self.total += rows as u64;
+        self.write_arrays(arrays)
+    }
+
     fn write_batch(&mut self) -> Result<(), Error> {
         let mut arrays: Vec<ArrayRef> = Vec::with_capacity(self.schema.fields().len());
-        let mut keys = StringBuilder::with_capacity(self.rows, self.rows * self.key.len());
-        for _ in 0..self.rows {
-            keys.append_value(&self.key);
-        }
-        arrays.push(Arc::new(keys.finish()));
+        arrays.push(self.keys(self.rows));
         for b in &mut self.builders {
             match b {
                 Builder::Int(b) => arrays.push(Arc::new(b.finish())),
@@ -141,6 +163,10 @@ impl TableFile {
             }
         }
         self.rows = 0;
+        self.write_arrays(arrays)
+    }
+
+    fn write_arrays(&mut self, arrays: Vec<ArrayRef>) -> Result<(), Error> {
         let batch =
             RecordBatch::try_new(self.schema.clone(), arrays).map_err(|e| Error::Dataset {
                 path: self.path.clone(),

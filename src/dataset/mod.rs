@@ -32,11 +32,11 @@
 //! between two renames, partitions of a trace without its `trace` row,
 //! which the next add of that trace removes).
 
-pub mod batches;
 pub mod columns;
 pub mod engines;
 pub mod export;
 pub mod file;
+pub mod rows;
 
 use std::path::{Path, PathBuf};
 
@@ -236,6 +236,17 @@ impl TraceFiles<'_> {
         row: impl IntoIterator<Item = ValueRef<'v>>,
     ) -> Result<(), Error> {
         self.files[table].push(row)
+    }
+
+    /// Add `rows` rows to table number `table`, given as columns (see
+    /// [`TableFile::write_columns`]).
+    pub fn write_columns(
+        &mut self,
+        table: usize,
+        rows: usize,
+        columns: Vec<arrow_array::ArrayRef>,
+    ) -> Result<(), Error> {
+        self.files[table].write_columns(rows, columns)
     }
 
     /// Finish every file and publish the trace; its rows per table.

@@ -1,8 +1,9 @@
 //! Trace files → a Parquet dataset, without SQLite (`kt2sql import
-//! --to parquet`): each trace decoded through the process model and the
-//! encoder as for a database (on two threads, `pipeline.rs`), its batches
-//! written by the dataset's [`BatchFiles`], its `trace` row from the same
-//! values, then published as a whole. Each trace gets the ids it would
+//! --to parquet`): each trace decoded through the process model as for a
+//! database, its rows built into Arrow columns by the dataset's
+//! [`RowColumns`] and written to its files (on two threads,
+//! `pipeline.rs`), its `trace` row from the same values as a database's,
+//! then published as a whole. Each trace gets the ids it would
 //! have in a database of its own (`trace_id` 1, every other id from 1).
 //! A trace already in the dataset is refused before anything is written
 //! (or replaced, with `--force`).
@@ -15,10 +16,10 @@ use super::errors::refused;
 use super::pipeline::{self, Job};
 use super::trace::{check_traces, conclude, now, Concluded};
 use super::{interrupted, ImportMode, ImportOptions, ImportSummary, Progress, TraceSummary};
-use crate::dataset::batches::{BatchFiles, TRACE_ID};
-use crate::dataset::{trace_key, Dataset, OnDuplicate};
+use crate::dataset::rows::{finish_trace, RowColumns, TRACE_ID};
+use crate::dataset::{trace_key, Dataset, OnDuplicate, TraceFiles};
 use crate::decode::Decoder;
-use crate::load::encode::{Encoder, PathCache, TraceContext};
+use crate::load::encode::{PathCache, TraceContext};
 use crate::load::table;
 use crate::load::trace::trace_context;
 use crate::load::{fingerprint, TraceEnd, TraceStart};
@@ -118,11 +119,11 @@ fn import_one(
         imported_at: now(),
     };
     let key = trace_key(start.fingerprint, size, start.path, &start.imported_at);
-    let mut files = BatchFiles::new(dataset.begin(&key, on_dup)?);
+    let mut files = dataset.begin(&key, on_dup)?;
     let ctx: TraceContext = trace_context(&start, TRACE_ID);
     let mut paths = PathCache::default();
     let Some(dec) = dec else {
-        return import_empty(files, paths, ctx, trace, &start);
+        return import_empty(dataset, files, paths, ctx, trace, &start);
     };
     let abi = dec.abi();
     let model = Model::new(
@@ -143,7 +144,7 @@ fn import_one(
         ctx,
     };
     progress.start(trace, size);
-    let loaded = pipeline::decode_and_write_to(&mut files, job, progress);
+    let loaded = pipeline::decode_to_dataset(&mut files, dataset.tables(), job, progress);
     progress.finish();
     let loaded = loaded.map_err(|e| match e {
         Error::Interrupted { .. } => Error::Interrupted {
@@ -167,7 +168,7 @@ fn import_one(
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
     };
-    files.finish(&TraceStart { size, ..start }, issues, &end)?;
+    finish_trace(files, &TraceStart { size, ..start }, issues, &end)?;
     Ok(TraceSummary {
         path: trace.to_owned(),
         trace_id: TRACE_ID,
@@ -183,13 +184,14 @@ fn import_one(
 
 /// An empty file: its trace row, no records, and a warning issue.
 fn import_empty(
-    mut files: BatchFiles<'_>,
+    dataset: &Dataset,
+    mut files: TraceFiles<'_>,
     mut paths: PathCache,
     ctx: TraceContext,
     trace: &Path,
     start: &TraceStart<'_>,
 ) -> Result<TraceSummary, Error> {
-    let mut enc = Encoder::new(&mut paths, ctx, Direct(&mut files));
+    let mut enc = RowColumns::new(dataset.tables(), &mut paths, ctx, &mut files);
     enc.issue(&IssueRow {
         offset: None,
         severity: Severity::Warning,
@@ -201,7 +203,8 @@ fn import_empty(
     let issues = enc.issues();
     drop(enc);
     let totals = Totals::default();
-    files.finish(
+    finish_trace(
+        files,
         start,
         issues,
         &TraceEnd {
@@ -223,19 +226,4 @@ fn import_empty(
         damage: Vec::new(),
         same_as: None,
     })
-}
-
-/// Batches straight to the files, on this thread.
-struct Direct<'a, 'd>(&'a mut BatchFiles<'d>);
-
-impl crate::load::encode::BatchTarget for Direct<'_, '_> {
-    type Error = Error;
-    fn take(
-        &mut self,
-        mut batch: crate::load::encode::Batch,
-    ) -> Result<crate::load::encode::Batch, Error> {
-        self.0.write(&batch)?;
-        batch.clear();
-        Ok(batch)
-    }
 }

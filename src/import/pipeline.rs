@@ -6,8 +6,9 @@
 //! between. Damage handling (skip and resynchronise) lives here too, on the
 //! decoding side.
 //!
-//! The writing side is SQLite's [`Writer`] or, for an import into a
-//! dataset, its [`BatchFiles`] ([`WriteBatch`]).
+//! For an import into a dataset the decoding side builds each table's
+//! Arrow columns instead ([`RowColumns`]) and the calling thread writes
+//! them into the trace's Parquet files ([`decode_to_dataset`]).
 //!
 //! Cancellation and write errors stop the decoding thread at its next
 //! batch: dropping the receiver makes its send fail.
@@ -18,12 +19,16 @@ use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use rusqlite::Connection;
 
 use super::{Damage, Progress};
-use crate::dataset::batches::BatchFiles;
+use arrow_array::ArrayRef;
+
+use crate::dataset::columns::TableColumns;
+use crate::dataset::rows::{ColumnTarget, RowColumns};
+use crate::dataset::TraceFiles;
 use crate::decode::Decoder;
 use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
 use crate::load::writer::Writer;
 use crate::process::rows::Totals;
-use crate::process::Model;
+use crate::process::{Model, Sink};
 use crate::record::{Body, Record};
 use crate::schema::sql_err;
 use crate::Error;
@@ -67,15 +72,15 @@ pub struct Job<'a> {
 }
 
 /// A batch and how far decoding was when it was sent.
-struct Msg {
-    batch: Batch,
+struct Msg<B> {
+    batch: B,
     bytes: u64,
     records: u64,
 }
 
 /// The decoding side's end of the channels.
 struct Channel {
-    tx: SyncSender<Msg>,
+    tx: SyncSender<Msg<Batch>>,
     /// Written batches coming back, to be cleared and refilled here: their
     /// values are freed on the thread that allocated them, and their
     /// capacity is reused.
@@ -107,22 +112,53 @@ impl BatchTarget for Channel {
     }
 }
 
-/// Where the writing side puts batches: a database's INSERTs, or a
-/// dataset's files.
-pub trait WriteBatch {
-    /// Write every row of `batch`.
-    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error>;
+/// One table's columns, as the dataset's sink hands them on.
+struct Columns {
+    table: usize,
+    rows: usize,
+    columns: Vec<ArrayRef>,
 }
 
-impl WriteBatch for Writer<'_> {
-    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error> {
-        self.write(batch)
+/// The decoding side's end of a dataset import's channel.
+struct ColumnChannel {
+    tx: SyncSender<Msg<Columns>>,
+    bytes: u64,
+    records: u64,
+}
+
+impl ColumnTarget for ColumnChannel {
+    type Error = Stopped;
+    fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Stopped> {
+        let msg = Msg {
+            batch: Columns {
+                table,
+                rows,
+                columns,
+            },
+            bytes: self.bytes,
+            records: self.records,
+        };
+        self.tx.send(msg).map_err(|_| Stopped)
     }
 }
 
-impl WriteBatch for BatchFiles<'_> {
-    fn write_batch(&mut self, batch: &Batch) -> Result<(), Error> {
-        self.write(batch)
+/// The decoding side's sink: rows in, and how far decoding is.
+trait Decoding: Sink<Error = Stopped> {
+    /// One more record decoded, up to byte `offset`.
+    fn decoded(&mut self, offset: u64);
+}
+
+impl Decoding for Encoder<'_, Channel> {
+    fn decoded(&mut self, offset: u64) {
+        self.target.records += 1;
+        self.target.bytes = offset;
+    }
+}
+
+impl Decoding for RowColumns<'_, ColumnChannel> {
+    fn decoded(&mut self, offset: u64) {
+        self.target.records += 1;
+        self.target.bytes = offset;
     }
 }
 
@@ -134,30 +170,56 @@ pub fn decode_and_write(
     progress: &dyn Progress,
 ) -> Result<Decoded, Error> {
     let mut writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
-    decode_and_write_to(&mut writer, job, progress)
+    let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
+    on_two_threads(
+        move |tx| decode(job, tx, back),
+        |batch| {
+            writer.write(&batch)?;
+            // Back to the decoding thread to be freed or refilled; if that
+            // side is done or has enough, it is dropped here.
+            let _ = back_tx.try_send(batch);
+            Ok(())
+        },
+        progress,
+    )
 }
 
-/// Decode one trace on a second thread and write its batches with
-/// `writer` on this one.
-pub fn decode_and_write_to(
-    writer: &mut dyn WriteBatch,
+/// Decode one trace on a second thread into the columns of the dataset's
+/// `tables`, and write them into its `files` on this one.
+pub fn decode_to_dataset(
+    files: &mut TraceFiles<'_>,
+    tables: &[TableColumns],
     job: Job<'_>,
     progress: &dyn Progress,
 ) -> Result<Decoded, Error> {
-    let (tx, rx) = sync_channel::<Msg>(IN_FLIGHT);
-    let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT + 1);
+    on_two_threads(
+        move |tx| decode_columns(job, tables, tx),
+        |c| files.write_columns(c.table, c.rows, c.columns),
+        progress,
+    )
+}
+
+/// Run `decode` on a second thread, named, and `write` on this one for
+/// every batch it sends.
+fn on_two_threads<B: Send>(
+    decode: impl FnOnce(SyncSender<Msg<B>>) -> Result<Decoded, Stopped> + Send,
+    write: impl FnMut(B) -> Result<(), Error>,
+    progress: &dyn Progress,
+) -> Result<Decoded, Error> {
+    let (tx, rx) = sync_channel::<Msg<B>>(IN_FLIGHT);
     std::thread::scope(|s| {
         // Named, so profilers and debuggers tell the two sides apart.
         let decoding = std::thread::Builder::new()
             .name("kt2sql-decode".into())
-            .spawn_scoped(s, move || decode(job, tx, back))
+            .spawn_scoped(s, move || decode(tx))
             .map_err(|source| Error::Io {
                 path: "(thread)".into(),
                 source,
             })?;
-        // `rx` is dropped when `write` returns, so a decoding thread blocked
-        // on a full channel wakes with an error instead of waiting forever.
-        let written = write(writer, rx, back_tx, progress);
+        // `rx` is dropped when `write_all` returns, so a decoding thread
+        // blocked on a full channel wakes with an error instead of waiting
+        // forever.
+        let written = write_all(write, rx, progress);
         let decoded = match decoding.join() {
             Ok(decoded) => decoded,
             Err(panic) => std::panic::resume_unwind(panic),
@@ -168,19 +230,15 @@ pub fn decode_and_write_to(
     })
 }
 
-/// The writing side: every batch into the database, until the decoding
-/// thread is done, a write fails, or the user cancels.
-fn write(
-    writer: &mut dyn WriteBatch,
-    rx: Receiver<Msg>,
-    back: SyncSender<Batch>,
+/// The writing side: every batch written, until the decoding thread is
+/// done, a write fails, or the user cancels.
+fn write_all<B>(
+    mut write: impl FnMut(B) -> Result<(), Error>,
+    rx: Receiver<Msg<B>>,
     progress: &dyn Progress,
 ) -> Result<(), Error> {
     for msg in rx {
-        writer.write_batch(&msg.batch)?;
-        // Back to the decoding thread to be freed or refilled; if that side
-        // is done or has enough, it is dropped here.
-        let _ = back.try_send(msg.batch);
+        write(msg.batch)?;
         progress.advance(msg.bytes, msg.records);
         if progress.cancelled() {
             return Err(Error::Interrupted {
@@ -192,7 +250,11 @@ fn write(
 }
 
 /// The decoding thread: every record through the model into the encoder.
-fn decode(job: Job<'_>, tx: SyncSender<Msg>, back: Receiver<Batch>) -> Result<Decoded, Stopped> {
+fn decode(
+    job: Job<'_>,
+    tx: SyncSender<Msg<Batch>>,
+    back: Receiver<Batch>,
+) -> Result<Decoded, Stopped> {
     let Job {
         mut dec,
         mut model,
@@ -219,6 +281,38 @@ fn decode(job: Job<'_>, tx: SyncSender<Msg>, back: Receiver<Batch>) -> Result<De
     })
 }
 
+/// The decoding thread of a dataset import: every record through the
+/// model into the columns.
+fn decode_columns(
+    job: Job<'_>,
+    tables: &[TableColumns],
+    tx: SyncSender<Msg<Columns>>,
+) -> Result<Decoded, Stopped> {
+    let Job {
+        mut dec,
+        mut model,
+        size,
+        strict,
+        paths,
+        ctx,
+    } = job;
+    let target = ColumnChannel {
+        tx,
+        bytes: 0,
+        records: 0,
+    };
+    let mut sink = RowColumns::new(tables, paths, ctx, target);
+    let damage = run(&mut dec, &mut model, &mut sink, size, strict)?;
+    let totals = model.finish(&mut sink)?;
+    sink.flush()?;
+    Ok(Decoded {
+        totals,
+        damage,
+        read: dec.offset(),
+        issues: sink.issues(),
+    })
+}
+
 /// Feed every record to the model. A decode error (a record that breaks
 /// its type's rules included) is damage: it is recorded, and decoding
 /// resumes at the next run of believable records (none: the tail is lost),
@@ -227,7 +321,7 @@ fn decode(job: Job<'_>, tx: SyncSender<Msg>, back: Receiver<Batch>) -> Result<De
 fn run(
     dec: &mut Decoder<File>,
     model: &mut Model,
-    enc: &mut Encoder<'_, Channel>,
+    enc: &mut impl Decoding,
     size: u64,
     strict: bool,
 ) -> Result<Vec<Damage>, Stopped> {
@@ -242,8 +336,7 @@ fn run(
                     );
                 }
                 model.record(&rec, enc)?;
-                enc.target.records += 1;
-                enc.target.bytes = dec.offset();
+                enc.decoded(dec.offset());
                 continue;
             }
             Ok(None) => return Ok(damage),

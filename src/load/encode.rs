@@ -19,8 +19,8 @@ use rusqlite::ToSql;
 
 use super::reorder::InOrder;
 use super::table::{Table, TABLE_COUNT};
-use super::value::{args_text, json_string_list, signed_word};
-use crate::names::{errno_name, Numbering};
+use super::value::{args_text, call_arg, call_dur, call_errno_name, call_nargs, json_string_list};
+use crate::names::Numbering;
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
@@ -105,6 +105,18 @@ impl PathCache {
     /// Paths added since this cache was made.
     pub fn added(&self) -> i64 {
         self.added
+    }
+
+    /// The id of `path`, and whether it is new: given the next id now.
+    pub fn intern(&mut self, path: &[u8]) -> (i64, bool) {
+        if let Some(id) = self.get(path) {
+            return (id, false);
+        }
+        let id = self.next;
+        self.next += 1;
+        self.added += 1;
+        self.insert(path, id);
+        (id, true)
     }
 
     /// The id of `path`, if it has one.
@@ -244,15 +256,11 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
 
     /// The id of `path`, adding it to the batch when it is new.
     fn intern(&mut self, path: &[u8]) -> Result<i64, T::Error> {
-        if let Some(id) = self.paths.get(path) {
-            return Ok(id);
+        let (id, new) = self.paths.intern(path);
+        if new {
+            let row = PathRow::values(&PathRow { id, path }, self)?;
+            self.push(Table::Path, row)?;
         }
-        let id = self.paths.next;
-        self.paths.next += 1;
-        self.paths.added += 1;
-        self.paths.insert(path, id);
-        let row = PathRow::values(&PathRow { id, path }, self)?;
-        self.push(Table::Path, row)?;
         Ok(id)
     }
 
@@ -376,32 +384,31 @@ impl<T: BatchTarget> Encoder<'_, T> {
     /// How many argument words the call has.
     #[inline]
     fn nargs(&self, r: &CallRow<'_>) -> SqlValue {
-        SqlValue::Int(r.args.len() as i64)
+        SqlValue::Int(call_nargs(r))
     }
 
     /// The first argument, signed at the trace's word width.
     #[inline]
     fn arg0(&self, r: &CallRow<'_>) -> SqlValue {
-        int(r.args.first().map(|&w| signed_word(w, self.ctx.word_bits)))
+        int(call_arg(r, 0, self.ctx.word_bits))
     }
 
     /// The second argument, signed at the trace's word width.
     #[inline]
     fn arg1(&self, r: &CallRow<'_>) -> SqlValue {
-        int(r.args.get(1).map(|&w| signed_word(w, self.ctx.word_bits)))
+        int(call_arg(r, 1, self.ctx.word_bits))
     }
 
     /// From CALL to RET.
     #[inline]
     fn dur(&self, r: &CallRow<'_>) -> SqlValue {
-        int(r.ts.zip(r.ret_ts).map(|(a, b)| b - a))
+        int(call_dur(r))
     }
 
     /// The errno's name in the trace's system.
     #[inline]
     fn errno_name(&self, r: &CallRow<'_>) -> SqlValue {
-        let names = self.ctx.names;
-        text(r.errno.and_then(|e| errno_name(names, e).map(|(n, _)| n)))
+        text(call_errno_name(r, self.ctx.names))
     }
 
     /// Hand on a finished call row; it waits for the calls before it.

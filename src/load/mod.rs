@@ -16,7 +16,7 @@
 
 pub mod encode;
 pub mod fingerprint;
-mod reorder;
+pub(crate) mod reorder;
 pub mod table;
 pub mod trace;
 pub mod value;

@@ -1,8 +1,13 @@
 //! How recorded values become SQL values: NUL-separated string lists as
 //! JSON arrays, argument words in kdump style and as signed
-//! integers of the trace's word size. One helper per encoding, so every
-//! column of a kind is stored the same way.
+//! integers of the trace's word size, and the columns a call row derives.
+//! One helper per encoding, so every column of a kind is stored the same
+//! way by both sinks, the database's encoder and the dataset's columns.
 
+use std::fmt::Write;
+
+use crate::names::{errno_name, Numbering};
+use crate::process::rows::CallRow;
 use crate::text::json_str;
 
 /// `a\0b\0` → `["a","b"]`; `None` when a string is not UTF-8.
@@ -24,19 +29,41 @@ pub fn json_string_list(b: &[u8]) -> Option<String> {
 
 /// Argument words as kdump prints them: `0x3,0x7ffe12,0`.
 pub fn args_text(args: &[u64]) -> String {
-    use std::fmt::Write as _;
     let mut out = String::with_capacity(args.len() * 10);
-    for (i, &a) in args.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        if a == 0 {
-            out.push('0');
-        } else {
-            let _ = write!(out, "{a:#x}");
-        }
-    }
+    write_args(&mut out, args);
     out
+}
+
+/// [`args_text`] written to `out`.
+pub fn write_args(out: &mut impl Write, args: &[u64]) {
+    for (i, &a) in args.iter().enumerate() {
+        let sep = if i > 0 { "," } else { "" };
+        let _ = if a == 0 {
+            write!(out, "{sep}0")
+        } else {
+            write!(out, "{sep}{a:#x}")
+        };
+    }
+}
+
+/// `nargs`: how many argument words the call has.
+pub fn call_nargs(r: &CallRow<'_>) -> i64 {
+    r.args.len() as i64
+}
+
+/// `arg0`, `arg1`: argument `i`, signed at the trace's word width.
+pub fn call_arg(r: &CallRow<'_>, i: usize, word_bits: u32) -> Option<i64> {
+    r.args.get(i).map(|&w| signed_word(w, word_bits))
+}
+
+/// `dur`: from CALL to RET.
+pub fn call_dur(r: &CallRow<'_>) -> Option<i64> {
+    r.ts.zip(r.ret_ts).map(|(a, b)| b - a)
+}
+
+/// `errno_name`: the errno's name in the trace's system.
+pub fn call_errno_name(r: &CallRow<'_>, names: Numbering) -> Option<&'static str> {
+    r.errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))
 }
 
 /// An argument word as a signed integer of the trace's word size, so a

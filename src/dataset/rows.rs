@@ -1,0 +1,643 @@
+//! The model's rows → Arrow columns: the dataset's [`Sink`], on the
+//! decoding side of `kt2sql import --to parquet`. Each row's fields go
+//! straight into the column builders of its table (no SQL values between),
+//! stored as [`crate::load`] stores them: the same path ids from the same
+//! [`PathCache`], the same derived columns and encodings
+//! ([`crate::load::value`]), call rows put back into `call_id` order by
+//! the same [`InOrder`] window. A table's columns are handed to the
+//! [`ColumnTarget`] every [`ROWS_PER_BATCH`] rows, in the order of the
+//! dataset's columns ([`TableColumns`]); the one column the rows lack,
+//! the `import_issue_id` SQLite would give, is numbered here as SQLite
+//! numbers it in a fresh database (1, 2, …). [`finish_trace`] writes the
+//! `trace` row from the values [`crate::load::trace`] writes to SQLite.
+//!
+//! A column's builder is of the [`Kind`] its declaration gives
+//! ([`super::columns`] derives it from the same field types), so a value
+//! always finds a builder of its form.
+
+use std::sync::Arc;
+
+use arrow_array::builder::{BinaryBuilder, Float64Builder, Int64Builder, StringBuilder};
+use arrow_array::ArrayRef;
+use rusqlite::types::{Value, ValueRef};
+
+use super::columns::{Kind, TableColumns};
+use super::TraceFiles;
+use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
+use crate::load::reorder::InOrder;
+use crate::load::table::Table;
+use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
+use crate::load::value::{
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args,
+};
+use crate::process::rows::{
+    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
+    ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
+};
+use crate::record::MAX_ARGS;
+use crate::Error;
+
+/// The `trace_id` of every trace imported straight into a dataset: the id
+/// it would have in a database of its own.
+pub const TRACE_ID: i64 = 1;
+
+/// Rows of a table gathered before its columns are handed on.
+pub const ROWS_PER_BATCH: usize = 16 * 1024;
+
+/// Where a table's finished columns go.
+pub trait ColumnTarget {
+    /// Why they could not be taken.
+    type Error;
+    /// `rows` rows of the dataset's table number `table` (of
+    /// [`super::Dataset::tables`]): one array per column of its files but
+    /// the trace key.
+    fn take(
+        &mut self,
+        table: usize,
+        rows: usize,
+        columns: Vec<ArrayRef>,
+    ) -> Result<(), Self::Error>;
+}
+
+impl ColumnTarget for TraceFiles<'_> {
+    type Error = Error;
+    fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Error> {
+        self.write_columns(table, rows, columns)
+    }
+}
+
+impl<T: ColumnTarget> ColumnTarget for &mut T {
+    type Error = T::Error;
+    fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), T::Error> {
+        (**self).take(table, rows, columns)
+    }
+}
+
+/// The builder of one column (and of its `_bytes` companion).
+#[derive(Debug)]
+enum Col {
+    Int(Int64Builder),
+    Real(Float64Builder),
+    Text(StringBuilder),
+    Bytes(StringBuilder, BinaryBuilder),
+    Blob(BinaryBuilder),
+}
+
+impl Col {
+    fn new(kind: Kind) -> Col {
+        match kind {
+            Kind::Int => Col::Int(Int64Builder::new()),
+            Kind::Real => Col::Real(Float64Builder::new()),
+            Kind::Text => Col::Text(StringBuilder::new()),
+            Kind::Bytes => Col::Bytes(StringBuilder::new(), BinaryBuilder::new()),
+            Kind::Blob => Col::Blob(BinaryBuilder::new()),
+        }
+    }
+
+    #[inline]
+    fn int(&mut self, v: Option<i64>) {
+        match self {
+            Col::Int(b) => b.append_option(v),
+            _ => self.mismatch("an integer"),
+        }
+    }
+
+    #[inline]
+    fn text(&mut self, v: Option<&str>) {
+        match self {
+            Col::Text(b) => b.append_option(v),
+            _ => self.mismatch("text"),
+        }
+    }
+
+    /// Recorded bytes: the text when UTF-8, else the text with U+FFFD for
+    /// each bad sequence and the exact bytes in the companion.
+    #[inline]
+    fn bytes(&mut self, v: Option<&[u8]>) {
+        let Col::Bytes(t, raw) = self else {
+            self.mismatch("bytes")
+        };
+        match v {
+            None => {
+                t.append_null();
+                raw.append_null();
+            }
+            Some(b) => match std::str::from_utf8(b) {
+                Ok(s) => {
+                    t.append_value(s);
+                    raw.append_null();
+                }
+                Err(_) => {
+                    t.append_value(String::from_utf8_lossy(b));
+                    raw.append_value(b);
+                }
+            },
+        }
+    }
+
+    #[inline]
+    fn blob(&mut self, v: Option<&[u8]>) {
+        match self {
+            Col::Blob(b) => b.append_option(v),
+            _ => self.mismatch("raw data"),
+        }
+    }
+
+    /// Its finished arrays (two for bytes), the builder left empty.
+    fn finish(&mut self, out: &mut Vec<ArrayRef>) {
+        match self {
+            Col::Int(b) => out.push(Arc::new(b.finish())),
+            Col::Real(b) => out.push(Arc::new(b.finish())),
+            Col::Text(b) => out.push(Arc::new(b.finish())),
+            Col::Bytes(t, raw) => {
+                out.push(Arc::new(t.finish()));
+                out.push(Arc::new(raw.finish()));
+            }
+            Col::Blob(b) => out.push(Arc::new(b.finish())),
+        }
+    }
+
+    /// A value of another form than the column's: the declaration and
+    /// [`super::columns`] disagree, a bug, not bad input.
+    #[cold]
+    fn mismatch(&self, what: &str) -> ! {
+        unreachable!("{what} for a column built as {self:?}")
+    }
+}
+
+/// One model table's columns being built.
+#[derive(Debug, Default)]
+struct Builders {
+    /// Its declared columns in the order a row gives them, then the key
+    /// SQLite would give, if the declaration lacks it.
+    cols: Vec<Col>,
+    /// For each column of the dataset's table, its builder in `cols`.
+    order: Vec<usize>,
+    /// Whether the last of `cols` is that key, and the last key given.
+    key: Option<i64>,
+    rows: usize,
+}
+
+impl Builders {
+    fn new(t: Table, cols: &TableColumns) -> Builders {
+        debug_assert_eq!(cols.name, t.name());
+        let declared = cols.positions_of(t.columns());
+        let mut kinds: Vec<Kind> = declared.iter().map(|&i| cols.columns[i].kind).collect();
+        let key = (0..cols.columns.len()).find(|i| !declared.contains(i));
+        if let Some(k) = key {
+            kinds.push(cols.columns[k].kind);
+        }
+        let order = (0..cols.columns.len())
+            .map(|i| {
+                declared
+                    .iter()
+                    .position(|&d| d == i)
+                    .unwrap_or(declared.len())
+            })
+            .collect();
+        Builders {
+            cols: kinds.into_iter().map(Col::new).collect(),
+            order,
+            key: key.map(|_| 0),
+            rows: 0,
+        }
+    }
+
+    /// The columns in the dataset's order, the builders left empty.
+    fn finish(&mut self) -> Vec<ArrayRef> {
+        let mut out = Vec::with_capacity(self.order.len() + 2);
+        for &i in &self.order {
+            self.cols[i].finish(&mut out);
+        }
+        self.rows = 0;
+        out
+    }
+}
+
+/// A call row held for `call_id` order: its fields, the argument words
+/// copied.
+struct HeldCall {
+    row: CallRow<'static>,
+    words: Words,
+}
+
+/// A call's argument words.
+enum Words {
+    Inline(usize, [u64; MAX_ARGS]),
+    Heap(Box<[u64]>),
+}
+
+impl Words {
+    fn of(args: &[u64]) -> Words {
+        match args.len() {
+            n @ 0..=MAX_ARGS => {
+                let mut w = [0; MAX_ARGS];
+                w[..n].copy_from_slice(args);
+                Words::Inline(n, w)
+            }
+            _ => Words::Heap(args.into()),
+        }
+    }
+
+    fn as_slice(&self) -> &[u64] {
+        match self {
+            Words::Inline(n, w) => &w[..*n],
+            Words::Heap(w) => w,
+        }
+    }
+}
+
+impl HeldCall {
+    fn of(r: &CallRow<'_>) -> HeldCall {
+        let CallRow {
+            id,
+            process_id,
+            thread_id,
+            code,
+            syscall,
+            args,
+            ts,
+            ret_ts,
+            retval,
+            error,
+            errno,
+            success,
+            call_offset,
+            ret_offset,
+            unpaired,
+        } = *r;
+        HeldCall {
+            row: CallRow {
+                id,
+                process_id,
+                thread_id,
+                code,
+                syscall,
+                args: &[],
+                ts,
+                ret_ts,
+                retval,
+                error,
+                errno,
+                success,
+                call_offset,
+                ret_offset,
+                unpaired,
+            },
+            words: Words::of(args),
+        }
+    }
+}
+
+/// The dataset's [`Sink`]: rows in, each table's columns out to its
+/// target.
+pub struct RowColumns<'p, T> {
+    tables: Vec<Builders>,
+    /// Finished call rows, put back into `call_id` order (always `Some`
+    /// but while rows are released).
+    calls: Option<InOrder<HeldCall>>,
+    paths: &'p mut PathCache,
+    ctx: TraceContext,
+    issues: i64,
+    /// Where the columns go.
+    pub target: T,
+}
+
+impl<'p, T: ColumnTarget> RowColumns<'p, T> {
+    /// The sink of one trace, for the dataset's `tables` (`trace` first,
+    /// then the model's tables in [`Table::ALL`]'s order).
+    pub fn new(
+        tables: &[TableColumns],
+        paths: &'p mut PathCache,
+        ctx: TraceContext,
+        target: T,
+    ) -> Self {
+        RowColumns {
+            tables: Table::ALL
+                .iter()
+                .map(|&t| Builders::new(t, &tables[1 + t.index()]))
+                .collect(),
+            calls: Some(InOrder::new(CALL_WINDOW)),
+            paths,
+            ctx,
+            issues: 0,
+            target,
+        }
+    }
+
+    /// Issues written so far.
+    pub fn issues(&self) -> i64 {
+        self.issues
+    }
+
+    /// Hand on every row still waiting, call rows held for order included.
+    pub fn flush(&mut self) -> Result<(), T::Error> {
+        let mut calls = self.calls.take().expect("not releasing");
+        let mut done = Ok(());
+        calls.drain(|h| {
+            if done.is_ok() {
+                done = self.add_call(&h);
+            }
+        });
+        self.calls = Some(calls);
+        done?;
+        for &t in Table::ALL {
+            self.send(t)?;
+        }
+        Ok(())
+    }
+
+    /// Hand on the columns of `t`, if it has rows.
+    fn send(&mut self, t: Table) -> Result<(), T::Error> {
+        let b = &mut self.tables[t.index()];
+        if b.rows == 0 {
+            return Ok(());
+        }
+        let rows = b.rows;
+        let columns = b.finish();
+        self.target.take(1 + t.index(), rows, columns)
+    }
+
+    /// Add a row of `t`, its values put by `put`.
+    #[inline]
+    fn add(
+        &mut self,
+        t: Table,
+        put: impl FnOnce(&mut [Col], &mut Self) -> Result<(), T::Error>,
+    ) -> Result<(), T::Error> {
+        // Out of `self` while the row is put, so putting may add a path.
+        let mut cols = std::mem::take(&mut self.tables[t.index()].cols);
+        let put = put(&mut cols, self);
+        let b = &mut self.tables[t.index()];
+        b.cols = cols;
+        put?;
+        if let Some(key) = &mut b.key {
+            *key += 1;
+            b.cols.last_mut().expect("the key").int(Some(*key));
+        }
+        b.rows += 1;
+        if b.rows >= ROWS_PER_BATCH {
+            self.send(t)?;
+        }
+        Ok(())
+    }
+
+    fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
+        let row = CallRow {
+            args: h.words.as_slice(),
+            ..h.row
+        };
+        self.add(Table::Call, |c, e| CallRow::put(&row, c, e))
+    }
+
+    /// Hold a finished call row until the calls before it are written.
+    fn take_call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        let mut calls = self.calls.take().expect("not releasing");
+        let mut done = Ok(());
+        calls.push(row.id, HeldCall::of(row), |h| {
+            if done.is_ok() {
+                done = self.add_call(&h);
+            }
+        });
+        self.calls = Some(calls);
+        done
+    }
+
+    /// `as path`: the path's id, the path added when new.
+    #[inline]
+    fn path<'b>(&mut self, p: impl Into<Option<&'b [u8]>>, c: &mut Col) -> Result<(), T::Error> {
+        let id = match p.into() {
+            None => None,
+            Some(path) => {
+                let (id, new) = self.paths.intern(path);
+                if new {
+                    self.add(Table::Path, |c, e| {
+                        PathRow::put(&PathRow { id, path }, c, e)
+                    })?;
+                }
+                Some(id)
+            }
+        };
+        c.int(id);
+        Ok(())
+    }
+
+    /// `as strings`: a JSON array when every string is UTF-8, else the
+    /// bytes.
+    #[inline]
+    fn strings(&mut self, b: Option<&[u8]>, c: &mut Col) -> Result<(), T::Error> {
+        match b.map(|b| (b, json_string_list(b))) {
+            Some((_, Some(json))) => c.bytes(Some(json.as_bytes())),
+            Some((b, None)) => c.bytes(Some(b)),
+            None => c.bytes(None),
+        }
+        Ok(())
+    }
+
+    /// `as blob`.
+    #[inline]
+    fn blob(&mut self, b: Option<&[u8]>, c: &mut Col) -> Result<(), T::Error> {
+        c.blob(b);
+        Ok(())
+    }
+
+    /// `as args`: the words as text, written straight into the column.
+    #[inline]
+    fn args(&mut self, args: &[u64], c: &mut Col) -> Result<(), T::Error> {
+        match c {
+            Col::Text(b) => {
+                write_args(b, args);
+                b.append_value("");
+            }
+            _ => c.mismatch("argument text"),
+        }
+        Ok(())
+    }
+
+    #[inline]
+    fn trace<R>(&self, _: &R, c: &mut Col) {
+        c.int(Some(self.ctx.trace_id));
+    }
+
+    #[inline]
+    fn nargs(&self, r: &CallRow<'_>, c: &mut Col) {
+        c.int(Some(call_nargs(r)));
+    }
+
+    #[inline]
+    fn arg0(&self, r: &CallRow<'_>, c: &mut Col) {
+        c.int(call_arg(r, 0, self.ctx.word_bits));
+    }
+
+    #[inline]
+    fn arg1(&self, r: &CallRow<'_>, c: &mut Col) {
+        c.int(call_arg(r, 1, self.ctx.word_bits));
+    }
+
+    #[inline]
+    fn dur(&self, r: &CallRow<'_>, c: &mut Col) {
+        c.int(call_dur(r));
+    }
+
+    #[inline]
+    fn errno_name(&self, r: &CallRow<'_>, c: &mut Col) {
+        c.text(call_errno_name(r, self.ctx.names));
+    }
+}
+
+/// How a field is put when its type says how: the same forms as the
+/// encoder's SQL values (see [`super::columns`] for their kinds).
+trait PutColumn {
+    fn put_column(&self, c: &mut Col);
+}
+
+macro_rules! put_column {
+    ($($t:ty => |$v:ident, $c:ident| $e:expr;)*) => {$(
+        impl PutColumn for $t {
+            #[inline]
+            fn put_column(&self, $c: &mut Col) {
+                let $v = self;
+                $e
+            }
+        }
+    )*};
+}
+
+put_column! {
+    i64 => |v, c| c.int(Some(*v));
+    Option<i64> => |v, c| c.int(*v);
+    i32 => |v, c| c.int(Some((*v).into()));
+    Option<i32> => |v, c| c.int(v.map(i64::from));
+    bool => |v, c| c.int(Some((*v).into()));
+    Option<bool> => |v, c| c.int(v.map(i64::from));
+    // File offsets fit i64 for any file that exists.
+    u64 => |v, c| c.int(Some(*v as i64));
+    Option<u64> => |v, c| c.int(v.map(|o| o as i64));
+    Vec<u8> => |v, c| c.bytes(Some(v));
+    &[u8] => |v, c| c.bytes(Some(v));
+    Option<&[u8]> => |v, c| c.bytes(*v);
+    &'static str => |v, c| c.text(Some(v));
+    Option<&'static str> => |v, c| c.text(*v);
+    String => |v, c| c.text(Some(v));
+    Option<String> => |v, c| c.text(v.as_deref());
+}
+
+/// A vocabulary is stored as its fixed string.
+macro_rules! vocabulary_put {
+    ($($t:ty),*) => {$(
+        put_column! {
+            $t => |v, c| c.text(Some(v.as_str()));
+            Option<$t> => |v, c| c.text(v.map(|v| v.as_str()));
+        }
+    )*};
+}
+vocabulary_put!(Severity, Resolution, Access, End, Unpaired, IssueKind);
+
+/// Each row's `put` and the [`Sink`] methods, from [`model_tables!`].
+macro_rules! column_rows {
+    ($(
+        $(#[$meta:meta])*
+        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
+        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
+        struct $row:ident $(<$lt:lifetime>)? {
+            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
+        }
+    )*) => {
+        $(
+            impl $(<$lt>)? $row $(<$lt>)? {
+                /// Put its values, one per builder, in its columns' order.
+                #[inline]
+                #[allow(unused_variables)] // `e` by rows of fields stored as they are
+                fn put<T: ColumnTarget>(
+                    row: &Self,
+                    cols: &mut [Col],
+                    e: &mut RowColumns<'_, T>,
+                ) -> Result<(), T::Error> {
+                    let mut cols = cols.iter_mut();
+                    $({
+                        let c = cols.next().expect("a builder per column");
+                        put!(row e c [$($field)?] [$($how)?]);
+                    })*
+                    Ok(())
+                }
+            }
+        )*
+
+        impl<T: ColumnTarget> Sink for RowColumns<'_, T> {
+            type Error = T::Error;
+            $( put_method!($table [$($method)?] $row [$($lt)?]); )*
+        }
+    };
+}
+
+/// One value of a row into its builder `c`.
+macro_rules! put {
+    ($row:ident $e:ident $c:ident [$field:ident] []) => {
+        $row.$field.put_column($c)
+    };
+    ($row:ident $e:ident $c:ident [$field:ident] [$how:ident]) => {
+        $e.$how($row.$field, $c)?
+    };
+    ($row:ident $e:ident $c:ident [] [$how:ident]) => {
+        $e.$how($row, $c)
+    };
+}
+
+/// The [`Sink`] method of a table, if it has one.
+macro_rules! put_method {
+    ($table:ident [] $($rest:tt)*) => {};
+    ($table:ident [$method:ident] $row:ident []) => {
+        fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
+            add!(self $table row $row)
+        }
+    };
+    ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
+        fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
+            add!(self $table row $row)
+        }
+    };
+}
+
+/// Where a row goes: call rows wait for the calls before them, issues are
+/// counted for the `trace` row, the rest join their table's columns.
+macro_rules! add {
+    ($e:ident Call $row:ident $ty:ident) => {
+        $e.take_call($row)
+    };
+    ($e:ident Issue $row:ident $ty:ident) => {{
+        $e.issues += 1;
+        $e.add(Table::Issue, |c, e| $ty::put($row, c, e))
+    }};
+    ($e:ident $table:ident $row:ident $ty:ident) => {
+        $e.add(Table::$table, |c, e| $ty::put($row, c, e))
+    };
+}
+
+model_tables!(column_rows);
+
+/// Write the `trace` row, finish every file and publish the trace; its
+/// rows per table.
+pub fn finish_trace(
+    mut files: TraceFiles<'_>,
+    start: &TraceStart<'_>,
+    issues: i64,
+    end: &TraceEnd<'_>,
+) -> Result<Vec<u64>, Error> {
+    let mut named: Vec<(&str, Value)> = vec![("trace_id", Value::Integer(TRACE_ID))];
+    named.extend(start_values(start));
+    // `size` again at the end (a pipe's is known only then): the last wins.
+    named.extend(end_values(issues, end));
+    let cols = &files.dataset.tables[0].columns;
+    let row: Vec<ValueRef<'_>> = cols
+        .iter()
+        .map(|c| {
+            named
+                .iter()
+                .rev()
+                .find(|(n, _)| *n == c.name)
+                .map_or(ValueRef::Null, |(_, v)| ValueRef::from(v))
+        })
+        .collect();
+    files.push(0, row)?;
+    files.finish()
+}
