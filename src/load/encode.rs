@@ -66,67 +66,6 @@ pub struct Batch {
     pub values: [Vec<SqlValue>; TABLE_COUNT],
     /// Rows in all.
     pub rows: usize,
-    /// The buffers of the text and blob values of the batch's last use,
-    /// emptied, to be filled again (see [`Spare`]).
-    spare: Spare,
-}
-
-/// Emptied buffers of TEXT and BLOB values. A batch comes back from the
-/// SQLite thread once written; its buffers are kept here rather than freed,
-/// and the next values take them rather than allocating: nearly every call
-/// row has an `args` text, every lookup a `comm`, every I/O event its data,
-/// and a `malloc` and a `free` for each were a fifth of the decoding
-/// thread (bench/NOTES.md).
-#[derive(Debug, Default)]
-pub struct Spare(Vec<Vec<u8>>);
-
-/// Buffers larger than this are freed, not kept (a rare long argv or I/O
-/// record would otherwise stay allocated for the whole import).
-const SPARE_MAX_BYTES: usize = 4096;
-
-impl Spare {
-    /// An empty buffer, with room from an earlier value when there is one.
-    #[inline]
-    fn buffer(&mut self) -> Vec<u8> {
-        self.0.pop().unwrap_or_default()
-    }
-
-    /// `b` as a BLOB value.
-    #[inline]
-    fn blob(&mut self, b: &[u8]) -> SqlValue {
-        let mut v = self.buffer();
-        v.extend_from_slice(b);
-        SqlValue::Blob(v)
-    }
-
-    /// `s` as a TEXT value.
-    #[inline]
-    fn text(&mut self, s: &str) -> SqlValue {
-        let mut t = self.string();
-        t.push_str(s);
-        SqlValue::Text(t)
-    }
-
-    /// An empty string, with room from an earlier value when there is one.
-    #[inline]
-    fn string(&mut self) -> String {
-        // An empty buffer is valid UTF-8: the check looks at no byte.
-        String::from_utf8(self.buffer()).unwrap_or_default()
-    }
-
-    /// Keep the buffer of a value that is done with.
-    #[inline]
-    fn keep(&mut self, v: SqlValue) {
-        let mut b = match v {
-            SqlValue::Text(s) => s.into_bytes(),
-            SqlValue::Blob(b) => b,
-            _ => return,
-        };
-        if b.capacity() <= SPARE_MAX_BYTES {
-            b.clear();
-            self.0.push(b);
-        }
-    }
 }
 
 /// Interned paths: bytes → `path_id`, for every path in the database.
@@ -220,19 +159,12 @@ pub trait BatchTarget {
 }
 
 impl Batch {
-    /// Empty it, keeping its capacity and the buffers of its values.
+    /// Empty it, keeping its capacity.
     pub fn clear(&mut self) {
-        let Batch {
-            values,
-            rows,
-            spare,
-        } = self;
-        for v in values {
-            for value in v.drain(..) {
-                spare.keep(value);
-            }
+        for v in &mut self.values {
+            v.clear();
         }
-        *rows = 0;
+        self.rows = 0;
     }
 }
 
@@ -341,14 +273,9 @@ fn int(v: Option<i64>) -> SqlValue {
 /// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
 /// means "not UTF-8").
 pub fn bytes(b: &[u8]) -> SqlValue {
-    stored_bytes(b, &mut Spare::default())
-}
-
-/// [`bytes`], the value's buffer from `spare`.
-fn stored_bytes(b: &[u8], spare: &mut Spare) -> SqlValue {
     match std::str::from_utf8(b) {
-        Ok(s) => spare.text(s),
-        Err(_) => spare.blob(b),
+        Ok(s) => SqlValue::Text(s.to_owned()),
+        Err(_) => SqlValue::Blob(b.to_vec()),
     }
 }
 
@@ -368,16 +295,14 @@ fn string_list(b: Option<&[u8]>) -> SqlValue {
 /// How a field of a row is stored when its type says it: the SQL value of
 /// each Rust type the rows use.
 trait ToColumn {
-    /// Its value; a text or blob takes its buffer from `spare`.
-    fn to_column(&self, spare: &mut Spare) -> SqlValue;
+    fn to_column(&self) -> SqlValue;
 }
 
 macro_rules! to_column {
-    ($($t:ty => |$v:ident, $spare:ident| $e:expr;)*) => {$(
+    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
         impl ToColumn for $t {
             #[inline]
-            #[allow(unused_variables)] // `spare` by values that are no text
-            fn to_column(&self, $spare: &mut Spare) -> SqlValue {
+            fn to_column(&self) -> SqlValue {
                 let $v = self;
                 $e
             }
@@ -386,30 +311,30 @@ macro_rules! to_column {
 }
 
 to_column! {
-    i64 => |v, s| SqlValue::Int(*v);
-    Option<i64> => |v, s| int(*v);
-    i32 => |v, s| SqlValue::Int((*v).into());
-    Option<i32> => |v, s| int(v.map(i64::from));
-    bool => |v, s| SqlValue::Int((*v).into());
-    Option<bool> => |v, s| int(v.map(i64::from));
+    i64 => |v| SqlValue::Int(*v);
+    Option<i64> => |v| int(*v);
+    i32 => |v| SqlValue::Int((*v).into());
+    Option<i32> => |v| int(v.map(i64::from));
+    bool => |v| SqlValue::Int((*v).into());
+    Option<bool> => |v| int(v.map(i64::from));
     // File offsets fit i64 for any file that exists.
-    u64 => |v, s| SqlValue::Int(*v as i64);
-    Option<u64> => |v, s| int(v.map(|o| o as i64));
-    Vec<u8> => |v, s| stored_bytes(v, s);
-    &[u8] => |v, s| stored_bytes(v, s);
-    Option<&[u8]> => |v, s| v.map_or(SqlValue::Null, |b| stored_bytes(b, s));
-    &'static str => |v, s| SqlValue::Static(v);
-    Option<&'static str> => |v, s| text(*v);
-    String => |v, s| s.text(v);
-    Option<String> => |v, s| v.as_deref().map_or(SqlValue::Null, |t| s.text(t));
+    u64 => |v| SqlValue::Int(*v as i64);
+    Option<u64> => |v| int(v.map(|o| o as i64));
+    Vec<u8> => |v| bytes(v);
+    &[u8] => |v| bytes(v);
+    Option<&[u8]> => |v| v.map_or(SqlValue::Null, bytes);
+    &'static str => |v| SqlValue::Static(v);
+    Option<&'static str> => |v| text(*v);
+    String => |v| SqlValue::Text(v.clone());
+    Option<String> => |v| v.clone().map_or(SqlValue::Null, SqlValue::Text);
 }
 
 /// A vocabulary is stored as its fixed string.
 macro_rules! vocabulary_columns {
     ($($t:ty),*) => {$(
         to_column! {
-            $t => |v, s| SqlValue::Static(v.as_str());
-            Option<$t> => |v, s| text(v.map(|v| v.as_str()));
+            $t => |v| SqlValue::Static(v.as_str());
+            Option<$t> => |v| text(v.map(|v| v.as_str()));
         }
     )*};
 }
@@ -433,13 +358,13 @@ impl<T: BatchTarget> Encoder<'_, T> {
     /// `as blob`.
     #[inline]
     fn blob(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        Ok(b.map_or(SqlValue::Null, |d| self.batch.spare.blob(d)))
+        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())))
     }
 
     /// `as args`: the words as text.
     #[inline]
     fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
-        let mut text = self.batch.spare.string();
+        let mut text = String::with_capacity(args.len() * 10);
         args_text(&mut text, args);
         Ok(SqlValue::Text(text))
     }
@@ -525,7 +450,7 @@ macro_rules! encode_rows {
 /// One value of a row.
 macro_rules! column {
     ($row:ident $e:ident [$field:ident] []) => {
-        $row.$field.to_column(&mut $e.batch.spare)
+        $row.$field.to_column()
     };
     ($row:ident $e:ident [$field:ident] [$how:ident]) => {
         $e.$how($row.$field)?
