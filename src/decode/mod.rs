@@ -45,6 +45,10 @@ pub struct Decoder<R> {
     abi: Abi,
     /// The ABI's header layouts by version.
     layouts: header::Layouts,
+    /// The header versions whose length field sits at the same place, with
+    /// their header sizes, for [`Decoder::swallowed`] (worked out once,
+    /// not per opaque record).
+    length_groups: Vec<(Field, Vec<usize>)>,
     /// Total length of the input, when known (a file): lets an impossible
     /// length be refused without reading to the end.
     len: Option<u64>,
@@ -109,10 +113,12 @@ impl<R: Read> Decoder<R> {
                 detect::detect(sample, whole).map_err(at)?.abi
             }
         };
+        let layouts = header::Layouts::new(&abi);
         Ok(Decoder {
             src,
             abi,
-            layouts: header::Layouts::new(&abi),
+            length_groups: length_groups(&layouts),
+            layouts,
             len,
             index: 0,
             done: false,
@@ -358,16 +364,9 @@ impl<R: Read> Decoder<R> {
         // `total` when `j + size + len == total` for one of their header
         // sizes. This runs over every byte of every GIO, so most bytes are
         // passed over eight at a time (below).
-        let mut groups: Vec<(Field, Vec<usize>)> = Vec::with_capacity(3);
-        for l in (0..3).filter_map(|v| self.layouts.get(v)) {
-            match groups.iter_mut().find(|(f, _)| *f == l.len) {
-                Some((_, sizes)) if !sizes.contains(&l.size) => sizes.push(l.size),
-                Some(_) => {}
-                None => groups.push((l.len, vec![l.size])),
-            }
-        }
         let big = self.abi.endianness == Endianness::Big;
-        for (field, sizes) in groups {
+        for (field, sizes) in &self.length_groups {
+            let field = *field;
             let min = *sizes.iter().min()?;
             let last = total.checked_sub(min)?;
             let (off, width) = (field.off, field.size);
@@ -391,15 +390,32 @@ impl<R: Read> Decoder<R> {
                 (sizes.contains(&size) && self.run_fits(j, at_end, 1, &|_| true)).then_some(j)
             };
             // A candidate's length is below `total`: under 2^24, the byte
-            // holding its bits 24..31 is 0. Eight candidates at a time,
-            // only those whose such byte may be 0 get the length test.
+            // holding its bits 24..31 is 0. And its low byte is that of
+            // the one length that ends it at `total`: for the candidate at
+            // `k`, `total - from - k - size`, so `low[k] + k` is the same
+            // for every `k` (mod 256). Eight candidates at a time, only
+            // those that pass both get the length test.
             let high = if big { width - 4 } else { 3 };
+            let low = if big { width - 1 } else { 0 };
+            let word_at =
+                |i: usize| u64::from_le_bytes(fields[i..i + 8].try_into().expect("8 bytes"));
             let mut k = 0;
             while k < candidates {
                 if total < 1 << 24 && k + 8 <= candidates {
-                    let word = &fields[k + high..k + high + 8];
-                    let mut zeros =
-                        zero_bytes(u64::from_le_bytes(word.try_into().expect("8 bytes")));
+                    let mut zeros = zero_bytes(word_at(k + high));
+                    if zeros != 0 {
+                        // Byte i of `shifted`: the low byte of candidate
+                        // k + i, plus i, mod 256 (i < 8: no carry leaves a
+                        // byte).
+                        let l = word_at(k + low);
+                        let shifted = ((l & !TOPS) + IOTA) ^ (l & TOPS);
+                        let mut lows = 0;
+                        for &size in sizes {
+                            let want = (total - from - k).wrapping_sub(size) as u8;
+                            lows |= zero_bytes(shifted ^ (ONES * u64::from(want)));
+                        }
+                        zeros &= lows;
+                    }
                     while zeros != 0 {
                         let hit = test(k + (zeros.trailing_zeros() / 8) as usize);
                         if hit.is_some() {
@@ -421,6 +437,7 @@ impl<R: Read> Decoder<R> {
     }
 
     /// Whether the buffered window reaches the end of the input.
+    #[inline]
     fn at_end(&self) -> bool {
         self.src.at_eof()
             || self
@@ -552,6 +569,20 @@ fn build<'a>(
     }
 }
 
+/// The header versions `layouts` has, grouped by where their length field
+/// sits, with each group's distinct header sizes.
+fn length_groups(layouts: &header::Layouts) -> Vec<(Field, Vec<usize>)> {
+    let mut groups: Vec<(Field, Vec<usize>)> = Vec::with_capacity(3);
+    for l in (0..3).filter_map(|v| layouts.get(v)) {
+        match groups.iter_mut().find(|(f, _)| *f == l.len) {
+            Some((_, sizes)) if !sizes.contains(&l.size) => sizes.push(l.size),
+            Some(_) => {}
+            None => groups.push((l.len, vec![l.size])),
+        }
+    }
+    groups
+}
+
 fn truncated(need: u64, have: u64) -> DecodeErrorKind {
     DecodeErrorKind::Truncated {
         what: if have < SELECT_BYTES as u64 {
@@ -568,10 +599,15 @@ fn truncated(need: u64, have: u64) -> DecodeErrorKind {
 /// (a 1 byte just above a 0 may be too). The classic bit trick:
 /// subtracting 1 from each byte borrows into its top bit only from a 0.
 fn zero_bytes(w: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const TOPS: u64 = 0x8080_8080_8080_8080;
     w.wrapping_sub(ONES) & !w & TOPS
 }
+
+/// 1 in every byte.
+const ONES: u64 = 0x0101_0101_0101_0101;
+/// The top bit of every byte.
+const TOPS: u64 = 0x8080_8080_8080_8080;
+/// Byte i holds i (read little-endian).
+const IOTA: u64 = 0x0706_0504_0302_0100;
 
 #[cfg(test)]
 mod tests {

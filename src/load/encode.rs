@@ -372,7 +372,9 @@ impl<T: BatchTarget> Encoder<'_, T> {
     /// `as args`: the words as text.
     #[inline]
     fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
-        Ok(SqlValue::Text(args_text(args)))
+        let mut text = String::with_capacity(args.len() * 10);
+        args_text(&mut text, args);
+        Ok(SqlValue::Text(text))
     }
 
     /// The trace the row belongs to.

@@ -9,8 +9,12 @@
 //! id: SQLite then gives it that same id (one more than the largest rowid,
 //! as documented for INTEGER PRIMARY KEY) by appending at the end of the
 //! B-tree, where an explicit id costs a search from the root first.
+//!
+//! SQLite keeps a statement's bindings from one execution to the next
+//! (`sqlite3_reset` leaves them), so a parameter that holds NULL already is
+//! not bound again: most columns of an event row, a call's `errno`.
 
-use rusqlite::{params_from_iter, CachedStatement, Connection};
+use rusqlite::{CachedStatement, Connection};
 
 use super::encode::{Batch, BatchTarget, SqlValue};
 use super::table::Table;
@@ -29,8 +33,8 @@ pub struct Writer<'c> {
 
 struct TableInsert<'c> {
     cols: usize,
-    multi: CachedStatement<'c>,
-    single: CachedStatement<'c>,
+    multi: Insert<'c>,
+    single: Insert<'c>,
     /// The largest id in the table, for tables whose first column is their
     /// INTEGER PRIMARY KEY.
     max_id: Option<i64>,
@@ -54,8 +58,8 @@ impl<'c> Writer<'c> {
                 };
                 Ok(TableInsert {
                     cols,
-                    multi: conn.prepare_cached(&format!("{head} {many}"))?,
-                    single: conn.prepare_cached(&format!("{head} {group}"))?,
+                    multi: Insert::new(conn.prepare_cached(&format!("{head} {many}"))?),
+                    single: Insert::new(conn.prepare_cached(&format!("{head} {group}"))?),
                     max_id,
                 })
             })
@@ -93,35 +97,83 @@ impl TableInsert<'_> {
         let cols = *cols;
         let mut chunks = values.chunks_exact(cols * PER_INSERT);
         for many in &mut chunks {
-            multi.execute(params_from_iter(appended(many, cols, max_id)))?;
+            multi.bind_rows(many, cols, max_id)?;
+            multi.stmt.raw_execute()?;
         }
-        for one in chunks.remainder().chunks(cols) {
-            single.execute(params_from_iter(appended(one, cols, max_id)))?;
+        for one in chunks.remainder().chunks_exact(cols) {
+            single.bind_rows(one, cols, max_id)?;
+            single.stmt.raw_execute()?;
         }
         Ok(())
     }
 }
 
-/// The values of `rows` in order, with the id of each row that is one above
-/// `max_id` (which it keeps up to date) made NULL: SQLite gives it the same
-/// id by appending. Tables without an id key (`max_id` None) pass unchanged.
-fn appended<'a>(
-    rows: &'a [SqlValue],
-    cols: usize,
-    max_id: &'a mut Option<i64>,
-) -> impl Iterator<Item = &'a SqlValue> + 'a {
-    rows.iter()
-        .enumerate()
-        .map(move |(i, c)| match (i % cols, max_id.as_mut(), c) {
-            (0, Some(max), &SqlValue::Int(id)) => {
-                let next = max.checked_add(1);
-                *max = id.max(*max);
-                if next == Some(id) {
-                    &SqlValue::Null
-                } else {
-                    c
-                }
+/// A prepared INSERT, and which of its parameters hold NULL.
+struct Insert<'c> {
+    stmt: CachedStatement<'c>,
+    /// Whether each parameter (by index from 0) holds NULL; false when not
+    /// known (a statement from the cache comes with its bindings cleared,
+    /// to NULL, but a false here only costs a bind).
+    null: Vec<bool>,
+}
+
+impl<'c> Insert<'c> {
+    fn new(stmt: CachedStatement<'c>) -> Self {
+        let null = vec![false; stmt.parameter_count()];
+        Insert { stmt, null }
+    }
+
+    /// Bind the values of `rows` to the parameters in order, with the id of
+    /// each row that is one above `max_id` (which it keeps up to date) made
+    /// NULL: SQLite gives it the same id by appending. Tables without an id
+    /// key (`max_id` None) are bound unchanged.
+    fn bind_rows(
+        &mut self,
+        rows: &[SqlValue],
+        cols: usize,
+        max_id: &mut Option<i64>,
+    ) -> rusqlite::Result<()> {
+        let mut at = 0;
+        for row in rows.chunks_exact(cols) {
+            let (first, rest) = row.split_first().expect("a row has columns");
+            self.bind(at, appended(first, max_id))?;
+            for v in rest {
+                at += 1;
+                self.bind(at, v)?;
             }
-            _ => c,
-        })
+            at += 1;
+        }
+        Ok(())
+    }
+
+    /// Bind parameter `at` (from 0) to `v`, unless both are NULL.
+    #[inline]
+    fn bind(&mut self, at: usize, v: &SqlValue) -> rusqlite::Result<()> {
+        let null = matches!(v, SqlValue::Null);
+        if null && self.null[at] {
+            return Ok(());
+        }
+        self.stmt.raw_bind_parameter(at + 1, v)?;
+        self.null[at] = null;
+        Ok(())
+    }
+}
+
+/// A row's first value as it is bound: its id, or NULL when the id is one
+/// above `max_id` (kept up to date); unchanged for a table without an id
+/// key (`max_id` None).
+#[inline]
+fn appended<'a>(first: &'a SqlValue, max_id: &mut Option<i64>) -> &'a SqlValue {
+    match (max_id.as_mut(), first) {
+        (Some(max), &SqlValue::Int(id)) => {
+            let next = max.checked_add(1);
+            *max = id.max(*max);
+            if next == Some(id) {
+                &SqlValue::Null
+            } else {
+                first
+            }
+        }
+        _ => first,
+    }
 }
