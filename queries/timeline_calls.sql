@@ -1,9 +1,5 @@
 -- The system calls of the timeline (`kt2sql timeline --calls`): every call
--- with a CALL record, on its thread, in call_id order. Without `$pid` the
--- first half reads the table in its own order, so the rows stream without
--- a sort; with `$pid` the second half reads only the scope's calls
--- through the index call_process and sorts those. Each half tests `$pid`
--- once, before it reads a row.
+-- with a CALL record, on its thread, in call_id order.
 --
 -- @param  trace      Only this trace_id (default: every trace).
 -- @param  pid        Only every lifetime of this pid and their descendants
@@ -32,7 +28,10 @@ SELECT p.pid, COALESCE(h.tid, p.pid) AS tid, COALESCE(c.syscall, '#' || c.code) 
 FROM call AS c
 JOIN process AS p ON p.process_id = c.process_id
 LEFT JOIN thread AS h ON h.thread_id = c.thread_id
--- `+`: a list test per row, not a search of the index per process.
+-- Without `$pid` this half reads the table in its own order, so the rows
+-- stream without a sort (`+`: a list test per row, not a search of the
+-- index per process); with `$pid` the second half reads only the scope's
+-- calls through call_process and sorts those. Each tests `$pid` once.
 WHERE $pid IS NULL AND c.ts IS NOT NULL AND ($min_dur IS NULL OR c.dur >= $min_dur)
   AND ($trace IS NULL OR +c.process_id IN (SELECT process_id FROM member))
 UNION ALL

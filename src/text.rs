@@ -157,15 +157,9 @@ pub fn json_str_list(b: &[u8]) -> Option<Vec<String>> {
 /// Decimal text of integers written without the formatting machinery,
 /// for outputs that write millions of them (`timeline --calls`, tables of
 /// calls): the same digits as `Display`, into a buffer reused per number.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, Default)]
 pub struct Digits {
     buf: [u8; 32],
-}
-
-impl Default for Digits {
-    fn default() -> Self {
-        Digits { buf: [0; 32] }
-    }
 }
 
 impl Digits {

@@ -261,7 +261,7 @@ fn each_row(
 }
 
 fn unknown_param(context: &str, name: &str, taken: &[String]) -> Error {
-    let list: Vec<String> = taken.iter().map(|t| format!("${t}")).collect();
+    let list: Vec<String> = taken.iter().map(|t| format!(":{t}")).collect();
     Error::Sqlite {
         context: format!(
             "{context} (it takes {})",
@@ -271,6 +271,6 @@ fn unknown_param(context: &str, name: &str, taken: &[String]) -> Error {
                 list.join(", ")
             }
         ),
-        source: rusqlite::Error::InvalidParameterName(format!("${name}")),
+        source: rusqlite::Error::InvalidParameterName(format!(":{name}")),
     }
 }
