@@ -5,7 +5,7 @@
 -- (and ran on from that child's end); a process with no such child ran
 -- from its start, which its parent reached at its fork's return (or at the
 -- child's first record, when that came first); a root in scope (no traced
--- parent, or the `:pid` lifetimes) follows the root that ended last before
+-- parent, or the `$pid` lifetimes) follows the root that ended last before
 -- it began. But when a command of the process read, before the point
 -- reached, a file that another process in scope wrote (build_flow), and
 -- the latest such write came after that child's end, fork or earlier

@@ -1,6 +1,6 @@
 -- The fork arrows of the timeline: for every forked process in scope, its
 -- parent's fork call and its own first record. A child whose parent is
--- outside the scope (`:pid`'s lifetimes) has no arrow.
+-- outside the scope (`$pid`'s lifetimes) has no arrow.
 --
 -- @param  trace       Only this trace_id (default: every trace).
 -- @param  pid         Only every lifetime of this pid and their descendants

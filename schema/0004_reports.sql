@@ -34,7 +34,7 @@ SELECT ancestor_id, process_id, depth FROM below;
 -- which processes a report covers: with root_pid NULL, every process
 -- lifetime of each trace (no `--pid`); else every lifetime of pid root_pid
 -- with its descendants (process_descendant). A query selects its scope with
--- `WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)`.
+-- `WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)`.
 -- CROSS JOIN: the pid's lifetimes are found first, so a query without
 -- `--pid` never expands the tree; `+`: each of them (a pid has one or a
 -- few) scans process_descendant once, cheaper than building an index on it.

@@ -66,7 +66,7 @@ pub fn write(
                     None => {
                         let g: i64 = removed
                             .query_row(
-                                rusqlite::named_params! {":path": key.1, ":trace": key.0},
+                                rusqlite::named_params! {"$path": key.1, "$trace": key.0},
                                 |r| r.get(0),
                             )
                             .map_err(crate::schema::sql_err(context.clone()))?;

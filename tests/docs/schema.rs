@@ -99,7 +99,9 @@ fn parse(sql: &str) -> (Vec<String>, Vec<Object>) {
             if l.starts_with(')') || upper.starts_with("AS") || upper.starts_with("SELECT") {
                 break;
             }
+            // A column named by a keyword is quoted (`"offset"`).
             let word: String = l
+                .trim_start_matches('"')
                 .chars()
                 .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
                 .collect();

@@ -409,10 +409,10 @@ fn appended_traces_are_all_covered_unless_trace_narrows() {
 /// lists the lifetimes of a pid, not a subtree).
 #[test]
 fn every_pid_scope_comes_from_the_scope_view() {
-    let test = "WHERE root_pid IS :pid AND (:trace IS NULL OR trace_id = :trace)";
+    let test = "WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)";
     let mut scoped = 0;
     for q in report::queries() {
-        if !q.sql.contains(":pid") || q.file == "pid_lifetimes.sql" {
+        if !q.sql.contains("$pid") || q.file == "pid_lifetimes.sql" {
             continue;
         }
         let flat = q.sql.split_whitespace().collect::<Vec<_>>().join(" ");
