@@ -16,10 +16,11 @@ use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::Schema;
 use parquet::arrow::ArrowWriter;
 use parquet::basic::{Compression, ZstdLevel};
-use parquet::file::properties::WriterProperties;
+use parquet::file::properties::{EnabledStatistics, WriterProperties};
+use parquet::schema::types::ColumnPath;
 use rusqlite::types::ValueRef;
 
-use super::columns::{Kind, TableColumns};
+use super::columns::{Kind, TableColumns, BYTES_SUFFIX, TRACE_KEY};
 use crate::Error;
 
 /// Rows gathered before they are handed to the Parquet writer.
@@ -55,6 +56,20 @@ pub struct TableFile {
     path: PathBuf,
 }
 
+/// Whether a column's values are (nearly) all different, row by row: times,
+/// offsets, durations, argument words and text, return values, addresses,
+/// data, the table's own id. A dictionary of them overflows its page and is
+/// thrown away, once per column chunk, after hashing every value: plain
+/// encoding and zstd cost less CPU and give smaller files.
+fn unique_per_row(table: &str, column: &str) -> bool {
+    column.ends_with("_ts")
+        || matches!(
+            column,
+            "ts" | "offset" | "dur" | "args" | "arg0" | "arg1" | "retval" | "addr" | "data"
+        )
+        || column.strip_suffix("_id") == Some(table)
+}
+
 impl TableFile {
     /// A new file for `table`'s rows of the trace `key`, to be renamed to
     /// `path` when finished.
@@ -69,11 +84,20 @@ impl TableFile {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
         let file = File::create(&tmp).map_err(io)?;
-        let props = WriterProperties::builder()
+        let mut props = WriterProperties::builder()
             .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1")))
             .set_max_row_group_row_count(Some(ROWS_PER_GROUP))
             .set_created_by(format!("kt2sql {}", env!("CARGO_PKG_VERSION")))
-            .build();
+            // One value per partition: its statistics say nothing.
+            .set_column_statistics_enabled(ColumnPath::from(TRACE_KEY), EnabledStatistics::None);
+        for c in &table.columns {
+            if unique_per_row(table.name, &c.name) {
+                for name in [c.name.clone(), format!("{}{BYTES_SUFFIX}", c.name)] {
+                    props = props.set_column_dictionary_enabled(ColumnPath::from(name), false);
+                }
+            }
+        }
+        let props = props.build();
         let schema = table.schema();
         let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
             .map_err(|e| parquet_err(&tmp, e))?;
