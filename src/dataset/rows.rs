@@ -24,7 +24,7 @@ use rusqlite::types::{Value, ValueRef};
 use super::columns::{Kind, TableColumns};
 use super::TraceFiles;
 use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
-use crate::load::reorder::InOrder;
+use crate::load::reorder::{HeldCall, InOrder};
 use crate::load::table::Table;
 use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
 use crate::load::value::{
@@ -34,7 +34,6 @@ use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
-use crate::record::MAX_ARGS;
 use crate::Error;
 
 /// The `trace_id` of every trace imported straight into a dataset: the id
@@ -214,81 +213,6 @@ impl Builders {
     }
 }
 
-/// A call row held for `call_id` order: its fields, the argument words
-/// copied.
-struct HeldCall {
-    row: CallRow<'static>,
-    words: Words,
-}
-
-/// A call's argument words.
-enum Words {
-    Inline(usize, [u64; MAX_ARGS]),
-    Heap(Box<[u64]>),
-}
-
-impl Words {
-    fn of(args: &[u64]) -> Words {
-        match args.len() {
-            n @ 0..=MAX_ARGS => {
-                let mut w = [0; MAX_ARGS];
-                w[..n].copy_from_slice(args);
-                Words::Inline(n, w)
-            }
-            _ => Words::Heap(args.into()),
-        }
-    }
-
-    fn as_slice(&self) -> &[u64] {
-        match self {
-            Words::Inline(n, w) => &w[..*n],
-            Words::Heap(w) => w,
-        }
-    }
-}
-
-impl HeldCall {
-    fn of(r: &CallRow<'_>) -> HeldCall {
-        let CallRow {
-            id,
-            process_id,
-            thread_id,
-            code,
-            syscall,
-            args,
-            ts,
-            ret_ts,
-            retval,
-            error,
-            errno,
-            success,
-            call_offset,
-            ret_offset,
-            unpaired,
-        } = *r;
-        HeldCall {
-            row: CallRow {
-                id,
-                process_id,
-                thread_id,
-                code,
-                syscall,
-                args: &[],
-                ts,
-                ret_ts,
-                retval,
-                error,
-                errno,
-                success,
-                call_offset,
-                ret_offset,
-                unpaired,
-            },
-            words: Words::of(args),
-        }
-    }
-}
-
 /// The dataset's [`Sink`]: rows in, each table's columns out to its
 /// target.
 pub struct RowColumns<'p, T> {
@@ -383,11 +307,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     }
 
     fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
-        let row = CallRow {
-            args: h.words.as_slice(),
-            ..h.row
-        };
-        self.add(Table::Call, |c, e| CallRow::put(&row, c, e))
+        self.add(Table::Call, |c, e| CallRow::put(&h.row(), c, e))
     }
 
     /// Hold a finished call row until the calls before it are written.

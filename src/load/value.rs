@@ -27,13 +27,9 @@ pub fn json_string_list(b: &[u8]) -> Option<String> {
     Some(out)
 }
 
-/// Argument words as kdump prints them: `0x3,0x7ffe12,0`.
-pub fn args_text(out: &mut String, args: &[u64]) {
-    write_args(out, args);
-}
-
-/// [`args_text`] written to `out`. Digits by hand: `write!` with `{:#x}`
-/// was 4 % of the decoding thread (one call row per syscall).
+/// Argument words as kdump prints them, `0x3,0x7ffe12,0`, written to
+/// `out`. Digits by hand: `write!` with `{:#x}` was 4 % of the decoding
+/// thread (one call row per syscall).
 pub fn write_args(out: &mut impl Write, args: &[u64]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     for (i, &a) in args.iter().enumerate() {
@@ -96,7 +92,7 @@ mod tests {
     fn args_print_like_kdump() {
         let text = |args: &[u64]| {
             let mut out = String::new();
-            args_text(&mut out, args);
+            write_args(&mut out, args);
             out
         };
         assert_eq!(text(&[3, 0x7ffe12, 0]), "0x3,0x7ffe12,0");
