@@ -142,17 +142,21 @@ impl Col {
         }
     }
 
-    /// Its finished arrays (two for bytes), the builder left empty.
+    /// Its finished arrays (two for bytes), the builder left empty with
+    /// room for a batch as large (Arrow's `finish` leaves none: the next
+    /// batch's columns were grown by doubling, a copy at each step).
     fn finish(&mut self, out: &mut Vec<ArrayRef>) {
         match self {
-            Col::Int(b) => out.push(Arc::new(b.finish())),
-            Col::Real(b) => out.push(Arc::new(b.finish())),
-            Col::Text(b) => out.push(Arc::new(b.finish())),
+            Col::Int(b) => out.push(Arc::new(std::mem::replace(b, ints()).finish())),
+            Col::Real(b) => out.push(Arc::new(
+                std::mem::replace(b, Float64Builder::with_capacity(ROWS_PER_BATCH)).finish(),
+            )),
+            Col::Text(b) => out.push(Arc::new(std::mem::replace(b, strings(b)).finish())),
             Col::Bytes(t, raw) => {
-                out.push(Arc::new(t.finish()));
-                out.push(Arc::new(raw.finish()));
+                out.push(Arc::new(std::mem::replace(t, strings(t)).finish()));
+                out.push(Arc::new(std::mem::replace(raw, blobs(raw)).finish()));
             }
-            Col::Blob(b) => out.push(Arc::new(b.finish())),
+            Col::Blob(b) => out.push(Arc::new(std::mem::replace(b, blobs(b)).finish())),
         }
     }
 
@@ -162,6 +166,23 @@ impl Col {
     fn mismatch(&self, what: &str) -> ! {
         unreachable!("{what} for a column built as {self:?}")
     }
+}
+
+/// An integer column's builder, with room for a batch.
+fn ints() -> Int64Builder {
+    Int64Builder::with_capacity(ROWS_PER_BATCH)
+}
+
+/// A text column's builder, with room for a batch with as many bytes as
+/// `last` holds.
+fn strings(last: &StringBuilder) -> StringBuilder {
+    StringBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
+}
+
+/// A binary column's builder, with room for a batch with as many bytes as
+/// `last` holds.
+fn blobs(last: &BinaryBuilder) -> BinaryBuilder {
+    BinaryBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
 }
 
 /// One model table's columns being built.
