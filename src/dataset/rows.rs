@@ -28,7 +28,7 @@ use crate::load::reorder::{HeldCall, InOrder};
 use crate::load::table::Table;
 use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
 use crate::load::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args,
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
 };
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
@@ -183,6 +183,17 @@ fn strings(last: &StringBuilder) -> StringBuilder {
 /// `last` holds.
 fn blobs(last: &BinaryBuilder) -> BinaryBuilder {
     BinaryBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
+}
+
+/// Argument text written into a text column's value being built.
+impl AsciiOut for StringBuilder {
+    #[inline]
+    fn ascii(&mut self, b: &[u8]) {
+        // ASCII, so always UTF-8.
+        if let Ok(s) = std::str::from_utf8(b) {
+            let _ = std::fmt::Write::write_str(self, s);
+        }
+    }
 }
 
 /// One model table's columns being built.

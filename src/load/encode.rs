@@ -24,7 +24,9 @@ use rusqlite::types::ValueRef;
 
 use super::reorder::{HeldCall, InOrder};
 use super::table::{Table, TABLE_COUNT};
-use super::value::{call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args};
+use super::value::{
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
+};
 use crate::names::Numbering;
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
@@ -125,12 +127,11 @@ impl Bytes<'_> {
     }
 }
 
-/// Text formatted straight into a batch's bytes.
-impl std::fmt::Write for Bytes<'_> {
+/// Argument text written straight into a batch's bytes.
+impl AsciiOut for Bytes<'_> {
     #[inline]
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        self.0.extend_from_slice(s.as_bytes());
-        Ok(())
+    fn ascii(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
     }
 }
 
@@ -237,6 +238,16 @@ pub trait BatchTarget {
 }
 
 impl Batch {
+    /// An empty batch with room for as many values and bytes as `full`
+    /// holds, so filling it does not grow its lists step by step.
+    pub fn sized_like(full: &Batch) -> Batch {
+        Batch {
+            values: std::array::from_fn(|t| Vec::with_capacity(full.values[t].len())),
+            bytes: Vec::with_capacity(full.bytes.len()),
+            rows: 0,
+        }
+    }
+
     /// Empty it, keeping its capacity.
     pub fn clear(&mut self) {
         for v in &mut self.values {

@@ -14,8 +14,8 @@
 //! (`sqlite3_reset` leaves them), so a parameter that holds NULL already is
 //! not bound again: most columns of an event row, a call's `errno`.
 
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{CachedStatement, Connection};
+use rusqlite::types::ToSqlOutput;
+use rusqlite::{CachedStatement, Connection, ToSql};
 
 use super::encode::{Batch, BatchTarget, SqlValue};
 use super::table::Table;
@@ -139,10 +139,10 @@ impl<'c> Insert<'c> {
         let mut at = 0;
         for row in rows.chunks_exact(cols) {
             let (first, rest) = row.split_first().expect("a row has columns");
-            self.bind(at, appended(*first, max_id).get(bytes))?;
-            for v in rest {
+            self.bind(at, appended(*first, max_id), bytes)?;
+            for &v in rest {
                 at += 1;
-                self.bind(at, v.get(bytes))?;
+                self.bind(at, v, bytes)?;
             }
             at += 1;
         }
@@ -151,15 +151,24 @@ impl<'c> Insert<'c> {
 
     /// Bind parameter `at` (from 0) to `v`, unless both are NULL.
     #[inline]
-    fn bind(&mut self, at: usize, v: ValueRef<'_>) -> rusqlite::Result<()> {
-        let null = matches!(v, ValueRef::Null);
+    fn bind(&mut self, at: usize, v: SqlValue, bytes: &[u8]) -> rusqlite::Result<()> {
+        let null = matches!(v, SqlValue::Null);
         if null && self.null[at] {
             return Ok(());
         }
-        self.stmt
-            .raw_bind_parameter(at + 1, ToSqlOutput::Borrowed(v))?;
+        self.stmt.raw_bind_parameter(at + 1, Bound(v, bytes))?;
         self.null[at] = null;
         Ok(())
+    }
+}
+
+/// A value and the bytes of its batch, as rusqlite binds it.
+struct Bound<'a>(SqlValue, &'a [u8]);
+
+impl ToSql for Bound<'_> {
+    #[inline]
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(self.0.get(self.1)))
     }
 }
 
