@@ -24,17 +24,16 @@ use rusqlite::types::{Value, ValueRef};
 use super::columns::{Kind, TableColumns};
 use super::TraceFiles;
 use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
-use crate::load::reorder::InOrder;
+use crate::load::reorder::{HeldCall, InOrder};
 use crate::load::table::Table;
 use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
 use crate::load::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args,
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
 };
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
-use crate::record::MAX_ARGS;
 use crate::Error;
 
 /// The `trace_id` of every trace imported straight into a dataset: the id
@@ -143,17 +142,21 @@ impl Col {
         }
     }
 
-    /// Its finished arrays (two for bytes), the builder left empty.
+    /// Its finished arrays (two for bytes), the builder left empty with
+    /// room for a batch as large (Arrow's `finish` leaves none: the next
+    /// batch's columns were grown by doubling, a copy at each step).
     fn finish(&mut self, out: &mut Vec<ArrayRef>) {
         match self {
-            Col::Int(b) => out.push(Arc::new(b.finish())),
-            Col::Real(b) => out.push(Arc::new(b.finish())),
-            Col::Text(b) => out.push(Arc::new(b.finish())),
+            Col::Int(b) => out.push(Arc::new(std::mem::replace(b, ints()).finish())),
+            Col::Real(b) => out.push(Arc::new(
+                std::mem::replace(b, Float64Builder::with_capacity(ROWS_PER_BATCH)).finish(),
+            )),
+            Col::Text(b) => out.push(Arc::new(std::mem::replace(b, strings(b)).finish())),
             Col::Bytes(t, raw) => {
-                out.push(Arc::new(t.finish()));
-                out.push(Arc::new(raw.finish()));
+                out.push(Arc::new(std::mem::replace(t, strings(t)).finish()));
+                out.push(Arc::new(std::mem::replace(raw, blobs(raw)).finish()));
             }
-            Col::Blob(b) => out.push(Arc::new(b.finish())),
+            Col::Blob(b) => out.push(Arc::new(std::mem::replace(b, blobs(b)).finish())),
         }
     }
 
@@ -162,6 +165,34 @@ impl Col {
     #[cold]
     fn mismatch(&self, what: &str) -> ! {
         unreachable!("{what} for a column built as {self:?}")
+    }
+}
+
+/// An integer column's builder, with room for a batch.
+fn ints() -> Int64Builder {
+    Int64Builder::with_capacity(ROWS_PER_BATCH)
+}
+
+/// A text column's builder, with room for a batch with as many bytes as
+/// `last` holds.
+fn strings(last: &StringBuilder) -> StringBuilder {
+    StringBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
+}
+
+/// A binary column's builder, with room for a batch with as many bytes as
+/// `last` holds.
+fn blobs(last: &BinaryBuilder) -> BinaryBuilder {
+    BinaryBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
+}
+
+/// Argument text written into a text column's value being built.
+impl AsciiOut for StringBuilder {
+    #[inline]
+    fn ascii(&mut self, b: &[u8]) {
+        // ASCII, so always UTF-8.
+        if let Ok(s) = std::str::from_utf8(b) {
+            let _ = std::fmt::Write::write_str(self, s);
+        }
     }
 }
 
@@ -211,81 +242,6 @@ impl Builders {
         }
         self.rows = 0;
         out
-    }
-}
-
-/// A call row held for `call_id` order: its fields, the argument words
-/// copied.
-struct HeldCall {
-    row: CallRow<'static>,
-    words: Words,
-}
-
-/// A call's argument words.
-enum Words {
-    Inline(usize, [u64; MAX_ARGS]),
-    Heap(Box<[u64]>),
-}
-
-impl Words {
-    fn of(args: &[u64]) -> Words {
-        match args.len() {
-            n @ 0..=MAX_ARGS => {
-                let mut w = [0; MAX_ARGS];
-                w[..n].copy_from_slice(args);
-                Words::Inline(n, w)
-            }
-            _ => Words::Heap(args.into()),
-        }
-    }
-
-    fn as_slice(&self) -> &[u64] {
-        match self {
-            Words::Inline(n, w) => &w[..*n],
-            Words::Heap(w) => w,
-        }
-    }
-}
-
-impl HeldCall {
-    fn of(r: &CallRow<'_>) -> HeldCall {
-        let CallRow {
-            id,
-            process_id,
-            thread_id,
-            code,
-            syscall,
-            args,
-            ts,
-            ret_ts,
-            retval,
-            error,
-            errno,
-            success,
-            call_offset,
-            ret_offset,
-            unpaired,
-        } = *r;
-        HeldCall {
-            row: CallRow {
-                id,
-                process_id,
-                thread_id,
-                code,
-                syscall,
-                args: &[],
-                ts,
-                ret_ts,
-                retval,
-                error,
-                errno,
-                success,
-                call_offset,
-                ret_offset,
-                unpaired,
-            },
-            words: Words::of(args),
-        }
     }
 }
 
@@ -383,11 +339,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     }
 
     fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
-        let row = CallRow {
-            args: h.words.as_slice(),
-            ..h.row
-        };
-        self.add(Table::Call, |c, e| CallRow::put(&row, c, e))
+        self.add(Table::Call, |c, e| CallRow::put(&h.row(), c, e))
     }
 
     /// Hold a finished call row until the calls before it are written.

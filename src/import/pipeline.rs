@@ -96,19 +96,20 @@ struct Stopped;
 impl BatchTarget for Channel {
     type Error = Stopped;
     fn take(&mut self, batch: Batch) -> Result<Batch, Stopped> {
+        let fresh = match self.back.try_recv() {
+            Ok(mut used) => {
+                used.clear();
+                used
+            }
+            Err(_) => Batch::sized_like(&batch),
+        };
         let msg = Msg {
             batch,
             bytes: self.bytes,
             records: self.records,
         };
         self.tx.send(msg).map_err(|_| Stopped)?;
-        Ok(match self.back.try_recv() {
-            Ok(mut used) => {
-                used.clear();
-                used
-            }
-            Err(_) => Batch::default(),
-        })
+        Ok(fresh)
     }
 }
 

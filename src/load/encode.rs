@@ -1,9 +1,15 @@
 //! Rows → SQL values. The [`Encoder`] is the process model's [`Sink`] on the
-//! decoding side of an import: it turns each row into the owned values of
-//! its INSERT (path bytes interned to ids, derived columns computed,
-//! arguments formatted) and hands them on in [`Batch`]es to a
-//! [`BatchTarget`]: straight to a [`super::writer::Writer`] on one thread, or
-//! over a channel to the SQLite thread. No SQLite here.
+//! decoding side of an import: it turns each row into the values of its
+//! INSERT (path bytes interned to ids, derived columns computed, arguments
+//! formatted) and hands them on in [`Batch`]es to a [`BatchTarget`]:
+//! straight to a [`super::writer::Writer`] on one thread, or over a channel
+//! to the SQLite thread. No SQLite here.
+//!
+//! A value owns nothing: text and blobs are written end to end into the
+//! batch's one byte buffer, and a value holds where (no allocation per
+//! value, and a batch is emptied without freeing anything). Each row's
+//! values are pushed straight into its table's list; a call row waits for
+//! the calls before it as its typed row, and is encoded when released.
 //!
 //! A row's values come from the one declaration of its table
 //! ([`model_tables!`]): every field is a column there, stored as its type
@@ -14,22 +20,23 @@ use std::hash::BuildHasher;
 
 use foldhash::{HashMap, HashMapExt};
 
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::ToSql;
+use rusqlite::types::ValueRef;
 
-use super::reorder::InOrder;
+use super::reorder::{HeldCall, InOrder};
 use super::table::{Table, TABLE_COUNT};
-use super::value::{args_text, call_arg, call_dur, call_errno_name, call_nargs, json_string_list};
+use super::value::{
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
+};
 use crate::names::Numbering;
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
 
-/// One SQL value of a row. Like rusqlite's `Value`, but the many fixed
-/// strings (syscall names, record kinds, resolutions) stay borrowed instead
-/// of being copied into a `String` per row.
-#[derive(Debug, Clone, PartialEq)]
+/// One SQL value of a row. Like rusqlite's `ValueRef`, but text and blobs
+/// are where they lie in their batch's [`Batch::bytes`], and the many fixed
+/// strings (syscall names, record kinds, resolutions) stay borrowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SqlValue {
     /// NULL.
     Null,
@@ -37,21 +44,31 @@ pub enum SqlValue {
     Int(i64),
     /// TEXT known at compile time.
     Static(&'static str),
-    /// TEXT.
-    Text(String),
-    /// BLOB.
-    Blob(Vec<u8>),
+    /// TEXT (valid UTF-8) in the batch's bytes.
+    Text(Span),
+    /// BLOB in the batch's bytes.
+    Blob(Span),
 }
 
-impl ToSql for SqlValue {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match self {
+/// Where a value's bytes lie in [`Batch::bytes`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl SqlValue {
+    /// The value, its bytes read from `bytes` (the [`Batch::bytes`] of its
+    /// batch).
+    #[inline]
+    pub fn get<'a>(&'a self, bytes: &'a [u8]) -> ValueRef<'a> {
+        match *self {
             SqlValue::Null => ValueRef::Null,
-            SqlValue::Int(i) => ValueRef::Integer(*i),
+            SqlValue::Int(i) => ValueRef::Integer(i),
             SqlValue::Static(s) => ValueRef::Text(s.as_bytes()),
-            SqlValue::Text(s) => ValueRef::Text(s.as_bytes()),
-            SqlValue::Blob(b) => ValueRef::Blob(b),
-        }))
+            SqlValue::Text(Span { start, end }) => ValueRef::Text(&bytes[start..end]),
+            SqlValue::Blob(Span { start, end }) => ValueRef::Blob(&bytes[start..end]),
+        }
     }
 }
 
@@ -64,8 +81,58 @@ pub const BATCH_ROWS: usize = 4096;
 pub struct Batch {
     /// Values per table.
     pub values: [Vec<SqlValue>; TABLE_COUNT],
+    /// The bytes of every text and blob value, end to end.
+    pub bytes: Vec<u8>,
     /// Rows in all.
     pub rows: usize,
+}
+
+/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
+/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
+/// means "not UTF-8").
+pub fn bytes_value(b: &[u8]) -> ValueRef<'_> {
+    match std::str::from_utf8(b) {
+        Ok(_) => ValueRef::Text(b),
+        Err(_) => ValueRef::Blob(b),
+    }
+}
+
+/// The end of a batch's [`Batch::bytes`], where values are written.
+struct Bytes<'b>(&'b mut Vec<u8>);
+
+impl Bytes<'_> {
+    /// `b` stored as [`bytes_value`] says.
+    #[inline]
+    fn recorded(&mut self, b: &[u8]) -> SqlValue {
+        match bytes_value(b) {
+            ValueRef::Text(t) => SqlValue::Text(self.put(t)),
+            _ => SqlValue::Blob(self.put(b)),
+        }
+    }
+
+    /// `s` as TEXT.
+    #[inline]
+    fn text(&mut self, s: &str) -> SqlValue {
+        SqlValue::Text(self.put(s.as_bytes()))
+    }
+
+    #[inline]
+    fn put(&mut self, b: &[u8]) -> Span {
+        let start = self.0.len();
+        self.0.extend_from_slice(b);
+        Span {
+            start,
+            end: self.0.len(),
+        }
+    }
+}
+
+/// Argument text written straight into a batch's bytes.
+impl AsciiOut for Bytes<'_> {
+    #[inline]
+    fn ascii(&mut self, b: &[u8]) {
+        self.0.extend_from_slice(b);
+    }
 }
 
 /// Interned paths: bytes → `path_id`, for every path in the database.
@@ -171,17 +238,25 @@ pub trait BatchTarget {
 }
 
 impl Batch {
+    /// An empty batch with room for as many values and bytes as `full`
+    /// holds, so filling it does not grow its lists step by step.
+    pub fn sized_like(full: &Batch) -> Batch {
+        Batch {
+            values: std::array::from_fn(|t| Vec::with_capacity(full.values[t].len())),
+            bytes: Vec::with_capacity(full.bytes.len()),
+            rows: 0,
+        }
+    }
+
     /// Empty it, keeping its capacity.
     pub fn clear(&mut self) {
         for v in &mut self.values {
             v.clear();
         }
+        self.bytes.clear();
         self.rows = 0;
     }
 }
-
-/// Columns of a `call` row.
-const CALL_COLS: usize = Table::Call.columns().len();
 
 /// Call rows held to be written in `call_id` order: well above how late a
 /// call finishes behind others in the benchmark's 8-job builds (< 1 024
@@ -191,8 +266,9 @@ pub const CALL_WINDOW: usize = 4096;
 /// The encoding [`Sink`]: rows in, batches out to its target.
 pub struct Encoder<'p, T> {
     batch: Batch,
-    /// Finished call rows, put back into `call_id` order (see [`InOrder`]).
-    calls: InOrder<[SqlValue; CALL_COLS]>,
+    /// Finished call rows, put back into `call_id` order (see [`InOrder`];
+    /// always `Some` but while rows are released).
+    calls: Option<InOrder<HeldCall>>,
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
@@ -205,7 +281,7 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
     pub fn new(paths: &'p mut PathCache, ctx: TraceContext, target: T) -> Self {
         Encoder {
             batch: Batch::default(),
-            calls: InOrder::new(CALL_WINDOW),
+            calls: Some(InOrder::new(CALL_WINDOW)),
             paths,
             ctx,
             issues: 0,
@@ -215,8 +291,15 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
 
     /// Hand on the rows still waiting, call rows held for order included.
     pub fn flush(&mut self) -> Result<(), T::Error> {
-        let Encoder { calls, batch, .. } = self;
-        batch.rows += calls.drain(|row| batch.values[Table::Call.index()].extend(row));
+        let mut calls = self.calls.take().expect("not releasing");
+        let mut done = Ok(());
+        calls.drain(|h| {
+            if done.is_ok() {
+                done = self.add_call(&h);
+            }
+        });
+        self.calls = Some(calls);
+        done?;
         self.send()
     }
 
@@ -239,15 +322,23 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    /// Add a row of `t`, its values in the order of its columns.
+    /// One more value of table `t`'s row being added.
     #[inline]
-    fn push<const N: usize>(&mut self, t: Table, row: [SqlValue; N]) -> Result<(), T::Error> {
-        self.batch.values[t.index()].extend(row);
-        self.batch.rows += 1;
-        self.send_when_full()
+    fn value(&mut self, t: Table, v: SqlValue) {
+        self.batch.values[t.index()].push(v);
     }
 
-    fn send_when_full(&mut self) -> Result<(), T::Error> {
+    /// The end of the batch's bytes.
+    #[inline]
+    fn bytes(&mut self) -> Bytes<'_> {
+        Bytes(&mut self.batch.bytes)
+    }
+
+    /// A row is complete: hand the batch on when it is full (never between
+    /// the values of a row, so a path row added meanwhile only counts).
+    #[inline]
+    fn row_done(&mut self) -> Result<(), T::Error> {
+        self.batch.rows += 1;
         if self.batch.rows >= BATCH_ROWS {
             self.send()?;
         }
@@ -258,8 +349,8 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
     fn intern(&mut self, path: &[u8]) -> Result<i64, T::Error> {
         let (id, new) = self.paths.intern(path);
         if new {
-            let row = PathRow::values(&PathRow { id, path }, self)?;
-            self.push(Table::Path, row)?;
+            PathRow::push_values(&PathRow { id, path }, self)?;
+            self.batch.rows += 1;
         }
         Ok(id)
     }
@@ -277,40 +368,22 @@ fn int(v: Option<i64>) -> SqlValue {
     v.map_or(SqlValue::Null, SqlValue::Int)
 }
 
-/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
-/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
-/// means "not UTF-8").
-pub fn bytes(b: &[u8]) -> SqlValue {
-    match std::str::from_utf8(b) {
-        Ok(s) => SqlValue::Text(s.to_owned()),
-        Err(_) => SqlValue::Blob(b.to_vec()),
-    }
-}
-
 /// An optional fixed string.
 fn text(s: Option<&'static str>) -> SqlValue {
     s.map_or(SqlValue::Null, SqlValue::Static)
 }
 
-/// NUL-separated strings: a JSON array when all are UTF-8, else the bytes.
-fn string_list(b: Option<&[u8]>) -> SqlValue {
-    match b {
-        None => SqlValue::Null,
-        Some(b) => json_string_list(b).map_or_else(|| SqlValue::Blob(b.to_vec()), SqlValue::Text),
-    }
-}
-
 /// How a field of a row is stored when its type says it: the SQL value of
-/// each Rust type the rows use.
+/// each Rust type the rows use (its bytes, if any, written to `b`).
 trait ToColumn {
-    fn to_column(&self) -> SqlValue;
+    fn to_column(&self, b: Bytes<'_>) -> SqlValue;
 }
 
 macro_rules! to_column {
-    ($($t:ty => |$v:ident| $e:expr;)*) => {$(
+    ($($t:ty => |$v:ident, $b:pat_param| $e:expr;)*) => {$(
         impl ToColumn for $t {
             #[inline]
-            fn to_column(&self) -> SqlValue {
+            fn to_column(&self, $b: Bytes<'_>) -> SqlValue {
                 let $v = self;
                 $e
             }
@@ -319,30 +392,30 @@ macro_rules! to_column {
 }
 
 to_column! {
-    i64 => |v| SqlValue::Int(*v);
-    Option<i64> => |v| int(*v);
-    i32 => |v| SqlValue::Int((*v).into());
-    Option<i32> => |v| int(v.map(i64::from));
-    bool => |v| SqlValue::Int((*v).into());
-    Option<bool> => |v| int(v.map(i64::from));
+    i64 => |v, _| SqlValue::Int(*v);
+    Option<i64> => |v, _| int(*v);
+    i32 => |v, _| SqlValue::Int((*v).into());
+    Option<i32> => |v, _| int(v.map(i64::from));
+    bool => |v, _| SqlValue::Int((*v).into());
+    Option<bool> => |v, _| int(v.map(i64::from));
     // File offsets fit i64 for any file that exists.
-    u64 => |v| SqlValue::Int(*v as i64);
-    Option<u64> => |v| int(v.map(|o| o as i64));
-    Vec<u8> => |v| bytes(v);
-    &[u8] => |v| bytes(v);
-    Option<&[u8]> => |v| v.map_or(SqlValue::Null, bytes);
-    &'static str => |v| SqlValue::Static(v);
-    Option<&'static str> => |v| text(*v);
-    String => |v| SqlValue::Text(v.clone());
-    Option<String> => |v| v.clone().map_or(SqlValue::Null, SqlValue::Text);
+    u64 => |v, _| SqlValue::Int(*v as i64);
+    Option<u64> => |v, _| int(v.map(|o| o as i64));
+    Vec<u8> => |v, mut b| b.recorded(v);
+    &[u8] => |v, mut b| b.recorded(v);
+    Option<&[u8]> => |v, mut b| v.map_or(SqlValue::Null, |v| b.recorded(v));
+    &'static str => |v, _| SqlValue::Static(v);
+    Option<&'static str> => |v, _| text(*v);
+    String => |v, mut b| b.text(v);
+    Option<String> => |v, mut b| v.as_deref().map_or(SqlValue::Null, |v| b.text(v));
 }
 
 /// A vocabulary is stored as its fixed string.
 macro_rules! vocabulary_columns {
     ($($t:ty),*) => {$(
         to_column! {
-            $t => |v| SqlValue::Static(v.as_str());
-            Option<$t> => |v| text(v.map(|v| v.as_str()));
+            $t => |v, _| SqlValue::Static(v.as_str());
+            Option<$t> => |v, _| text(v.map(|v| v.as_str()));
         }
     )*};
 }
@@ -357,24 +430,36 @@ impl<T: BatchTarget> Encoder<'_, T> {
         self.intern_opt(p.into())
     }
 
-    /// `as strings`.
+    /// `as strings`: NUL-separated strings as a JSON array when all are
+    /// UTF-8, else the bytes.
     #[inline]
     fn strings(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        Ok(string_list(b))
+        let mut out = self.bytes();
+        Ok(match b {
+            None => SqlValue::Null,
+            Some(b) => match json_string_list(b) {
+                Some(json) => out.text(&json),
+                None => SqlValue::Blob(out.put(b)),
+            },
+        })
     }
 
     /// `as blob`.
     #[inline]
     fn blob(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(d.to_vec())))
+        let mut out = self.bytes();
+        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(out.put(d))))
     }
 
-    /// `as args`: the words as text.
+    /// `as args`: the words as text, written into the batch's bytes.
     #[inline]
     fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
-        let mut text = String::with_capacity(args.len() * 10);
-        args_text(&mut text, args);
-        Ok(SqlValue::Text(text))
+        let start = self.batch.bytes.len();
+        write_args(&mut self.bytes(), args);
+        Ok(SqlValue::Text(Span {
+            start,
+            end: self.batch.bytes.len(),
+        }))
     }
 
     /// The trace the row belongs to.
@@ -414,10 +499,23 @@ impl<T: BatchTarget> Encoder<'_, T> {
     }
 
     /// Hand on a finished call row; it waits for the calls before it.
-    fn take_call(&mut self, id: i64, row: [SqlValue; CALL_COLS]) -> Result<(), T::Error> {
-        let Encoder { calls, batch, .. } = self;
-        batch.rows += calls.push(id, row, |row| batch.values[Table::Call.index()].extend(row));
-        self.send_when_full()
+    fn take_call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        let mut calls = self.calls.take().expect("not releasing");
+        let mut done = Ok(());
+        calls.push(row.id, HeldCall::of(row), |h| {
+            if done.is_ok() {
+                done = self.add_call(&h);
+            }
+        });
+        self.calls = Some(calls);
+        done
+    }
+
+    /// A released call row into the batch.
+    #[inline]
+    fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
+        CallRow::push_values(&h.row(), self)?;
+        self.row_done()
     }
 }
 
@@ -435,14 +533,17 @@ macro_rules! encode_rows {
     )*) => {
         $(
             impl $(<$lt>)? $row $(<$lt>)? {
-                /// Its values, in the order of its table's columns.
+                /// Push its values, in the order of its table's columns.
                 #[inline]
-                #[allow(unused_variables)] // `e` by rows of fields stored as they are
-                fn values<T: BatchTarget>(
+                fn push_values<T: BatchTarget>(
                     row: &Self,
                     e: &mut Encoder<'_, T>,
-                ) -> Result<[SqlValue; Table::$table.columns().len()], T::Error> {
-                    Ok([$( column!(row e [$($field)?] [$($how)?]), )*])
+                ) -> Result<(), T::Error> {
+                    $(
+                        let v = column!(row e [$($field)?] [$($how)?]);
+                        e.value(Table::$table, v);
+                    )*
+                    Ok(())
                 }
             }
         )*
@@ -457,7 +558,7 @@ macro_rules! encode_rows {
 /// One value of a row.
 macro_rules! column {
     ($row:ident $e:ident [$field:ident] []) => {
-        $row.$field.to_column()
+        $row.$field.to_column($e.bytes())
     };
     ($row:ident $e:ident [$field:ident] [$how:ident]) => {
         $e.$how($row.$field)?
@@ -472,14 +573,12 @@ macro_rules! encode_method {
     ($table:ident [] $($rest:tt)*) => {};
     ($table:ident [$method:ident] $row:ident []) => {
         fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
-            let values = $row::values(row, self)?;
-            take!(self $table row values)
+            take!(self $table row $row)
         }
     };
     ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
         fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
-            let values = $row::values(row, self)?;
-            take!(self $table row values)
+            take!(self $table row $row)
         }
     };
 }
@@ -487,16 +586,18 @@ macro_rules! encode_method {
 /// Where a row's values go: call rows wait for the calls before them,
 /// issues are counted for the `trace` row, the rest join the batch.
 macro_rules! take {
-    ($e:ident Call $row:ident $values:ident) => {
-        $e.take_call($row.id, $values)
+    ($e:ident Call $row:ident $ty:ident) => {
+        $e.take_call($row)
     };
-    ($e:ident Issue $row:ident $values:ident) => {{
+    ($e:ident Issue $row:ident $ty:ident) => {{
         $e.issues += 1;
-        $e.push(Table::Issue, $values)
+        $ty::push_values($row, $e)?;
+        $e.row_done()
     }};
-    ($e:ident $table:ident $row:ident $values:ident) => {
-        $e.push(Table::$table, $values)
-    };
+    ($e:ident $table:ident $row:ident $ty:ident) => {{
+        $ty::push_values($row, $e)?;
+        $e.row_done()
+    }};
 }
 
 model_tables!(encode_rows);

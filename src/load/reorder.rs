@@ -13,6 +13,12 @@
 //! passed over: the rows behind it go on, and it is released alone, late,
 //! when it finishes. So memory stays bounded and every row is released
 //! exactly once, whatever the ids.
+//!
+//! Both sinks hold a call as a [`HeldCall`]: the typed row, a fifth of the
+//! size of its encoded values, moved into the ring and out again.
+
+use crate::process::rows::CallRow;
+use crate::record::MAX_ARGS;
 
 /// A reorder window over rows of type `R`, keyed by dense `i64` ids.
 #[derive(Debug)]
@@ -130,6 +136,49 @@ impl<R> InOrder<R> {
         }
         self.next = Some(id);
         n
+    }
+}
+
+/// A call row held for `call_id` order: its fields, the argument words
+/// copied out of the record they borrow from (no SQL values or columns yet:
+/// a row is encoded once, when it is released).
+#[derive(Debug)]
+pub struct HeldCall {
+    row: CallRow<'static>,
+    words: Words,
+}
+
+/// A call's argument words.
+#[derive(Debug)]
+enum Words {
+    Inline(u8, [u64; MAX_ARGS]),
+    Heap(Box<[u64]>),
+}
+
+impl HeldCall {
+    /// `r`, detached from the record its words borrow from.
+    pub fn of(r: &CallRow<'_>) -> HeldCall {
+        let words = match r.args.len() {
+            n @ 0..=MAX_ARGS => {
+                let mut w = [0; MAX_ARGS];
+                w[..n].copy_from_slice(r.args);
+                Words::Inline(n as u8, w)
+            }
+            _ => Words::Heap(r.args.into()),
+        };
+        HeldCall {
+            row: CallRow { args: &[], ..*r },
+            words,
+        }
+    }
+
+    /// The row again, its words borrowed from here.
+    pub fn row(&self) -> CallRow<'_> {
+        let args = match &self.words {
+            Words::Inline(n, w) => &w[..usize::from(*n)],
+            Words::Heap(w) => w,
+        };
+        CallRow { args, ..self.row }
     }
 }
 

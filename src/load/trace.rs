@@ -7,7 +7,7 @@
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection};
 
-use super::encode::{self, SqlValue, TraceContext};
+use super::encode::{bytes_value, TraceContext};
 use crate::decode::{Abi, Endianness};
 use crate::names::Numbering;
 use crate::process::rows::Totals;
@@ -59,7 +59,7 @@ pub fn start_values(t: &TraceStart<'_>) -> [(&'static str, Value); 11] {
     let text = |s: &str| Value::Text(s.to_owned());
     let int = |i: i64| Value::Integer(i);
     [
-        ("path", stored(encode::bytes(t.path))),
+        ("path", bytes_value(t.path).into()),
         ("size", int(t.size as i64)),
         (
             "dialect",
@@ -71,8 +71,7 @@ pub fn start_values(t: &TraceStart<'_>) -> [(&'static str, Value); 11] {
         ("byte_order", text(order)),
         (
             "start_cwd",
-            t.start_cwd
-                .map_or(Value::Null, |c| stored(encode::bytes(c))),
+            t.start_cwd.map_or(Value::Null, |c| bytes_value(c).into()),
         ),
         ("keep_io_data", int(t.keep_io_data.into())),
         ("imported_at", text(&t.imported_at)),
@@ -105,17 +104,6 @@ pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 15] 
         ("size", int(e.size as i64)),
         ("files", int(t.files)),
     ]
-}
-
-/// An encoded value as rusqlite's owned value.
-fn stored(v: SqlValue) -> Value {
-    match v {
-        SqlValue::Null => Value::Null,
-        SqlValue::Int(i) => Value::Integer(i),
-        SqlValue::Static(s) => Value::Text(s.to_owned()),
-        SqlValue::Text(s) => Value::Text(s),
-        SqlValue::Blob(b) => Value::Blob(b),
-    }
 }
 
 /// Write the `trace` row of a trace about to be imported; its context for

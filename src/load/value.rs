@@ -4,8 +4,6 @@
 //! One helper per encoding, so every column of a kind is stored the same
 //! way by both sinks, the database's encoder and the dataset's columns.
 
-use std::fmt::Write;
-
 use crate::names::{errno_name, Numbering};
 use crate::process::rows::CallRow;
 use crate::text::json_str;
@@ -27,35 +25,53 @@ pub fn json_string_list(b: &[u8]) -> Option<String> {
     Some(out)
 }
 
-/// Argument words as kdump prints them: `0x3,0x7ffe12,0`.
-pub fn args_text(out: &mut String, args: &[u64]) {
-    write_args(out, args);
+/// Where argument text is written: ASCII bytes, appended.
+pub trait AsciiOut {
+    /// Append `b`, ASCII.
+    fn ascii(&mut self, b: &[u8]);
 }
 
-/// [`args_text`] written to `out`. Digits by hand: `write!` with `{:#x}`
-/// was 4 % of the decoding thread (one call row per syscall).
-pub fn write_args(out: &mut impl Write, args: &[u64]) {
+impl AsciiOut for String {
+    fn ascii(&mut self, b: &[u8]) {
+        self.extend(b.iter().map(|&c| char::from(c)));
+    }
+}
+
+/// Argument words as kdump prints them, `0x3,0x7ffe12,0`, written to
+/// `out`. Digits by hand (`write!` with `{:#x}` was 4 % of the decoding
+/// thread, one call row per syscall), into a buffer on the stack handed on
+/// whole: a UTF-8 check per word was 2.5 % more.
+pub fn write_args(out: &mut impl AsciiOut, args: &[u64]) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    /// The longest word: a comma, `0x` and 16 digits.
+    const WORD: usize = 19;
+    let mut buf = [0u8; 16 * WORD];
+    let mut len = 0;
     for (i, &a) in args.iter().enumerate() {
+        if len + WORD > buf.len() {
+            out.ascii(&buf[..len]);
+            len = 0;
+        }
         if i > 0 {
-            let _ = out.write_char(',');
+            buf[len] = b',';
+            len += 1;
         }
         if a == 0 {
-            let _ = out.write_char('0');
+            buf[len] = b'0';
+            len += 1;
             continue;
         }
-        let mut digits = [0u8; 18];
-        let mut at = digits.len();
+        buf[len..len + 2].copy_from_slice(b"0x");
+        len += 2;
+        let digits = (64 - a.leading_zeros() as usize).div_ceil(4);
         let mut w = a;
-        while w != 0 {
-            at -= 1;
-            digits[at] = HEX[(w & 0xf) as usize];
+        for d in buf[len..len + digits].iter_mut().rev() {
+            *d = HEX[(w & 0xf) as usize];
             w >>= 4;
         }
-        at -= 2;
-        digits[at..at + 2].copy_from_slice(b"0x");
-        let _ = out.write_str(std::str::from_utf8(&digits[at..]).expect("ASCII digits"));
+        len += digits;
     }
+    out.ascii(&buf[..len]);
 }
 
 /// `nargs`: how many argument words the call has.
@@ -96,7 +112,7 @@ mod tests {
     fn args_print_like_kdump() {
         let text = |args: &[u64]| {
             let mut out = String::new();
-            args_text(&mut out, args);
+            write_args(&mut out, args);
             out
         };
         assert_eq!(text(&[3, 0x7ffe12, 0]), "0x3,0x7ffe12,0");

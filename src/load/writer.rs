@@ -14,7 +14,8 @@
 //! (`sqlite3_reset` leaves them), so a parameter that holds NULL already is
 //! not bound again: most columns of an event row, a call's `errno`.
 
-use rusqlite::{CachedStatement, Connection};
+use rusqlite::types::ToSqlOutput;
+use rusqlite::{CachedStatement, Connection, ToSql};
 
 use super::encode::{Batch, BatchTarget, SqlValue};
 use super::table::Table;
@@ -70,7 +71,7 @@ impl<'c> Writer<'c> {
     /// Write every row of `batch`.
     pub fn write(&mut self, batch: &Batch) -> Result<(), Error> {
         for ((t, values), table) in self.tables.iter_mut().zip(&batch.values).zip(Table::ALL) {
-            t.write(values)
+            t.write(values, &batch.bytes)
                 .map_err(sql_err(format!("writing table {}", table.name())))?;
         }
         Ok(())
@@ -87,7 +88,7 @@ impl BatchTarget for Writer<'_> {
 }
 
 impl TableInsert<'_> {
-    fn write(&mut self, values: &[SqlValue]) -> rusqlite::Result<()> {
+    fn write(&mut self, values: &[SqlValue], bytes: &[u8]) -> rusqlite::Result<()> {
         let TableInsert {
             cols,
             multi,
@@ -97,11 +98,11 @@ impl TableInsert<'_> {
         let cols = *cols;
         let mut chunks = values.chunks_exact(cols * PER_INSERT);
         for many in &mut chunks {
-            multi.bind_rows(many, cols, max_id)?;
+            multi.bind_rows(many, bytes, cols, max_id)?;
             multi.stmt.raw_execute()?;
         }
         for one in chunks.remainder().chunks_exact(cols) {
-            single.bind_rows(one, cols, max_id)?;
+            single.bind_rows(one, bytes, cols, max_id)?;
             single.stmt.raw_execute()?;
         }
         Ok(())
@@ -123,23 +124,25 @@ impl<'c> Insert<'c> {
         Insert { stmt, null }
     }
 
-    /// Bind the values of `rows` to the parameters in order, with the id of
+    /// Bind the values of `rows` (their bytes in `bytes`) to the parameters
+    /// in order, with the id of
     /// each row that is one above `max_id` (which it keeps up to date) made
     /// NULL: SQLite gives it the same id by appending. Tables without an id
     /// key (`max_id` None) are bound unchanged.
     fn bind_rows(
         &mut self,
         rows: &[SqlValue],
+        bytes: &[u8],
         cols: usize,
         max_id: &mut Option<i64>,
     ) -> rusqlite::Result<()> {
         let mut at = 0;
         for row in rows.chunks_exact(cols) {
             let (first, rest) = row.split_first().expect("a row has columns");
-            self.bind(at, appended(first, max_id))?;
-            for v in rest {
+            self.bind(at, appended(*first, max_id), bytes)?;
+            for &v in rest {
                 at += 1;
-                self.bind(at, v)?;
+                self.bind(at, v, bytes)?;
             }
             at += 1;
         }
@@ -148,14 +151,24 @@ impl<'c> Insert<'c> {
 
     /// Bind parameter `at` (from 0) to `v`, unless both are NULL.
     #[inline]
-    fn bind(&mut self, at: usize, v: &SqlValue) -> rusqlite::Result<()> {
+    fn bind(&mut self, at: usize, v: SqlValue, bytes: &[u8]) -> rusqlite::Result<()> {
         let null = matches!(v, SqlValue::Null);
         if null && self.null[at] {
             return Ok(());
         }
-        self.stmt.raw_bind_parameter(at + 1, v)?;
+        self.stmt.raw_bind_parameter(at + 1, Bound(v, bytes))?;
         self.null[at] = null;
         Ok(())
+    }
+}
+
+/// A value and the bytes of its batch, as rusqlite binds it.
+struct Bound<'a>(SqlValue, &'a [u8]);
+
+impl ToSql for Bound<'_> {
+    #[inline]
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::Borrowed(self.0.get(self.1)))
     }
 }
 
@@ -163,13 +176,13 @@ impl<'c> Insert<'c> {
 /// above `max_id` (kept up to date); unchanged for a table without an id
 /// key (`max_id` None).
 #[inline]
-fn appended<'a>(first: &'a SqlValue, max_id: &mut Option<i64>) -> &'a SqlValue {
+fn appended(first: SqlValue, max_id: &mut Option<i64>) -> SqlValue {
     match (max_id.as_mut(), first) {
-        (Some(max), &SqlValue::Int(id)) => {
+        (Some(max), SqlValue::Int(id)) => {
             let next = max.checked_add(1);
             *max = id.max(*max);
             if next == Some(id) {
-                &SqlValue::Null
+                SqlValue::Null
             } else {
                 first
             }

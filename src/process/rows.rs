@@ -145,7 +145,7 @@ macro_rules! model_tables {
             }
 
             /// One system call: its CALL paired with its RET.
-            #[derive(Debug, Clone, PartialEq, Eq)]
+            #[derive(Debug, Clone, Copy, PartialEq, Eq)]
             Call = "call", key: model(call), sink: call,
             struct CallRow<'a> {
                 /// `call.call_id`.
