@@ -19,9 +19,12 @@ def fail(msg):
 
 
 def sqlite_tables(db):
+    # Not in a dataset: meta, the constant _access_class and tree_node (the
+    # tree order the import derives from process and exec).
     con = sqlite3.connect(db)
     names = [r[0] for r in con.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('meta', '_access_class')")]
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND name NOT IN ('meta', '_access_class', 'tree_node')")]
     return con, names
 
 
