@@ -436,7 +436,7 @@ CREATE TABLE import_issue (
 
 -- The process tree in printed order (`kt2sql tree`): one row per process
 -- image, written once a trace's rows are in (and, with `--append`, for the
--- new traces only). An exec is a sibling (the next image of the same
+-- new traces only); in a dataset, each trace's rows numbered from 1. An exec is a sibling (the next image of the same
 -- process, at the same depth), a fork a child (under the image that was
 -- current when the fork returned: process.parent_exec_id). Roots rank by
 -- trace, then first appearance (first_ts); the children of an image by the
@@ -463,7 +463,9 @@ CREATE TABLE tree_node (
   -- The image's calls are the process's calls with a call_id from this
   -- one (exec.calls_from) …
   calls_from INTEGER NOT NULL,
-  -- … up to this one, not included (the next image's calls_from, or
-  -- 9223372036854775807 for the last image).
+  -- … up to this one, not included: the next image's calls_from, or for
+  -- the last image one more than the trace's last call_id (its own
+  -- calls_from when that is higher): a finite id, which a dataset offsets
+  -- per trace like every id.
   calls_to INTEGER NOT NULL
 );
