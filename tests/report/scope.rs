@@ -181,22 +181,29 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 }
 
 /// The canned queries of the reports that take `-p` whose cost follows the
-/// process tree (`tree`, `tree -v`, the calls and forks of `timeline`):
+/// process tree (`tree`, `tree -v`, the calls, forks and rows of
+/// `timeline`):
 /// scoped to one block of eight, each costs at most a block's share of the
 /// whole (an eighth) with half a block's share to spare for the scope's
 /// own lookups and for sorting its rows (`timeline_calls` reads the whole
 /// build in call_id order from the table, a scope's calls through
 /// call_process and then sorts them).
-const PROPORTIONAL: &[&str] = &["tree", "tree_calls", "timeline_calls", "timeline_forks"];
+const PROPORTIONAL: &[&str] = &[
+    "tree",
+    "tree_calls",
+    "timeline_calls",
+    "timeline_forks",
+    "timeline_rows",
+];
 
-/// Scoped, but still reading something whole: the rest of `timeline` and
-/// the critical path (every image through `process_image` and `command`,
-/// windows over every exec), `files` (no index leads from a process to its
+/// Scoped, but still reading something whole: the rest of `timeline`
+/// (the slices count each image's files in one pass over every lookup:
+/// no index leads from a process or image to its lookups), the critical
+/// path (every image through `command`, a window over every exec), `files` (no index leads from a process to its
 /// lookups), and the build reports (`inputs`, `outputs`, `lint`, `graph`),
 /// which read views defined over the whole build (which paths it changed,
 /// who wrote them first). Their cost is printed, not bounded.
 const WHOLE_BUILD: &[&str] = &[
-    "timeline_rows",
     "timeline_slices",
     "timeline_tracks",
     "timeline_flows",
