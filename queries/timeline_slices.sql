@@ -31,6 +31,13 @@ WITH
   member (process_id) AS MATERIALIZED (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
+  -- The rows of tree_node the scope lies in: all, or from the pid's first
+  -- lifetime to the end of its last one's subtree.
+  span (lo, hi) AS (
+    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(first_pos) END,
+           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(last_pos) END
+    FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
   -- One pass over the lookups: per image, as process.files counts per
   -- lifetime (a lookup belongs to the image current at its CALL). The
   -- scope is a list test per lookup, not a search per lookup.
@@ -42,33 +49,34 @@ WITH
       AND (n.coredump OR c.success = 1)
     GROUP BY n.exec_id
   )
-SELECT t.trace_id, t.process_id, t.pid,
+SELECT t.trace_id, t.process_id, p.pid,
        COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
-                 ORDER BY h.first_ts, h.thread_id LIMIT 1), t.pid) AS tid,
-       t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, t.comm,
-       CASE WHEN t.image = 0 THEN p.first_ts ELSE t.ts END AS start_ts,
-       COALESCE(i.next_ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
-       CASE WHEN i.next_ts IS NULL THEN p.exit_status END AS exit_status,
-       CASE WHEN i.next_ts IS NULL THEN p.exit_signal END AS exit_signal,
+                 ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid) AS tid,
+       t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, e.comm,
+       CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END AS start_ts,
+       COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
+       CASE WHEN n.ts IS NULL THEN p.exit_status END AS exit_status,
+       CASE WHEN n.ts IS NULL THEN p.exit_signal END AS exit_signal,
        -- The last image's calls are the process's (process.calls) less
        -- those before it: only the earlier images, short-lived as a rule
        -- (a fork's copy until its exec), are counted through the index.
-       CASE WHEN i.calls_to IS NULL
+       CASE WHEN n.exec_id IS NULL
             THEN p.calls - (SELECT count(*) FROM call AS c
-                            WHERE c.process_id = t.process_id AND c.call_id < i.calls_from)
+                            WHERE c.process_id = t.process_id AND c.call_id < t.calls_from)
             ELSE (SELECT count(*) FROM call AS c
-                  WHERE c.process_id = t.process_id AND c.call_id >= i.calls_from
-                    AND c.call_id < i.calls_to)
+                  WHERE c.process_id = t.process_id AND c.call_id >= t.calls_from
+                    AND c.call_id < t.calls_to)
        END AS calls,
        COALESCE(f.files, 0) AS files
-FROM process_tree AS t
-JOIN member USING (process_id)
+FROM tree_node AS t
 JOIN process AS p ON p.process_id = t.process_id
 JOIN exec AS e ON e.exec_id = t.exec_id
-JOIN (SELECT exec_id, calls_from, calls_to,
-             lead(ts) OVER (PARTITION BY process_id ORDER BY seq) AS next_ts
-      FROM process_image) AS i ON i.exec_id = t.exec_id
+-- The process's next image: where this one ends.
+LEFT JOIN exec AS n ON n.process_id = t.process_id AND n.image = t.image + 1
 LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
 LEFT JOIN path AS cp ON cp.path_id = e.cwd_id
 LEFT JOIN image_files AS f ON f.exec_id = t.exec_id
-ORDER BY t.sort_key;
+WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+  AND ($trace IS NULL OR t.trace_id = $trace)
+  AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
+ORDER BY t.pos;

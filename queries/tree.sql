@@ -14,14 +14,36 @@
 -- @column image      0 for the inherited image, then 1, 2, … per successful exec.
 -- @column exec_id    The image's exec.exec_id (unique per row).
 -- @column trace_id   Trace it was recorded in.
+-- @column lifetime   With `pid` naming a pid the kernel reused: which of its
+--                    lifetimes this process is (1, 2, …, in `pid-lifetimes`
+--                    order); else NULL.
+-- @column lifetimes  How many lifetimes that pid had (NULL when one).
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
+  -- The rows of tree_node the scope lies in: all, or from the pid's first
+  -- lifetime to the end of its last one's subtree.
+  span (lo, hi) AS (
+    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(first_pos) END,
+           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(last_pos) END
+    FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
+  -- The pid's lifetimes numbered as pid_lifetimes.sql orders them.
+  lives (process_id, k, n) AS (
+    SELECT process_id, row_number() OVER (ORDER BY trace_id, first_ts, process_id),
+           count(*) OVER ()
+    FROM process WHERE pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   )
-SELECT t.depth - min(t.depth) OVER () AS depth, t.pid, t.comm, t.process_id, t.image,
-       t.exec_id, t.trace_id
-FROM process_tree AS t
-WHERE ($trace IS NULL OR t.trace_id = $trace)
+SELECT t.depth - min(t.depth) OVER () AS depth, p.pid, e.comm, t.process_id, t.image,
+       t.exec_id, t.trace_id,
+       CASE WHEN l.n > 1 THEN l.k END AS lifetime, CASE WHEN l.n > 1 THEN l.n END AS lifetimes
+FROM tree_node AS t
+JOIN process AS p USING (process_id)
+JOIN exec AS e USING (exec_id)
+LEFT JOIN lives AS l ON l.process_id = t.process_id
+WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+  AND ($trace IS NULL OR t.trace_id = $trace)
   AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
-ORDER BY t.sort_key;
+ORDER BY t.pos;

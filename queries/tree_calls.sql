@@ -21,17 +21,27 @@ WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
+  -- The rows of tree_node the scope lies in: all, or from the pid's first
+  -- lifetime to the end of its last one's subtree.
+  span (lo, hi) AS (
+    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(first_pos) END,
+           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(last_pos) END
+    FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   )
-SELECT t.exec_id, t.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
+-- Walked in printed order without sorting: the images by tree_node.pos,
+-- each one's calls as a range of call_process, each call's lookups by
+-- namei_call (namei_id: the order of its NAMI records).
+SELECT t.exec_id, p.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, c.errno, c.errno_name, c.unpaired,
        rp.path
-FROM process_tree AS t
-JOIN process_image AS i ON i.exec_id = t.exec_id
+FROM tree_node AS t
+JOIN process AS p USING (process_id)
 JOIN call AS c
-  ON c.process_id = t.process_id AND c.call_id >= i.calls_from
- AND (i.calls_to IS NULL OR c.call_id < i.calls_to)
+  ON c.process_id = t.process_id AND c.call_id >= t.calls_from AND c.call_id < t.calls_to
 LEFT JOIN namei AS n ON n.call_id = c.call_id
 LEFT JOIN path AS rp ON rp.path_id = n.resolved_id
-WHERE ($trace IS NULL OR t.trace_id = $trace)
+WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+  AND ($trace IS NULL OR t.trace_id = $trace)
   AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
-ORDER BY t.sort_key, c.call_id, n.seq;
+ORDER BY t.pos, c.call_id, n.namei_id;

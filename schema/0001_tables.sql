@@ -433,3 +433,39 @@ CREATE TABLE import_issue (
   -- Process lifetime concerned, if any.
   process_id INTEGER REFERENCES process(process_id)
 );
+
+-- The process tree in printed order (`kt2sql tree`): one row per process
+-- image, written once a trace's rows are in (and, with `--append`, for the
+-- new traces only); in a dataset, each trace's rows numbered from 1. An exec is a sibling (the next image of the same
+-- process, at the same depth), a fork a child (under the image that was
+-- current when the fork returned: process.parent_exec_id). Roots rank by
+-- trace, then first appearance (first_ts); the children of an image by the
+-- file offset of their fork's RET. Each process and everything forked
+-- below it are one range of pos, so a subtree is an index range.
+CREATE TABLE tree_node (
+  -- Place in printed order: 1, 2, … over the whole database, the traces in
+  -- trace_id order.
+  pos INTEGER PRIMARY KEY,
+  -- Trace it was recorded in.
+  trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
+  -- Process lifetime.
+  process_id INTEGER NOT NULL REFERENCES process(process_id),
+  -- The image (exec.exec_id).
+  exec_id INTEGER NOT NULL REFERENCES exec(exec_id),
+  -- 0 for the inherited image, then 1, 2, … per successful exec (exec.image).
+  image INTEGER NOT NULL,
+  -- 0 for processes without a traced parent, one more per fork.
+  depth INTEGER NOT NULL,
+  -- The last pos of the process's subtree (the same on each of its
+  -- images): its images and every process forked below them are the rows
+  -- from the pos of its image 0 to this one.
+  subtree_end INTEGER NOT NULL,
+  -- The image's calls are the process's calls with a call_id from this
+  -- one (exec.calls_from) …
+  calls_from INTEGER NOT NULL,
+  -- … up to this one, not included: the next image's calls_from, or for
+  -- the last image one more than the trace's last call_id (its own
+  -- calls_from when that is higher): a finite id, which a dataset offsets
+  -- per trace like every id.
+  calls_to INTEGER NOT NULL
+);

@@ -7,9 +7,10 @@
 
 -- Every process lifetime with each of its descendants (forked children,
 -- their children, …), itself included at depth 0: the subtree below any
--- process is `WHERE ancestor_id = ?`. The `tree`, `files` and `tree -v`
--- queries select their `--pid` subtree with it. It holds one row per
--- (process, ancestor) pair, so it grows with the depth of the tree.
+-- process is `WHERE ancestor_id = ?`. A process's subtree is one range of
+-- tree_node.pos, so the rows below one ancestor are an index range. It
+-- holds one row per (process, ancestor) pair, so it grows with the depth
+-- of the tree.
 CREATE VIEW IF NOT EXISTS process_descendant (
   -- The process lifetime at the top of the subtree.
   ancestor_id,
@@ -18,26 +19,41 @@ CREATE VIEW IF NOT EXISTS process_descendant (
   -- Forks between them: 0 for the ancestor itself, 1 for its children, ….
   depth
 ) AS
-WITH RECURSIVE below (ancestor_id, process_id, depth) AS (
-  SELECT process_id, process_id, 0 FROM process
-  UNION ALL
-  SELECT b.ancestor_id, p.process_id, b.depth + 1
-  FROM below AS b
-  JOIN process AS p ON p.parent_id = b.process_id
-  -- No tree is deeper than it has processes: this ends a parent_id cycle
-  -- (which a correct import never writes) instead of recursing forever.
-  WHERE b.depth < (SELECT COUNT(*) FROM process)
-)
-SELECT ancestor_id, process_id, depth FROM below;
+SELECT a.process_id, d.process_id, d.depth - a.depth
+FROM tree_node AS a
+JOIN tree_node AS d ON d.pos BETWEEN a.pos AND a.subtree_end
+WHERE a.image = 0 AND +d.image = 0;
+
+-- Helper for _scope and for the reports that walk the tree in printed
+-- order (`tree`, `tree -v`): the range of tree_node that each lifetime of
+-- each pid spans with its descendants. `WHERE root_pid = $pid` finds a
+-- pid's lifetimes, then each subtree is `pos BETWEEN first_pos AND
+-- last_pos`.
+CREATE VIEW IF NOT EXISTS _scope_span (
+  -- Trace the lifetime was recorded in.
+  trace_id,
+  -- Its OS pid.
+  root_pid,
+  -- The lifetime (process.process_id).
+  process_id,
+  -- tree_node.pos of its first image.
+  first_pos,
+  -- The last tree_node.pos of its subtree (tree_node.subtree_end).
+  last_pos
+) AS
+SELECT r.trace_id, r.pid, r.process_id, a.pos, a.subtree_end
+FROM process AS r
+JOIN tree_node AS a ON a.process_id = r.process_id AND a.image = 0;
 
 -- Helper for the queries' `--pid`/`--trace` scope, the one definition of
 -- which processes a report covers: with root_pid NULL, every process
 -- lifetime of each trace (no `--pid`); else every lifetime of pid root_pid
--- with its descendants (process_descendant). A query selects its scope with
+-- with its descendants. A query selects its scope with
 -- `WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)`.
--- CROSS JOIN: the pid's lifetimes are found first, so a query without
--- `--pid` never expands the tree; `+`: each of them (a pid has one or a
--- few) scans process_descendant once, cheaper than building an index on it.
+-- CROSS JOIN: the pid's lifetimes are found first (_scope_span), then
+-- each one's subtree as a range of tree_node, so a scope costs in
+-- proportion to its processes. A pid reused inside a subtree of its own
+-- gives a process twice; the queries read it with `IN`.
 CREATE VIEW IF NOT EXISTS _scope (
   -- Trace the lifetime was recorded in.
   trace_id,
@@ -49,10 +65,10 @@ CREATE VIEW IF NOT EXISTS _scope (
 ) AS
 SELECT trace_id, CAST(NULL AS INTEGER), process_id FROM process
 UNION ALL
-SELECT r.trace_id, r.pid, d.process_id
-FROM process AS r
-CROSS JOIN process_descendant AS d
-WHERE +d.ancestor_id = r.process_id;
+SELECT s.trace_id, s.root_pid, d.process_id
+FROM _scope_span AS s
+CROSS JOIN tree_node AS d
+WHERE d.pos BETWEEN s.first_pos AND s.last_pos AND +d.image = 0;
 
 -- Helper for the files and build views: what each kind of namei.access
 -- means, the one place that classifies the access strings (files,
@@ -127,32 +143,12 @@ LEFT JOIN call AS c ON c.call_id = e.call_id
 WHERE e.success = 1
 WINDOW w AS (PARTITION BY e.process_id ORDER BY e.seq);
 
--- Helper for process_tree: where each process hangs. A root (no parent)
--- ranks among the roots by first appearance; a forked child hangs under
--- the parent's image that was current when the parent's fork returned
--- (process.parent_exec_id), and ranks among that image's children by the
--- file offset of that RET.
-CREATE VIEW IF NOT EXISTS _tree_edge (
-  -- The process lifetime placed.
-  process_id,
-  -- The parent's image it hangs under; NULL for a root.
-  parent_exec_id,
-  -- 1, 2, … among the children of that image (or among the roots).
-  rank
-) AS
-SELECT process_id, parent_exec_id,
-       row_number() OVER (PARTITION BY parent_exec_id
-                          ORDER BY CASE WHEN parent_exec_id IS NULL THEN trace_id END,
-                                   CASE WHEN parent_exec_id IS NULL THEN first_ts
-                                        ELSE fork_offset END,
-                                   process_id)
-FROM process;
-
--- The process tree as ptrace.py -t prints it: one node per process image.
--- An exec is a sibling (the next image of the same pid, at the same
--- depth), a fork a child (under the image that forked). `ORDER BY
--- sort_key` gives the printed order: roots by first appearance, each
--- image followed by its children in fork order, depth first.
+-- The process tree as ptrace.py -t prints it: one node per process image
+-- (table tree_node, with what the reports show of each). An exec is a
+-- sibling (the next image of the same pid, at the same depth), a fork a
+-- child (under the image that forked). `ORDER BY sort_key` gives the
+-- printed order: roots by first appearance, each image followed by its
+-- children in fork order, depth first.
 CREATE VIEW IF NOT EXISTS process_tree (
   -- Trace it was recorded in.
   trace_id,
@@ -175,26 +171,14 @@ CREATE VIEW IF NOT EXISTS process_tree (
   -- 0 for processes without a traced parent (printed under
   -- `<process_root> [0]`), one more per fork.
   depth,
-  -- Text that sorts the nodes into printed order (14 hex digits per level).
+  -- Sorts the nodes into printed order (tree_node.pos).
   sort_key
 ) AS
-WITH RECURSIVE node (process_id, exec_id, image, comm, ts, parent_exec_id, depth, sort_key) AS (
-  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, CAST(NULL AS BIGINT), 0,
-         printf('%08x%06x', e.rank, i.image)
-  FROM _tree_edge AS e
-  JOIN exec AS i ON i.process_id = e.process_id AND i.image IS NOT NULL
-  WHERE e.parent_exec_id IS NULL
-  UNION ALL
-  SELECT i.process_id, i.exec_id, i.image, i.comm, i.ts, e.parent_exec_id, n.depth + 1,
-         n.sort_key || printf('%08x%06x', e.rank, i.image)
-  FROM node AS n
-  JOIN _tree_edge AS e ON e.parent_exec_id = n.exec_id
-  JOIN exec AS i ON i.process_id = e.process_id AND i.image IS NOT NULL
-)
-SELECT p.trace_id, n.process_id, p.pid, n.exec_id, n.image, n.comm, n.ts, p.parent_id,
-       n.parent_exec_id, n.depth, n.sort_key
-FROM node AS n
-JOIN process AS p USING (process_id);
+SELECT t.trace_id, t.process_id, p.pid, t.exec_id, t.image, e.comm, e.ts, p.parent_id,
+       p.parent_exec_id, t.depth, t.pos
+FROM tree_node AS t
+JOIN process AS p USING (process_id)
+JOIN exec AS e USING (exec_id);
 
 -- Every path lookup that was made absolute, with the call, its kind of
 -- access and whether it succeeded: what ptrace.py's namei list is made of.

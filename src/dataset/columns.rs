@@ -5,7 +5,8 @@
 //! type (or its `as`) says whether it is an integer, a fixed string, a
 //! recorded byte string or raw data, and an `Option` says it may be NULL;
 //! a test checks that this agrees with the DDL's NOT NULL. The `trace`
-//! table, written by [`crate::load::trace`], takes its forms from the DDL.
+//! table, written by [`crate::load::trace`], and `tree_node`, written by
+//! [`crate::load::tree_order`], take their forms from the DDL.
 //!
 //! Every file adds the trace key (see [`super`]) as its first column, and
 //! a recorded byte string (lossless TEXT-or-BLOB in SQLite) adds a
@@ -217,13 +218,20 @@ model_tables!(declared_columns);
 /// `--start-dir`, stored losslessly by [`crate::load::trace::start_values`]).
 const TRACE_BYTES: &[&str] = &["path", "start_cwd"];
 
+/// The table of the tree order ([`crate::load::tree_order`]), the last of
+/// the dataset's: written once a trace's rows are all in, its forms from
+/// the DDL (every column an integer).
+pub const TREE_NODE: &str = "tree_node";
+
 /// Every table of the dataset, `trace` first, then the model's tables in
-/// the order a batch writes them.
+/// the order a batch writes them, then `tree_node`.
 pub fn tables() -> Result<Vec<TableColumns>, Error> {
     let conn = Connection::open_in_memory().map_err(sql_err("opening memory".into()))?;
     crate::schema::create_tables(&conn)?;
     let declared = declared();
-    let names = std::iter::once("trace").chain(Table::ALL.iter().map(|t| t.name()));
+    let names = std::iter::once("trace")
+        .chain(Table::ALL.iter().map(|t| t.name()))
+        .chain([TREE_NODE]);
     names
         .map(|name| {
             let ddl = ddl_columns(&conn, name)?;

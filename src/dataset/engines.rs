@@ -157,8 +157,10 @@ fn header(engine: Engine) -> String {
 }
 
 /// For each table, the columns holding ids: its integer primary key, the
-/// columns that reference another table, and exec.calls_from (a call_id,
-/// declared without a reference: it may name the call after the last).
+/// columns that reference another table, exec.calls_from (a call_id,
+/// declared without a reference: it may name the call after the last), and
+/// tree_node's positions and call ids beside its `pos` (`subtree_end`,
+/// `calls_from`, `calls_to`), so the order holds across traces.
 fn id_columns(tables: &[TableColumns]) -> Result<Vec<Vec<String>>, Error> {
     let conn = Connection::open_in_memory().map_err(sql_err("opening memory".into()))?;
     crate::schema::create_tables(&conn)?;
@@ -172,7 +174,8 @@ fn id_columns(tables: &[TableColumns]) -> Result<Vec<Vec<String>>, Error> {
                      WHERE (c.pk = 1 AND c.type = 'INTEGER' \
                             AND (SELECT count(*) FROM pragma_table_info(?1) WHERE pk > 0) = 1) \
                         OR c.name IN (SELECT \"from\" FROM pragma_foreign_key_list(?1)) \
-                        OR (?1 = 'exec' AND c.name = 'calls_from')",
+                        OR (?1 = 'exec' AND c.name = 'calls_from') \
+                        OR (?1 = 'tree_node' AND c.name IN ('subtree_end', 'calls_from', 'calls_to'))",
                 )
                 .map_err(ctx())?;
             let rows = stmt

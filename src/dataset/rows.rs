@@ -8,7 +8,10 @@
 //! [`ColumnTarget`] every [`ROWS_PER_BATCH`] rows, in the order of the
 //! dataset's columns ([`TableColumns`]); the one column the rows lack,
 //! the `import_issue_id` SQLite would give, is numbered here as SQLite
-//! numbers it in a fresh database (1, 2, …). [`finish_trace`] writes the
+//! numbers it in a fresh database (1, 2, …). At the end of the trace the
+//! tree order ([`order_tree`]) gives the `tree_node` rows from the few
+//! words per process and image gathered as their rows passed.
+//! [`finish_trace`] writes the
 //! `trace` row from the values [`crate::load::trace`] writes to SQLite.
 //!
 //! A column's builder is of the [`Kind`] its declaration gives
@@ -18,15 +21,16 @@
 use std::sync::Arc;
 
 use arrow_array::builder::{BinaryBuilder, Float64Builder, Int64Builder, StringBuilder};
-use arrow_array::ArrayRef;
+use arrow_array::{ArrayRef, Int64Array};
 use rusqlite::types::{Value, ValueRef};
 
-use super::columns::{Kind, TableColumns};
+use super::columns::{Kind, TableColumns, TREE_NODE};
 use super::TraceFiles;
 use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
 use crate::load::reorder::{HeldCall, InOrder};
 use crate::load::table::Table;
 use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
+use crate::load::tree_order::{order_tree, TreeImage, TreeNode, TreeProcess};
 use crate::load::value::{
     call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
 };
@@ -255,13 +259,28 @@ pub struct RowColumns<'p, T> {
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
+    /// What the tree order needs, gathered as the rows pass.
+    tree: TreeInputs,
+    /// `tree_node`'s table number, and each of its columns' place in
+    /// [`TreeNode::COLUMNS`].
+    tree_table: (usize, Vec<usize>),
     /// Where the columns go.
     pub target: T,
 }
 
+/// The few words per process and image [`order_tree`] needs, and one more
+/// than the last call id seen.
+#[derive(Default)]
+struct TreeInputs {
+    procs: Vec<TreeProcess>,
+    images: Vec<TreeImage>,
+    calls_end: i64,
+}
+
 impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     /// The sink of one trace, for the dataset's `tables` (`trace` first,
-    /// then the model's tables in [`Table::ALL`]'s order).
+    /// then the model's tables in [`Table::ALL`]'s order, then
+    /// `tree_node`).
     pub fn new(
         tables: &[TableColumns],
         paths: &'p mut PathCache,
@@ -277,6 +296,17 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
             paths,
             ctx,
             issues: 0,
+            tree: TreeInputs::default(),
+            tree_table: {
+                let n = tables.len() - 1;
+                debug_assert_eq!(tables[n].name, TREE_NODE);
+                let at = tables[n].positions_of(&TreeNode::COLUMNS);
+                let mut places = vec![0; at.len()];
+                for (k, &d) in at.iter().enumerate() {
+                    places[d] = k;
+                }
+                (n, places)
+            },
             target,
         }
     }
@@ -286,7 +316,8 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         self.issues
     }
 
-    /// Hand on every row still waiting, call rows held for order included.
+    /// At the end of the trace: hand on every row still waiting, call rows
+    /// held for order included, then the trace's `tree_node` rows.
     pub fn flush(&mut self) -> Result<(), T::Error> {
         let mut calls = self.calls.take().expect("not releasing");
         let mut done = Ok(());
@@ -299,6 +330,29 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         done?;
         for &t in Table::ALL {
             self.send(t)?;
+        }
+        self.send_tree()
+    }
+
+    /// Order the trace's tree (numbered from 1, as in a database of its
+    /// own) and hand on its `tree_node` rows.
+    fn send_tree(&mut self) -> Result<(), T::Error> {
+        let TreeInputs {
+            procs,
+            images,
+            calls_end,
+        } = std::mem::take(&mut self.tree);
+        let nodes = order_tree(procs, images, 1, calls_end);
+        let (table, ref places) = self.tree_table;
+        for batch in nodes.chunks(ROWS_PER_BATCH) {
+            let columns = places
+                .iter()
+                .map(|&k| {
+                    let col: Int64Array = batch.iter().map(|n| Some(n.values()[k])).collect();
+                    Arc::new(col) as ArrayRef
+                })
+                .collect();
+            self.target.take(table, batch.len(), columns)?;
         }
         Ok(())
     }
@@ -344,6 +398,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
 
     /// Hold a finished call row until the calls before it are written.
     fn take_call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        self.tree.calls_end = self.tree.calls_end.max(row.id + 1);
         let mut calls = self.calls.take().expect("not releasing");
         let mut done = Ok(());
         calls.push(row.id, HeldCall::of(row), |h| {
@@ -556,6 +611,29 @@ macro_rules! add {
     ($e:ident Call $row:ident $ty:ident) => {
         $e.take_call($row)
     };
+    ($e:ident Process $row:ident $ty:ident) => {{
+        $e.tree.procs.push(TreeProcess {
+            trace_id: $e.ctx.trace_id,
+            process_id: $row.id,
+            parent_exec_id: $row.parent_exec_id,
+            rank: match $row.parent_exec_id {
+                None => Some($row.first_ts),
+                Some(_) => $row.fork_offset.map(|o| o as i64),
+            },
+        });
+        $e.add(Table::Process, |c, e| $ty::put($row, c, e))
+    }};
+    ($e:ident Exec $row:ident $ty:ident) => {{
+        if let Some(image) = $row.image {
+            $e.tree.images.push(TreeImage {
+                process_id: $row.process_id,
+                exec_id: $row.id,
+                image,
+                calls_from: $row.calls_from,
+            });
+        }
+        $e.add(Table::Exec, |c, e| $ty::put($row, c, e))
+    }};
     ($e:ident Issue $row:ident $ty:ident) => {{
         $e.issues += 1;
         $e.add(Table::Issue, |c, e| $ty::put($row, c, e))

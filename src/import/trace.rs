@@ -2,9 +2,9 @@
 //! pass before anything is written, one trace decoded through the process
 //! model into the database on two threads ([`super::pipeline`]), an empty
 //! file as a trace row with no records and a warning, the end of the trace
-//! row (damage summary, counts, time), then the indexes and views once all
-//! traces are in. Where the transaction comes from is [`super::target`]'s
-//! job.
+//! row (damage summary, counts, time), then the indexes and views and the
+//! tree order once all traces are in. Where the transaction comes from is
+//! [`super::target`]'s job.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -28,7 +28,7 @@ use crate::Error;
 /// The traces imported, and the distinct paths they added.
 pub(super) type TraceDone = (Vec<TraceSummary>, i64);
 
-/// Every trace, then the indexes and views, into `conn` (inside the
+/// Every trace, then the indexes and views and the tree order, into `conn` (inside the
 /// caller's transaction), asking between the stages whether to stop.
 pub(super) fn import_traces(
     conn: &Connection,
@@ -45,6 +45,7 @@ pub(super) fn import_traces(
         interrupted(db, progress)?;
     }
     schema::create_indexes_and_views(conn).map_err(ctx)?;
+    crate::load::tree_order::write_tree_order(conn).map_err(ctx)?;
     interrupted(db, progress)?;
     Ok(done)
 }

@@ -7,7 +7,8 @@
 //! [`table`] names every table the rows go to; [`crate::schema`] owns the
 //! DDL. Nothing here decodes bytes or starts threads, and the only values
 //! computed here are those that follow from a row and its trace (see
-//! [`crate::process::rows`]). The one file opened is the trace itself, by
+//! [`crate::process::rows`]), and the tree order of a finished trace's
+//! processes, read back from its rows ([`tree_order`]). The one file opened is the trace itself, by
 //! [`fingerprint`], to hash its ends.
 //!
 //! Ids are the model's, continued from [`next_ids`] so a database that is
@@ -19,6 +20,7 @@ pub mod fingerprint;
 pub(crate) mod reorder;
 pub mod table;
 pub mod trace;
+pub mod tree_order;
 pub mod value;
 pub mod writer;
 

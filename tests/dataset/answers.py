@@ -5,7 +5,8 @@ order for the queries.
 
 In the dataset's views every id is the trace's own plus the trace's number
 times 2^40 (duckdb.sql says why); the rows are compared with that offset
-taken off the id columns (named `*_id`, `calls_from`, `calls_to`) and off
+taken off the id columns (named `*_id`, `calls_from`, `calls_to`, and the
+tree order's positions) and off
 the ids inside text (the graph's `c123` node names, JSON arrays of ids).
 
 usage: answers.py DATASET DB...   (exit 0: all good; 3: duckdb missing)
@@ -41,7 +42,10 @@ def fail(msg):
 
 def is_id(col):
     return col.endswith("_id") or col in (
-        "calls_from", "calls_to", "producer_process", "consumer_process")
+        "calls_from", "calls_to", "producer_process", "consumer_process",
+        # The tree order's positions, offset like the ids (tree_node,
+        # _scope_span, process_tree.sort_key).
+        "pos", "subtree_end", "first_pos", "last_pos", "sort_key")
 
 
 def norm(v, col, base):
@@ -94,11 +98,6 @@ def main(dataset, dbs):
         for v in names:
             cur = con.execute(f"SELECT * FROM {v}")
             cols = [d[0] for d in cur.description]
-            # Roots rank after the roots of the traces before theirs (in
-            # a database as in a dataset): in this rank and the sort key
-            # it makes, only the order within the trace is the same. The
-            # tree's queries check that order.
-            cols = [None if c in ("rank", "sort_key") else c for c in cols]
             want = sorted((tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur),
                           key=repr)
             res = dd.execute(f"SELECT * FROM {v}")

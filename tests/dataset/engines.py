@@ -19,9 +19,11 @@ def fail(msg):
 
 
 def sqlite_tables(db):
+    # Not in a dataset: meta and the constant _access_class.
     con = sqlite3.connect(db)
     names = [r[0] for r in con.execute(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT IN ('meta', '_access_class')")]
+        "SELECT name FROM sqlite_master WHERE type = 'table' "
+        "AND name NOT IN ('meta', '_access_class')")]
     return con, names
 
 

@@ -1,6 +1,7 @@
 //! `-p PID` on `outputs`, `lint` and `graph` against a composed build:
 //! the pid of the only root gives what no `-p` gives, and a leaf command
-//! gives only its own writes, the hazards it is in and its own nodes.
+//! gives only its own writes, the hazards it is in and its own nodes. And
+//! what `-p` costs: SQLite's step counter, no clock, on eight equal blocks.
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -179,8 +180,45 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
     stmt.get_status(StatementStatus::VmStep).into()
 }
 
+/// The canned queries of the reports that take `-p` whose cost follows the
+/// process tree (`tree`, `tree -v`, the calls, forks and rows of
+/// `timeline`):
+/// scoped to one block of eight, each costs at most a block's share of the
+/// whole (an eighth) with half a block's share to spare for the scope's
+/// own lookups and for sorting its rows (`timeline_calls` reads the whole
+/// build in call_id order from the table, a scope's calls through
+/// call_process and then sorts them).
+const PROPORTIONAL: &[&str] = &[
+    "tree",
+    "tree_calls",
+    "timeline_calls",
+    "timeline_forks",
+    "timeline_rows",
+];
+
+/// Scoped, but still reading something whole: the rest of `timeline`
+/// (the slices count each image's files in one pass over every lookup:
+/// no index leads from a process or image to its lookups), the critical
+/// path (every image through `command`, a window over every exec), `files` (no index leads from a process to its
+/// lookups), and the build reports (`inputs`, `outputs`, `lint`, `graph`),
+/// which read views defined over the whole build (which paths it changed,
+/// who wrote them first). Their cost is printed, not bounded.
+const WHOLE_BUILD: &[&str] = &[
+    "timeline_slices",
+    "timeline_tracks",
+    "timeline_flows",
+    "critical_path",
+    "files",
+    "files_verbose",
+    "inputs",
+    "outputs",
+    "lint",
+    "graph_nodes",
+    "graph_edges",
+];
+
 #[test]
-fn pid_scoped_calls_cost_in_proportion_to_the_subtree() {
+fn pid_scoped_reports_cost_in_proportion_to_the_subtree() {
     crate::require_shared!(python);
     // Eight copies of one block: eight root trees of the same size.
     let one = composed("openbsd-amd64", 3, &["--processes", "20"]);
@@ -205,15 +243,17 @@ fn pid_scoped_calls_cost_in_proportion_to_the_subtree() {
     };
     assert!(roots.len() >= 8, "eight blocks, each a root: {roots:?}");
     let pid = roots[roots.len() / 2];
-    // The calls of `timeline --calls` and `tree -v`: one block of eight
-    // costs under a third of the whole, not nearly all of it (the calls
-    // are read through call_process; what is walked whole is per process:
-    // the scope's closure, and for tree -v the process tree).
-    for name in ["timeline_calls", "tree_calls"] {
+    let blocks = roots.len() as i64;
+    let mut over = Vec::new();
+    for &name in PROPORTIONAL.iter().chain(WHOLE_BUILD) {
         let (all, scoped) = (steps(&conn, name, None), steps(&conn, name, Some(pid)));
-        assert!(
-            scoped * 3 < all,
-            "{name}: -p {pid} took {scoped} steps, the whole build {all}"
-        );
+        eprintln!("{name}: -p {pid} {scoped} steps, the whole build {all} ({blocks} blocks)");
+        if PROPORTIONAL.contains(&name) && scoped * blocks * 2 > all * 3 {
+            over.push(format!("{name}: {scoped} of {all}"));
+        }
     }
+    assert!(
+        over.is_empty(),
+        "-p {pid}, one block of {blocks}, costs more than its share: {over:?}"
+    );
 }

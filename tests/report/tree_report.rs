@@ -202,7 +202,8 @@ fn tree_v_csv_is_query_tree_and_tree_calls() {
 }
 
 /// A pid the kernel reused: `tree -p` shows every process that had it,
-/// each image saying which lifetime it is, in `pid-lifetimes` order.
+/// each image saying which lifetime it is, in `pid-lifetimes` order, in
+/// text, JSON (`lifetime`, `lifetimes`) and CSV (the same columns) alike.
 #[test]
 fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
     let shared = crate::require_shared!();
@@ -217,6 +218,7 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
             "3",
             "--processes",
             "30",
+            "--faithful",
         ])
         .args(["--pid-max", "140", "-q", "-o"])
         .arg(&trace)
@@ -282,6 +284,48 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
         .map(|n| n["process_id"].to_string())
         .collect();
     assert_eq!(roots, lives);
+    // Every image of pid 137 in JSON carries the marker its text line has.
+    fn nodes<'v>(n: &'v serde_json::Value, all: &mut Vec<&'v serde_json::Value>) {
+        all.push(n);
+        for c in n["children"].as_array().unwrap() {
+            nodes(c, all);
+        }
+    }
+    let mut all = Vec::new();
+    for r in json.as_array().unwrap() {
+        nodes(r, &mut all);
+    }
+    let json_marks: Vec<String> = all
+        .iter()
+        .filter(|n| n["pid"] == 137)
+        .map(|n| format!(" (lifetime {} of {})", n["lifetime"], n["lifetimes"]))
+        .collect();
+    assert_eq!(json_marks, marks, "json");
+    for n in all.iter().filter(|n| n["pid"] != 137) {
+        assert!(n.get("lifetime").is_none(), "{n}");
+    }
+    // CSV: the same, in columns lifetime and lifetimes.
+    let csv = kt2sql()
+        .args(["tree", "-p", "137", "--format", "csv"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let csv = csv_records(&String::from_utf8(csv.stdout).unwrap());
+    let col = |name: &str| csv[0].iter().position(|h| h == name).unwrap();
+    let (pid, k, n) = (col("pid"), col("lifetime"), col("lifetimes"));
+    let csv_marks: Vec<String> = csv[1..]
+        .iter()
+        .filter(|r| r[pid] == "137")
+        .map(|r| format!(" (lifetime {} of {})", r[k], r[n]))
+        .collect();
+    assert_eq!(csv_marks, marks, "csv");
+    assert!(
+        csv[1..]
+            .iter()
+            .filter(|r| r[pid] != "137")
+            .all(|r| r[k].is_empty() && r[n].is_empty()),
+        "csv"
+    );
     // Without -p, or for a pid used once, no marker.
     for args in [&["tree"][..], &["tree", "-p", "101"][..]] {
         let out = kt2sql().args(args).arg(&db).output().unwrap();

@@ -11,12 +11,14 @@
 //!   arguments as `kt2sql dump` prints them (`= -1 ENOENT` when it failed,
 //!   `= ? (end of trace)` without a return).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
-//!   "children":[…]}]`, the roots in order; with calls each node also has
-//!   `"calls":[{"call_id","syscall","args","retval","errno","errno_name",
-//!   "paths":[…]}]` (`"paths_hex"` beside `paths` when one is not UTF-8),
-//!   `args` the words as stored.
+//!   "children":[…]}]`, the roots in order; an image of a reused `-p` pid
+//!   also has `"lifetime"` and `"lifetimes"` (`2` of `3`). With calls each
+//!   node also has `"calls":[{"call_id","syscall","args","retval","errno",
+//!   "errno_name","paths":[…]}]` (`"paths_hex"` beside `paths` when one is
+//!   not UTF-8), `args` the words as stored.
 //! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
-//!   trace_id`); with calls the rows of tree_calls.sql.
+//!   trace_id,lifetime,lifetimes`, the last two empty unless the `-p` pid
+//!   was reused); with calls the rows of tree_calls.sql.
 //! * dot: `digraph process_tree`, a box per image, fork edges solid from
 //!   the forking image, exec edges dashed from the previous image.
 //!
@@ -32,7 +34,7 @@ use rusqlite::Connection;
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
-use super::{lifetimes, prepare, run, trace_systems, Cell, ResultSet, Scope};
+use super::{prepare, run, trace_systems, Cell, ResultSet, Scope};
 use crate::decode::Abi;
 use crate::text::vis;
 use crate::Error;
@@ -99,6 +101,7 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
     let (depth, pid, comm) = (c("depth"), c("pid"), c("comm"));
     let (process_id, image, exec_id, trace_id) =
         (c("process_id"), c("image"), c("exec_id"), c("trace_id"));
+    let (lifetime, lifetimes) = (c("lifetime"), c("lifetimes"));
     let mut stack: Vec<usize> = Vec::new();
     for r in &rows.rows {
         let int = |i: usize| r[i].int().unwrap_or(0);
@@ -111,7 +114,10 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
             exec_id: int(exec_id),
             trace_id: int(trace_id),
             children: Vec::new(),
-            lifetime: None,
+            lifetime: r[lifetime]
+                .int()
+                .zip(r[lifetimes].int())
+                .map(|(k, n)| (k as usize, n as usize)),
         };
         while stack
             .last()
@@ -133,20 +139,6 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
             if let Ok(abi) = dialect.parse::<Abi>() {
                 t.abis.insert(id, abi);
             }
-        }
-    }
-    if let Some(pid) = scope.pid {
-        let lives = lifetimes(conn, pid, scope.trace)?;
-        let id = lives.col("process_id");
-        let n = lives.rows.len();
-        let which: HashMap<i64, usize> = lives
-            .rows
-            .iter()
-            .enumerate()
-            .filter_map(|(k, r)| Some((r[id].int()?, k + 1)))
-            .collect();
-        for node in t.nodes.iter_mut().filter(|_| n > 1) {
-            node.lifetime = which.get(&node.process_id).map(|&k| (k, n));
         }
     }
     Ok(t)
@@ -281,6 +273,9 @@ impl Tree {
                     .int("image", n.image)
                     .int("exec_id", n.exec_id)
                     .int("trace_id", n.trace_id);
+                if let Some((k, of)) = n.lifetime {
+                    o.int("lifetime", k as i64).int("lifetimes", of as i64);
+                }
                 if self.calls {
                     o.raw("calls", "[");
                     out.write_all(s.as_bytes()).map_err(out_err)?;
