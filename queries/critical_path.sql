@@ -48,13 +48,32 @@ WITH RECURSIVE
     WHERE ($trace IS NULL OR trace_id = $trace)
       AND CASE WHEN $pid IS NULL THEN parent_id IS NULL ELSE pid = $pid END
   ),
-  -- Each root's predecessor: the other root that ended last before it began.
+  -- The roots ranked by when they ended (then start, pid, id): the roots
+  -- that ended by a given time are the first ones of this order.
+  ranked (process_id, rk) AS MATERIALIZED (
+    SELECT process_id, row_number() OVER (ORDER BY last_ts, first_ts, pid, process_id)
+    FROM top
+  ),
+  -- n: how many roots ended at or before each root began (ends sort
+  -- before starts at the same time).
+  ended (process_id, n) AS (
+    SELECT process_id, n
+    FROM (SELECT process_id, ev,
+                 sum(1 - ev) OVER (ORDER BY t, ev ROWS UNBOUNDED PRECEDING) AS n
+          FROM (SELECT process_id, last_ts AS t, 0 AS ev FROM top
+                UNION ALL
+                SELECT process_id, first_ts, 1 FROM top) AS x) AS y
+    WHERE ev = 1
+  ),
+  -- Each root's predecessor: the other root that ended last before it
+  -- began, the last of the first n ranked (or the one before, when that
+  -- is the root itself). One sort, not a scan of the roots per root.
   after_root (process_id, prev_id) AS MATERIALIZED (
-    SELECT r.process_id,
-           (SELECT k.process_id FROM top AS k
-            WHERE k.last_ts <= r.first_ts AND k.process_id <> r.process_id
-            ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1)
-    FROM top AS r
+    SELECT e.process_id,
+           CASE WHEN a.process_id <> e.process_id THEN a.process_id ELSE b.process_id END
+    FROM ended AS e
+    LEFT JOIN ranked AS a ON a.rk = e.n
+    LEFT JOIN ranked AS b ON b.rk = e.n - 1
   ),
   -- File dependencies between two processes of the scope: the consumer's
   -- process read at read_ts what the producer's wrote at write_ts.

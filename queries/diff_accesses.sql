@@ -12,4 +12,6 @@
 -- @column offset     File offset of the NAMI record: the order of the accesses.
 SELECT command_id, path_id, effect, "offset"
 FROM build_access
-WHERE effect IN ('read', 'write', 'remove') AND ($trace IS NULL OR trace_id = $trace);
+-- (The access kind needs only the lookup, so it drops the probes before their call is read.)
+WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write', 'remove'))
+  AND effect IN ('read', 'write', 'remove') AND ($trace IS NULL OR trace_id = $trace);

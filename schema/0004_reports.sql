@@ -729,7 +729,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
   -- Every create (create, rename-to), with the offset of the next one.
   SELECT trace_id, path_id, command_id, process_id, ts, "offset",
          lead("offset") OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS nxt
-  FROM wr WHERE access IN (SELECT access FROM _access_class WHERE creates)
+  FROM wr WHERE access IN (SELECT access FROM _access_class WHERE creates = 1)
 ), iv AS MATERIALIZED (
   -- race: the first reads and first writes of the paths both read and
   -- written, each with its process's interval [s, e] and its rank k among
