@@ -5,6 +5,9 @@
 -- @param  trace        Only this trace_id (default: every trace).
 -- @param  pid          Only every lifetime of this pid and their descendants
 --                      (default: every process).
+-- @param  brief        1: leave tid, calls and files NULL, the columns that
+--                      cost most and that only the Chrome slices show
+--                      (default: every column).
 -- @column trace_id     Trace it was recorded in.
 -- @column process_id   Process lifetime (process.process_id).
 -- @column pid          OS pid.
@@ -45,13 +48,15 @@ WITH
     SELECT n.exec_id, count(DISTINCT n.resolved_id)
     FROM namei AS n
     LEFT JOIN call AS c ON c.call_id = n.call_id
-    WHERE n.process_id IN (SELECT process_id FROM member) AND n.resolution <> 'unknown base'
+    WHERE $brief IS NULL
+      AND n.process_id IN (SELECT process_id FROM member) AND n.resolution <> 'unknown base'
       AND (n.coredump OR c.success = 1)
     GROUP BY n.exec_id
   )
 SELECT t.trace_id, t.process_id, p.pid,
-       COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
-                 ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid) AS tid,
+       CASE WHEN $brief IS NULL
+            THEN COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
+                           ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid) END AS tid,
        t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, e.comm,
        CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END AS start_ts,
        COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
@@ -60,14 +65,15 @@ SELECT t.trace_id, t.process_id, p.pid,
        -- The last image's calls are the process's (process.calls) less
        -- those before it: only the earlier images, short-lived as a rule
        -- (a fork's copy until its exec), are counted through the index.
-       CASE WHEN n.exec_id IS NULL
+       CASE WHEN $brief IS NOT NULL THEN NULL
+            WHEN n.exec_id IS NULL
             THEN p.calls - (SELECT count(*) FROM call AS c
                             WHERE c.process_id = t.process_id AND c.call_id < t.calls_from)
             ELSE (SELECT count(*) FROM call AS c
                   WHERE c.process_id = t.process_id AND c.call_id >= t.calls_from
                     AND c.call_id < t.calls_to)
        END AS calls,
-       COALESCE(f.files, 0) AS files
+       CASE WHEN $brief IS NULL THEN COALESCE(f.files, 0) END AS files
 FROM tree_node AS t
 JOIN process AS p ON p.process_id = t.process_id
 JOIN exec AS e ON e.exec_id = t.exec_id

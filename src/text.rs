@@ -74,37 +74,47 @@ fn is_bidi_control(c: char) -> bool {
 /// Append `b` as a JSON string literal: invalid UTF-8 becomes U+FFFD (the
 /// caller emits an exact `_hex` field beside it when [`is_utf8`] is false),
 /// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
-/// them. Runs of bytes that need no escape are copied whole; this is most
-/// of `dump --format jsonl` (`bench/NOTES.md`).
+/// them. Long runs of bytes that need no escape are copied whole; the rest
+/// is appended a character at a time, never through a check of the
+/// `String`'s UTF-8: this is most of `dump --format jsonl`, whose I/O data
+/// is binary (`bench/NOTES.md`).
 pub fn json_str(out: &mut String, b: &[u8]) {
+    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
+    out.reserve(b.len() + 2);
     out.push('"');
     let mut i = 0;
     while i < b.len() {
-        let run = b[i..]
-            .iter()
-            .position(|&c| !(0x20..0x7f).contains(&c) || c == b'"' || c == b'\\')
-            .unwrap_or(b.len() - i);
-        push_ascii(out, &b[i..i + run]);
-        i += run;
-        let Some(&c) = b.get(i) else { break };
-        if c < 0x80 {
-            i += 1;
-            match c {
-                b'"' => out.push_str("\\\""),
-                b'\\' => out.push_str("\\\\"),
-                b'\n' => out.push_str("\\n"),
-                b'\t' => out.push_str("\\t"),
-                b'\r' => out.push_str("\\r"),
-                // C0 and DEL.
-                c => push_u_escape(out, c.into()),
+        let c = b[i];
+        if plain(c) {
+            let start = i;
+            while i < b.len() && plain(b[i]) {
+                i += 1;
+            }
+            // A long run is copied whole (one check that it is ASCII);
+            // a short one, as in binary data, a character at a time.
+            if i - start >= 16 {
+                push_ascii(out, &b[start..i]);
+            } else {
+                out.extend(b[start..i].iter().map(|&c| char::from(c)));
             }
             continue;
         }
-        let len = utf8_len(&b[i..]);
-        match std::str::from_utf8(&b[i..i + len])
-            .ok()
-            .and_then(|s| s.chars().next())
-        {
+        if c < 0x80 {
+            i += 1;
+            out.push_str(match c {
+                b'"' => "\\\"",
+                b'\\' => "\\\\",
+                b'\n' => "\\n",
+                b'\t' => "\\t",
+                b'\r' => "\\r",
+                0x7f => "\\u007f",
+                // The rest of C0.
+                c => C0_ESCAPES[usize::from(c)],
+            });
+            continue;
+        }
+        let (len, ch) = utf8_char(&b[i..]);
+        match ch {
             // C1 (U+0080..U+009F: a UTF-8 terminal may take U+009B for
             // CSI) and bidi controls.
             Some(ch) if ch.is_control() || is_bidi_control(ch) => push_u_escape(out, ch.into()),
@@ -116,36 +126,48 @@ pub fn json_str(out: &mut String, b: &[u8]) {
     out.push('"');
 }
 
+/// `\u00XX` for each C0 control byte, as JSON writes them.
+const C0_ESCAPES: [&str; 32] = [
+    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+    "\\u0008", "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f",
+    "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
+    "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+];
+
 /// `\u` and four hex digits.
 fn push_u_escape(out: &mut String, c: u32) {
     let d = |n: u32| HEX[((c >> n) & 0xf) as usize];
     push_ascii(out, &[b'\\', b'u', d(12), d(8), d(4), d(0)]);
 }
 
-/// The length of the UTF-8 sequence `b` starts with (`b[0] >= 0x80`): the
-/// whole character when it is valid, else its maximal invalid prefix (at
-/// least one byte), as the standard library's UTF-8 validation reports it.
-fn utf8_len(b: &[u8]) -> usize {
-    // The range of the second byte, and how many continuation bytes follow.
-    let (second, need) = match b[0] {
-        0xc2..=0xdf => (0x80..=0xbf, 1),
-        0xe0 => (0xa0..=0xbf, 2),
-        0xe1..=0xec | 0xee..=0xef => (0x80..=0xbf, 2),
-        0xed => (0x80..=0x9f, 2),
-        0xf0 => (0x90..=0xbf, 3),
-        0xf1..=0xf3 => (0x80..=0xbf, 3),
-        0xf4 => (0x80..=0x8f, 3),
-        _ => return 1,
+/// The UTF-8 sequence `b` starts with (`b[0] >= 0x80`): its length and
+/// character when it is valid, else the length of its maximal invalid
+/// prefix (at least one byte) and `None`, as the standard library's UTF-8
+/// validation reports it.
+fn utf8_char(b: &[u8]) -> (usize, Option<char>) {
+    // The range of the second byte, how many continuation bytes follow,
+    // and the lead byte's bits of the code point.
+    let (second, need, bits) = match b[0] {
+        0xc2..=0xdf => (0x80..=0xbf, 1, b[0] & 0x1f),
+        0xe0 => (0xa0..=0xbf, 2, 0),
+        0xe1..=0xec | 0xee..=0xef => (0x80..=0xbf, 2, b[0] & 0x0f),
+        0xed => (0x80..=0x9f, 2, 0x0d),
+        0xf0 => (0x90..=0xbf, 3, 0),
+        0xf1..=0xf3 => (0x80..=0xbf, 3, b[0] & 0x07),
+        0xf4 => (0x80..=0x8f, 3, 0x04),
+        _ => return (1, None),
     };
     if !b.get(1).is_some_and(|c| second.contains(c)) {
-        return 1;
+        return (1, None);
     }
-    for k in 2..=need {
-        if !b.get(k).is_some_and(|c| (0x80..=0xbf).contains(c)) {
-            return k;
+    let mut cp = u32::from(bits);
+    for k in 1..=need {
+        match b.get(k) {
+            Some(&c) if (0x80..=0xbf).contains(&c) => cp = cp << 6 | u32::from(c & 0x3f),
+            _ => return (k, None),
         }
     }
-    need + 1
+    (need + 1, char::from_u32(cp))
 }
 
 /// Parse a JSON array of strings (as [`json_str`] writes them, or any
@@ -226,13 +248,10 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Append the lower-case hex of `b` to `out`.
 pub fn hex_into(out: &mut String, b: &[u8]) {
-    let mut buf = [0u8; 128];
-    for chunk in b.chunks(buf.len() / 2) {
-        for (pair, &byte) in buf.chunks_exact_mut(2).zip(chunk) {
-            pair[0] = HEX[usize::from(byte >> 4)];
-            pair[1] = HEX[usize::from(byte & 0xf)];
-        }
-        push_ascii(out, &buf[..chunk.len() * 2]);
+    out.reserve(b.len() * 2);
+    for &byte in b {
+        out.push(char::from(HEX[usize::from(byte >> 4)]));
+        out.push(char::from(HEX[usize::from(byte & 0xf)]));
     }
 }
 

@@ -26,40 +26,44 @@ pub fn block(data: &[u8], out: &mut String) {
 }
 
 /// kdump's `hexdump`: the widest even byte count that fits the screen.
-/// Each line is put together in a byte array and appended whole: this
-/// writes most of a big trace's text (`bench/NOTES.md`).
+/// Each line is put together in an array on the stack and appended whole:
+/// this writes most of a big trace's text (`bench/NOTES.md`).
 fn hexdump(p: &[u8], out: &mut String) {
     let width = hex_width(SCREEN);
-    // "       0x" + 4+ offset digits + per byte 2 hex digits (and a space
-    // before each pair) + "  |" + the bytes + "|\n".
-    let mut line = Vec::with_capacity(32 + width * 4);
+    // "       0x" + up to 16 offset digits + per byte 2 hex digits (and a
+    // space before each pair) + "  |" + the bytes + "|\n".
+    let mut line = [b' '; 9 + 16 + 4 * SCREEN + 5];
+    line[..9].copy_from_slice(b"       0x");
     for (n, chunk) in p.chunks(width).enumerate() {
-        line.clear();
-        line.extend_from_slice(b"       0x");
+        let mut k = 9;
         let offset = n * width;
         let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4).max(4);
         for d in (0..digits).rev() {
-            line.push(HEX[(offset >> (4 * d)) & 0xf]);
+            line[k] = HEX[(offset >> (4 * d)) & 0xf];
+            k += 1;
         }
         for i in 0..width {
             if i % 2 == 0 {
-                line.push(b' ');
+                line[k] = b' ';
+                k += 1;
             }
-            match chunk.get(i) {
-                Some(&b) => {
-                    line.extend_from_slice(&[HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)]])
-                }
-                None => line.extend_from_slice(b"  "),
-            }
+            let (hi, lo) = chunk.get(i).map_or((b' ', b' '), |&b| {
+                (HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)])
+            });
+            line[k] = hi;
+            line[k + 1] = lo;
+            k += 2;
         }
-        line.extend_from_slice(b"  |");
-        line.extend(
-            chunk
-                .iter()
-                .map(|&b| if (b' '..=b'~').contains(&b) { b } else { b'.' }),
-        );
-        line.extend_from_slice(b"|\n");
-        out.push_str(std::str::from_utf8(&line).unwrap_or_default());
+        line[k..k + 3].copy_from_slice(b"  |");
+        k += 3;
+        for &b in chunk {
+            line[k] = if (b' '..=b'~').contains(&b) { b } else { b'.' };
+            k += 1;
+        }
+        line[k] = b'|';
+        line[k + 1] = b'\n';
+        // Only ASCII was written.
+        out.push_str(std::str::from_utf8(&line[..k + 2]).unwrap_or_default());
     }
 }
 

@@ -129,11 +129,11 @@ impl<'w> Render<'w> {
             };
             let pad = w.saturating_sub(s.chars().count());
             if c.is_number() {
-                out.extend(std::iter::repeat_n(' ', pad));
+                push_spaces(out, pad);
                 out.push_str(&s);
             } else {
                 out.push_str(&s);
-                out.extend(std::iter::repeat_n(' ', pad));
+                push_spaces(out, pad);
             }
         }
         self.out.write_all(out.trim_end().as_bytes())?;
@@ -197,6 +197,16 @@ impl RowSink for Render<'_> {
             Format::Table if self.widths.is_none() => self.flush_held(),
             _ => Ok(()),
         }
+    }
+}
+
+/// Append `n` spaces: whole slices of a constant, not a character at a time.
+fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
     }
 }
 

@@ -123,7 +123,7 @@ fn sample(name: &str, pid: i64) -> String {
         "under" => "'/usr/src/proj'".into(),
         "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
-        "commands" | "sources" | "reverse" => "1".into(),
+        "commands" | "sources" | "reverse" | "brief" => "1".into(),
         "map" => "'[[\"/usr/src/proj/obj\", \"/home/b/obj\"]]'".into(),
         "makes" => "'[\"/usr/bin/make\"]'".into(),
         "compilers" => "'[\"/usr/bin/cc\"]'".into(),

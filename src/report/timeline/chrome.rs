@@ -188,7 +188,7 @@ fn slices(
     critical: &HashMap<i64, i64>,
 ) -> Result<Named, Error> {
     let mut named = Named::new();
-    each_slice(conn, opts, |r| {
+    each_slice(conn, opts, false, |r| {
         let process = int(&r[slice::PROCESS_ID]);
         let track = lives.of(process, int(&r[slice::PID]));
         let comm = r[slice::COMM].to_bytes();

@@ -179,13 +179,20 @@ mod slice {
     ];
 }
 
-/// Every row of `queries/timeline_slices.sql` in tree order.
+/// Every row of `queries/timeline_slices.sql` in tree order; `brief`:
+/// without the columns only the Chrome slices show (tid, calls, files are
+/// NULL), half the query's time on a big build.
 fn each_slice(
     conn: &Connection,
     opts: &Options,
+    brief: bool,
     f: impl FnMut(&[Cell]) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    each(conn, "timeline_slices", &opts.params(), f)
+    let mut params = opts.params();
+    if brief {
+        params.push(("brief", Cell::Int(1)));
+    }
+    each(conn, "timeline_slices", &params, f)
 }
 
 /// An integer cell (0 for NULL).

@@ -267,7 +267,7 @@ fn command_rows(
     let (mut drawn, mut row_of) = (HashMap::new(), HashMap::new());
     let mut y = sc.top + ROWS;
     let mut run: Option<Run> = None;
-    each_slice(conn, opts, |r| {
+    each_slice(conn, opts, true, |r| {
         let comm = r[slice::COMM].to_bytes();
         let (s, e) = (int(&r[slice::START]), int(&r[slice::END]));
         let (x0, x1) = (sc.x(s), sc.x(e));
