@@ -19,10 +19,13 @@ CREATE VIEW IF NOT EXISTS process_descendant (
   -- Forks between them: 0 for the ancestor itself, 1 for its children, ….
   depth
 ) AS
+-- CROSS JOIN keeps the ancestor outside (SQLite does not reorder it): each
+-- subtree is then one range of the primary key; the other way round, every
+-- node would scan every ancestor before it.
 SELECT a.process_id, d.process_id, d.depth - a.depth
 FROM tree_node AS a
-JOIN tree_node AS d ON d.pos BETWEEN a.pos AND a.subtree_end
-WHERE a.image = 0 AND +d.image = 0;
+CROSS JOIN tree_node AS d
+WHERE a.image = 0 AND d.pos BETWEEN a.pos AND a.subtree_end AND +d.image = 0;
 
 -- Helper for _scope and for the reports that walk the tree in printed
 -- order (`tree`, `tree -v`): the range of tree_node that each lifetime of

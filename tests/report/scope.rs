@@ -257,3 +257,45 @@ fn pid_scoped_reports_cost_in_proportion_to_the_subtree() {
         "-p {pid}, one block of {blocks}, costs more than its share: {over:?}"
     );
 }
+
+/// SQLite's virtual-machine steps to run `sql` to its end.
+fn sql_steps(conn: &Connection, sql: &str) -> i64 {
+    use rusqlite::StatementStatus;
+    let mut stmt = conn.prepare(sql).unwrap();
+    let mut rows = stmt.raw_query();
+    while rows.next().unwrap().is_some() {}
+    drop(rows);
+    stmt.get_status(StatementStatus::VmStep).into()
+}
+
+/// The views over the stored tree order (tree_node ranges) cost in
+/// proportion to the rows they give: a build twice the size costs about
+/// twice as much, not four times (a range join the planner turned inside
+/// out scans every ancestor for every node; `lint` and `diff` read
+/// process_descendant whole).
+#[test]
+fn tree_range_views_cost_in_proportion_to_the_build() {
+    crate::require_shared!(python);
+    let one = composed("openbsd-amd64", 3, &["--processes", "20"]);
+    let block = std::fs::metadata(&one.c.trace).unwrap().len();
+    let cost = |blocks: u64| {
+        let target = (blocks * block).to_string();
+        let im = composed(
+            "openbsd-amd64",
+            3,
+            &["--processes", "20", "--target-bytes", &target],
+        );
+        let conn = Connection::open(&im.db).unwrap();
+        [
+            "SELECT * FROM process_descendant WHERE depth > 0",
+            "SELECT * FROM _scope",
+            "SELECT * FROM process_tree",
+        ]
+        .map(|sql| (sql, sql_steps(&conn, sql)))
+    };
+    let (small, big) = (cost(8), cost(16));
+    for ((sql, s), (_, b)) in small.iter().zip(&big) {
+        eprintln!("{sql}: 8 blocks {s} steps, 16 blocks {b}");
+        assert!(*b * 2 < *s * 5, "{sql}: 8 blocks {s} steps, 16 blocks {b}");
+    }
+}
