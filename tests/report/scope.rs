@@ -202,10 +202,9 @@ const PROPORTIONAL: &[&str] = &[
 
 /// Scoped, but still reading something whole: the rest of `timeline`
 /// and the critical path (every image through `command`, a window over
-/// every exec), `inputs` (every lookup of the paths the subtree read:
-/// here each block reads the same paths) and the other build reports
-/// (`outputs`, `lint`, `graph`), which read views defined over the whole
-/// build (which paths it changed, who wrote them first). Their cost is
+/// every exec), and the build reports (`inputs`: every read, as readers
+/// counts the whole build's; `outputs`, `lint`, `graph`), which read views
+/// defined over the whole build (which paths it changed, who wrote them first). Their cost is
 /// printed, not bounded.
 const WHOLE_BUILD: &[&str] = &[
     "timeline_tracks",
