@@ -12,10 +12,19 @@ WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
+  -- The lookups: without $pid every one (a pass over the table), with it
+  -- the scope's own through the index namei_process (in proportion to the
+  -- subtree). The branch whose $pid test fails is skipped before it reads
+  -- a row.
+  lookup (path, success) AS (
+    SELECT path, success FROM file_access
+    WHERE $pid IS NULL AND ($trace IS NULL OR trace_id = $trace)
+    UNION ALL
+    SELECT path, success FROM file_access
+    WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
   )
 SELECT DISTINCT path
-FROM file_access
-WHERE ($trace IS NULL OR trace_id = $trace)
-  AND ($pid IS NULL OR process_id IN (SELECT process_id FROM member))
-  AND (success = 1 OR COALESCE($all, 0) <> 0)
+FROM lookup
+WHERE success = 1 OR COALESCE($all, 0) <> 0
 ORDER BY CAST(path AS BLOB);

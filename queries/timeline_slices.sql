@@ -43,7 +43,8 @@ WITH
   ),
   -- One pass over the lookups: per image, as process.files counts per
   -- lifetime (a lookup belongs to the image current at its CALL). The
-  -- scope is a list test per lookup, not a search per lookup.
+  -- scope's lookups are found per process through the index
+  -- namei_process, so a subtree reads only its own.
   image_files (exec_id, files) AS (
     SELECT n.exec_id, count(DISTINCT n.resolved_id)
     FROM namei AS n

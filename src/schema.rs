@@ -18,7 +18,7 @@ use crate::Error;
 /// access kinds classified in one table (_access_class). 7: exec.calls_from,
 /// where an image's calls begin. 8: the views written in SQL that DuckDB
 /// and Spark run too (the same rows). 9: the process tree in printed
-/// order at import (tree_node), so a subtree is an index range; namei_call;
+/// order at import (tree_node), so a subtree is an index range; namei_call and namei_process;
 /// build_hazard tests `_access_class.creates = 1` (Spark takes no integer
 /// as a condition).
 pub const SCHEMA_VERSION: i64 = 9;

@@ -181,8 +181,9 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 }
 
 /// The canned queries of the reports that take `-p` whose cost follows the
-/// process tree (`tree`, `tree -v`, the calls, forks and rows of
-/// `timeline`):
+/// process tree (`tree`, `tree -v`, the calls, forks, rows and slices of
+/// `timeline`) or the subtree's lookups (`files`, `files -v`, through the
+/// index namei_process):
 /// scoped to one block of eight, each costs at most a block's share of the
 /// whole (an eighth) with half a block's share to spare for the scope's
 /// own lookups and for sorting its rows (`timeline_calls` reads the whole
@@ -194,22 +195,21 @@ const PROPORTIONAL: &[&str] = &[
     "timeline_calls",
     "timeline_forks",
     "timeline_rows",
+    "timeline_slices",
+    "files",
+    "files_verbose",
 ];
 
 /// Scoped, but still reading something whole: the rest of `timeline`
-/// (the slices count each image's files in one pass over every lookup:
-/// no index leads from a process or image to its lookups), the critical
-/// path (every image through `command`, a window over every exec), `files` (no index leads from a process to its
-/// lookups), and the build reports (`inputs`, `outputs`, `lint`, `graph`),
-/// which read views defined over the whole build (which paths it changed,
-/// who wrote them first). Their cost is printed, not bounded.
+/// and the critical path (every image through `command`, a window over
+/// every exec), and the build reports (`inputs`: every read, as readers
+/// counts the whole build's; `outputs`, `lint`, `graph`), which read views
+/// defined over the whole build (which paths it changed, who wrote them first). Their cost is
+/// printed, not bounded.
 const WHOLE_BUILD: &[&str] = &[
-    "timeline_slices",
     "timeline_tracks",
     "timeline_flows",
     "critical_path",
-    "files",
-    "files_verbose",
     "inputs",
     "outputs",
     "lint",
