@@ -612,26 +612,11 @@ macro_rules! add {
         $e.take_call($row)
     };
     ($e:ident Process $row:ident $ty:ident) => {{
-        $e.tree.procs.push(TreeProcess {
-            trace_id: $e.ctx.trace_id,
-            process_id: $row.id,
-            parent_exec_id: $row.parent_exec_id,
-            rank: match $row.parent_exec_id {
-                None => Some($row.first_ts),
-                Some(_) => $row.fork_offset.map(|o| o as i64),
-            },
-        });
+        $e.tree.procs.push(TreeProcess::of($e.ctx.trace_id, $row));
         $e.add(Table::Process, |c, e| $ty::put($row, c, e))
     }};
     ($e:ident Exec $row:ident $ty:ident) => {{
-        if let Some(image) = $row.image {
-            $e.tree.images.push(TreeImage {
-                process_id: $row.process_id,
-                exec_id: $row.id,
-                image,
-                calls_from: $row.calls_from,
-            });
-        }
+        $e.tree.images.extend(TreeImage::of($row));
         $e.add(Table::Exec, |c, e| $ty::put($row, c, e))
     }};
     ($e:ident Issue $row:ident $ty:ident) => {{

@@ -20,6 +20,7 @@
 
 use rusqlite::Connection;
 
+use crate::process::rows::{ExecRow, ProcessRow};
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -48,6 +49,35 @@ pub struct TreeImage {
     pub image: i64,
     /// `exec.calls_from`.
     pub calls_from: i64,
+}
+
+impl TreeProcess {
+    /// A process row of trace `trace_id` as the order needs it. The rank
+    /// rule is the one `read_trace` reads back in SQL.
+    pub fn of(trace_id: i64, row: &ProcessRow) -> Self {
+        TreeProcess {
+            trace_id,
+            process_id: row.id,
+            parent_exec_id: row.parent_exec_id,
+            rank: match row.parent_exec_id {
+                None => Some(row.first_ts),
+                Some(_) => row.fork_offset.map(|o| o as i64),
+            },
+        }
+    }
+}
+
+impl TreeImage {
+    /// An exec row as the order needs it: `None` for an exec that made no
+    /// image (a failed one).
+    pub fn of(row: &ExecRow<'_>) -> Option<Self> {
+        Some(TreeImage {
+            process_id: row.process_id,
+            exec_id: row.id,
+            image: row.image?,
+            calls_from: row.calls_from,
+        })
+    }
 }
 
 /// One row of `tree_node`, its columns in the table's order.
@@ -259,6 +289,7 @@ fn read_trace(
     conn: &Connection,
     trace_id: i64,
 ) -> rusqlite::Result<(Vec<TreeProcess>, Vec<TreeImage>, i64)> {
+    // The rank as `TreeProcess::of` gives it.
     let mut st = conn.prepare(
         "SELECT process_id, parent_exec_id,
                 CASE WHEN parent_exec_id IS NULL THEN first_ts ELSE fork_offset END,
