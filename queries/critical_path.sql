@@ -38,15 +38,19 @@
 --                    (a root after an earlier root ended, with no traced
 --                    edge between them).
 WITH RECURSIVE
-  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
-  member (process_id) AS (
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants
+  -- (MATERIALIZED: worked out once for the query's several uses).
+  member (process_id) AS MATERIALIZED (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
-  -- The roots of the scope: the processes the walk cannot go above.
+  -- The roots of the scope: the processes the walk cannot go above (found
+  -- through the indexes process_parent and process_pid).
   top (process_id, pid, first_ts, last_ts) AS MATERIALIZED (
     SELECT process_id, pid, first_ts, last_ts FROM process
-    WHERE ($trace IS NULL OR trace_id = $trace)
-      AND CASE WHEN $pid IS NULL THEN parent_id IS NULL ELSE pid = $pid END
+    WHERE $pid IS NULL AND parent_id IS NULL AND ($trace IS NULL OR trace_id = $trace)
+    UNION ALL
+    SELECT process_id, pid, first_ts, last_ts FROM process
+    WHERE pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   -- The roots ranked by when they ended (then start, pid, id): the roots
   -- that ended by a given time are the first ones of this order.
@@ -75,14 +79,65 @@ WITH RECURSIVE
     LEFT JOIN ranked AS a ON a.rk = e.n
     LEFT JOIN ranked AS b ON b.rk = e.n - 1
   ),
+  -- build_flow's rule for the scope's reads only (with $pid; without it
+  -- these are empty): for each read, the latest earlier write of the path
+  -- by file order (removals do not reset it); when another command made
+  -- it, that command produced what this one consumed; one row per path,
+  -- producer and consumer, at the consumer's first such read. A flow
+  -- between two of the scope's commands is a read by the scope of a path
+  -- the scope wrote, but the latest write before it may be any process's
+  -- (and then that read has no flow in scope): each read seeks it among
+  -- the lookups of its path (through the index namei_resolved). The rest
+  -- of the build's reads are never read (most of a build reads the same
+  -- headers and objects), nor the writes of other times: in proportion to
+  -- the scope's lookups and its paths'.
+  -- The paths the scope wrote (through namei_process).
+  wrote (path_id) AS MATERIALIZED (
+    SELECT DISTINCT path_id FROM build_access
+    WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
+      AND access IN (SELECT access FROM _access_class WHERE effect = 'write')
+      AND effect = 'write'
+  ),
+  -- The scope's reads of them, each with the latest write before it.
+  read_of (trace_id, path_id, command_id, "offset", ts, write_id) AS (
+    SELECT r.trace_id, r.path_id, r.command_id, r."offset", r.ts,
+           (SELECT w.namei_id FROM build_access AS w
+            WHERE w.path_id = r.path_id AND w.trace_id = r.trace_id
+              AND w."offset" < r."offset"
+              AND w.access IN (SELECT access FROM _access_class WHERE effect = 'write')
+              AND w.effect = 'write'
+            ORDER BY w."offset" DESC LIMIT 1)
+    FROM build_access AS r
+    WHERE $pid IS NOT NULL AND r.process_id IN (SELECT process_id FROM member)
+      AND r.path_id IN (SELECT path_id FROM wrote)
+      AND r.access IN (SELECT access FROM _access_class WHERE effect = 'read')
+      AND r.effect = 'read'
+  ),
+  -- n = 1: the consumer's first read after a write of the producer.
+  fed (trace_id, path_id, producer_id, consumer_id, write_ts, read_ts, n) AS (
+    SELECT r.trace_id, r.path_id, w.command_id, r.command_id, w.ts, r.ts,
+           row_number() OVER (PARTITION BY r.trace_id, r.path_id, w.command_id, r.command_id
+                              ORDER BY r."offset")
+    FROM read_of AS r
+    JOIN build_access AS w ON w.namei_id = r.write_id
+    WHERE w.command_id <> r.command_id
+  ),
   -- File dependencies between two processes of the scope: the consumer's
-  -- process read at read_ts what the producer's wrote at write_ts.
+  -- process read at read_ts what the producer's wrote at write_ts. The
+  -- flows: without $pid, build_flow; with it, build_flow's rule worked out
+  -- for the scope (fed).
+  every_flow (trace_id, producer_id, consumer_id, write_ts, read_ts) AS (
+    SELECT trace_id, producer_id, consumer_id, write_ts, read_ts FROM build_flow
+    WHERE $pid IS NULL AND ($trace IS NULL OR trace_id = $trace)
+    UNION ALL
+    SELECT trace_id, producer_id, consumer_id, write_ts, read_ts FROM fed WHERE n = 1
+  ),
   dep (consumer, producer, write_ts, read_ts) AS MATERIALIZED (
     SELECT DISTINCT ce.process_id, pe.process_id, f.write_ts, f.read_ts
-    FROM build_flow AS f
+    FROM every_flow AS f
     JOIN exec AS ce ON ce.exec_id = f.consumer_id
     JOIN exec AS pe ON pe.exec_id = f.producer_id
-    WHERE ($trace IS NULL OR f.trace_id = $trace) AND ce.process_id <> pe.process_id
+    WHERE ce.process_id <> pe.process_id
       AND ce.process_id IN (SELECT process_id FROM member)
       AND pe.process_id IN (SELECT process_id FROM member)
   ),

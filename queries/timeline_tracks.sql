@@ -16,8 +16,11 @@
 -- @column lifetime    1, 2, … among the lifetimes in scope with this pid.
 -- @column lifetimes   How many lifetimes in scope have this pid.
 WITH
-  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
-  member (process_id) AS (
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants
+  -- (MATERIALIZED: a list that leads the loop below; not materialized,
+  -- SQLite folds the join into _scope's branches and scans every process
+  -- in pid order for the window).
+  member (process_id) AS MATERIALIZED (
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   life (process_id, trace_id, pid, lifetime, lifetimes) AS (
@@ -25,7 +28,7 @@ WITH
            row_number() OVER (PARTITION BY p.pid
                               ORDER BY p.trace_id, p.first_ts, p.process_id),
            count(*) OVER (PARTITION BY p.pid)
-    FROM process AS p JOIN member USING (process_id)
+    FROM process AS p WHERE p.process_id IN (SELECT process_id FROM member)
   ),
   -- M: the smallest power of ten above every pid in scope, a 1 followed
   -- by as many zeros as the largest pid has digits.

@@ -21,6 +21,7 @@ mod shell;
 mod sql;
 pub mod summaries;
 mod timeline;
+mod timeline_scope;
 mod timeline_svg;
 mod timeline_truth;
 mod tree_report;

@@ -181,9 +181,11 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 }
 
 /// The canned queries of the reports that take `-p` whose cost follows the
-/// process tree (`tree`, `tree -v`, the calls, forks, rows and slices of
-/// `timeline`) or the subtree's lookups (`files`, `files -v`, through the
-/// index namei_process):
+/// process tree (`tree`, `tree -v`, the calls, forks, rows, slices and
+/// tracks of `timeline`) or the subtree's lookups (`files`, `files -v`,
+/// through the index namei_process; the timeline's file arrows and the
+/// critical path, through namei_process and the lookups of the paths the
+/// subtree wrote):
 /// scoped to one block of eight, each costs at most a block's share of the
 /// whole (an eighth) with half a block's share to spare for the scope's
 /// own lookups and for sorting its rows (`timeline_calls` reads the whole
@@ -196,26 +198,19 @@ const PROPORTIONAL: &[&str] = &[
     "timeline_forks",
     "timeline_rows",
     "timeline_slices",
+    "timeline_tracks",
+    "timeline_flows",
+    "critical_path",
     "files",
     "files_verbose",
 ];
 
-/// Scoped, but still reading something whole: the rest of `timeline`
-/// and the critical path (every image through `command`, a window over
-/// every exec), and the build reports (`inputs`: every read, as readers
-/// counts the whole build's; `outputs`, `lint`, `graph`), which read views
-/// defined over the whole build (which paths it changed, who wrote them first). Their cost is
-/// printed, not bounded.
-const WHOLE_BUILD: &[&str] = &[
-    "timeline_tracks",
-    "timeline_flows",
-    "critical_path",
-    "inputs",
-    "outputs",
-    "lint",
-    "graph_nodes",
-    "graph_edges",
-];
+/// Scoped, but still reading something whole: the build reports
+/// (`inputs`: every read, as readers counts the whole build's; `outputs`,
+/// `lint`, `graph`), which read views defined over the whole build (which
+/// paths it changed, who wrote them first). Their cost is printed, not
+/// bounded.
+const WHOLE_BUILD: &[&str] = &["inputs", "outputs", "lint", "graph_nodes", "graph_edges"];
 
 #[test]
 fn pid_scoped_reports_cost_in_proportion_to_the_subtree() {
