@@ -87,10 +87,11 @@ WITH RECURSIVE
   -- between two of the scope's commands is a read by the scope of a path
   -- the scope wrote, but the latest write before it may be any process's
   -- (and then that read has no flow in scope): each read seeks it among
-  -- the lookups of its path (through the index namei_resolved). The rest
-  -- of the build's reads are never read (most of a build reads the same
-  -- headers and objects), nor the writes of other times: in proportion to
-  -- the scope's lookups and its paths'.
+  -- the lookups of its path (through the index namei_resolved). So the
+  -- cost follows the scope's lookups and the lookups of the paths it both
+  -- wrote and read, never the rest of the build's reads (most of a build
+  -- reads the same headers and objects).
+  --
   -- The paths the scope wrote (through namei_process).
   wrote (path_id) AS MATERIALIZED (
     SELECT DISTINCT path_id FROM build_access
