@@ -82,6 +82,12 @@ pub fn json_str(out: &mut String, b: &[u8]) {
     let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
     out.reserve(b.len() + 2);
     out.push('"');
+    // Keys, names and paths: nothing to escape, copied whole.
+    if b.iter().all(|&c| plain(c)) {
+        push_ascii(out, b);
+        out.push('"');
+        return;
+    }
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
