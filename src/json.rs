@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use crate::text::{hex_into, is_utf8, json_str, push_int, push_uint};
+use crate::text::{hex_into, is_utf8, json_str, json_text, push_int, push_uint};
 
 /// Builds one JSON object into a string.
 pub struct Obj<'o> {
@@ -25,7 +25,7 @@ impl<'o> Obj<'o> {
             self.out.push(',');
         }
         self.first = false;
-        json_str(self.out, k.as_bytes());
+        json_text(self.out, k);
         self.out.push(':');
     }
 
@@ -68,7 +68,7 @@ impl<'o> Obj<'o> {
     /// A string.
     pub fn str(&mut self, k: &str, v: &str) -> &mut Self {
         self.key(k);
-        json_str(self.out, v.as_bytes());
+        json_text(self.out, v);
         self
     }
 
@@ -97,7 +97,7 @@ impl<'o> Obj<'o> {
         }
         self.first = false;
         // `k` escaped, then `_hex` inside the same quotes.
-        json_str(self.out, k.as_bytes());
+        json_text(self.out, k);
         self.out.pop();
         self.out.push_str("_hex\":\"");
         hex_into(self.out, v);

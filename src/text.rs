@@ -82,6 +82,12 @@ pub fn json_str(out: &mut String, b: &[u8]) {
     let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
     out.reserve(b.len() + 2);
     out.push('"');
+    // Keys, names and paths: nothing to escape, copied whole.
+    if b.iter().all(|&c| plain(c)) {
+        push_ascii(out, b);
+        out.push('"');
+        return;
+    }
     let mut i = 0;
     while i < b.len() {
         let c = b[i];
@@ -124,6 +130,20 @@ pub fn json_str(out: &mut String, b: &[u8]) {
         i += len;
     }
     out.push('"');
+}
+
+/// Append `s` as a JSON string literal, as [`json_str`] writes its bytes;
+/// text with nothing to escape (keys, names) is copied without a check.
+pub fn json_text(out: &mut String, s: &str) {
+    if s.bytes()
+        .all(|c| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\')
+    {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        json_str(out, s.as_bytes());
+    }
 }
 
 /// `\u00XX` for each C0 control byte, as JSON writes them.
@@ -267,7 +287,8 @@ pub fn push_uint(out: &mut String, mut v: u64) {
             break;
         }
     }
-    push_ascii(out, &buf[i..]);
+    // A digit at a time: fewer than a check of the slice costs.
+    out.extend(buf[i..].iter().map(|&d| char::from(d)));
 }
 
 /// Append `v` in decimal, `-` first when negative.
@@ -290,7 +311,8 @@ pub fn push_hex(out: &mut String, mut v: u64) {
             break;
         }
     }
-    push_ascii(out, &buf[i..]);
+    // A digit at a time: fewer than a check of the slice costs.
+    out.extend(buf[i..].iter().map(|&d| char::from(d)));
 }
 
 /// Append bytes known to be ASCII.
@@ -313,6 +335,31 @@ mod tests {
         assert_eq!(d.micros(0, 1500), "-1.500");
         assert_eq!(d.micros(0, 5), "-0.005");
         assert_eq!(d.micros(i64::MAX, 0), "9223372036854775.807");
+    }
+
+    #[test]
+    fn json_text_writes_what_json_str_writes() {
+        let all_bytes: String = (0u8..0x80).map(char::from).collect();
+        for s in [
+            "call_id",
+            "",
+            "a\"b",
+            "back\\slash",
+            "caf\u{e9}",
+            "\u{202e}x",
+            "\u{85}",
+            &all_bytes,
+        ] {
+            let (mut a, mut b) = (String::new(), String::new());
+            json_text(&mut a, s);
+            json_str(&mut b, s.as_bytes());
+            assert_eq!(a, b, "{s:?}");
+        }
+        for v in [0, 9, 10, 12345, u64::MAX] {
+            let mut s = String::new();
+            push_uint(&mut s, v);
+            assert_eq!(s, v.to_string());
+        }
     }
 
     #[test]

@@ -56,8 +56,8 @@ pub struct Render<'w> {
     widths: Option<Vec<usize>>,
     /// Reused for a JSON object.
     buf: String,
-    /// Reused for a table line.
-    line: String,
+    /// Reused for a table or CSV line.
+    line: Vec<u8>,
 }
 
 impl<'w> Render<'w> {
@@ -72,7 +72,7 @@ impl<'w> Render<'w> {
             held: Vec::new(),
             widths: None,
             buf: String::new(),
-            line: String::new(),
+            line: Vec::new(),
         }
     }
 
@@ -113,7 +113,8 @@ impl<'w> Render<'w> {
     /// One row in its columns: numbers to the right, the rest to the left,
     /// two spaces between, trailing spaces dropped (as [`line`] joins the
     /// header). Written into a reused buffer: a table may have millions of
-    /// rows.
+    /// rows. Text of printable ASCII (most cells) is copied as it is, its
+    /// width its length; the rest goes through [`Cell::display`].
     fn table_line(&mut self, row: &[Cell]) -> io::Result<()> {
         let widths = self.widths.as_deref().unwrap_or_default();
         let out = &mut self.line;
@@ -121,23 +122,81 @@ impl<'w> Render<'w> {
         let mut digits = Digits::default();
         for (i, (c, &w)) in row.iter().zip(widths).enumerate() {
             if i > 0 {
-                out.push_str("  ");
+                out.extend_from_slice(b"  ");
             }
-            let s = match c {
-                Cell::Int(v) => Cow::Borrowed(digits.int(*v)),
-                c => c.display(),
+            let shown;
+            let (s, width): (&[u8], usize) = match c {
+                Cell::Int(v) => {
+                    let d = digits.int(*v);
+                    (d.as_bytes(), d.len())
+                }
+                Cell::Text(b) if b.iter().all(|&c| plain(c)) => (b, b.len()),
+                c => {
+                    shown = c.display();
+                    (shown.as_bytes(), shown.chars().count())
+                }
             };
-            let pad = w.saturating_sub(s.chars().count());
+            let pad = w.saturating_sub(width);
             if c.is_number() {
                 push_spaces(out, pad);
-                out.push_str(&s);
+                out.extend_from_slice(s);
             } else {
-                out.push_str(&s);
+                out.extend_from_slice(s);
                 push_spaces(out, pad);
             }
         }
-        self.out.write_all(out.trim_end().as_bytes())?;
+        self.out.write_all(trim_end(out))?;
         self.out.write_all(b"\n")
+    }
+
+    /// One CSV line, into the reused buffer.
+    fn csv_line(&mut self, row: &[Cell]) -> io::Result<()> {
+        let out = &mut self.line;
+        out.clear();
+        let mut digits = Digits::default();
+        for (i, c) in row.iter().enumerate() {
+            if i > 0 {
+                out.push(b',');
+            }
+            match c {
+                Cell::Null => {}
+                Cell::Int(v) => out.extend_from_slice(digits.int(*v).as_bytes()),
+                Cell::Text(b) if b.iter().all(|&c| plain(c) && c != b',' && c != b'"') => {
+                    // csv_field quotes a field with a space at either end.
+                    if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
+                        out.extend_from_slice(csv_field(&c.display()).as_bytes());
+                    } else {
+                        out.extend_from_slice(b);
+                    }
+                }
+                c => out.extend_from_slice(csv_field(&c.display()).as_bytes()),
+            }
+        }
+        out.push(b'\n');
+        self.out.write_all(out)
+    }
+}
+
+/// A byte [`vis`] leaves as it is and that is one column wide: printable
+/// ASCII but the backslash.
+fn plain(c: u8) -> bool {
+    (0x20..0x7f).contains(&c) && c != b'\\'
+}
+
+/// `line` without its trailing whitespace, as `str::trim_end` drops it:
+/// spaces (the only ASCII whitespace [`vis`] leaves), and Unicode
+/// whitespace when the line ends in a character that is not ASCII.
+fn trim_end(line: &[u8]) -> &[u8] {
+    let mut end = line.len();
+    while end > 0 && line[end - 1] == b' ' {
+        end -= 1;
+    }
+    match end.checked_sub(1).map(|i| line[i]) {
+        Some(last) if last >= 0x80 => match std::str::from_utf8(&line[..end]) {
+            Ok(s) => s.trim_end().as_bytes(),
+            Err(_) => &line[..end],
+        },
+        _ => &line[..end],
     }
 }
 
@@ -163,13 +222,7 @@ impl RowSink for Render<'_> {
     fn row(&mut self, row: &[Cell]) -> io::Result<()> {
         self.rows += 1;
         match self.format {
-            Format::Csv => {
-                let fields: Vec<String> = row
-                    .iter()
-                    .map(|c| csv_field(&c.display()).into_owned())
-                    .collect();
-                writeln!(self.out, "{}", fields.join(","))
-            }
+            Format::Csv => self.csv_line(row),
             Format::Json => {
                 self.json_object(row);
                 let sep = if self.rows > 1 { ",\n" } else { "" };
@@ -201,11 +254,11 @@ impl RowSink for Render<'_> {
 }
 
 /// Append `n` spaces: whole slices of a constant, not a character at a time.
-fn push_spaces(out: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
+fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
+    const SPACES: &[u8] = b"                                                                ";
     while n > 0 {
         let k = n.min(SPACES.len());
-        out.push_str(&SPACES[..k]);
+        out.extend_from_slice(&SPACES[..k]);
         n -= k;
     }
 }

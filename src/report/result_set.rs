@@ -44,15 +44,29 @@ impl From<ValueRef<'_>> for Cell {
 
 impl Cell {
     /// Become `v`, reusing this cell's buffer when both are text or both
-    /// blobs (rows read one after another keep their allocations).
-    pub fn set(&mut self, v: ValueRef<'_>) {
-        match (&mut *self, v) {
-            (Cell::Text(buf), ValueRef::Text(b)) | (Cell::Blob(buf), ValueRef::Blob(b)) => {
+    /// blobs (rows read one after another keep their allocations). A buffer
+    /// the cell gives up (text becoming NULL) is kept in `spare` for the
+    /// next text or blob, so a column that is NULL in some rows does not
+    /// allocate a buffer per row.
+    pub fn set(&mut self, v: ValueRef<'_>, spare: &mut Vec<u8>) {
+        let mut buf = match std::mem::replace(self, Cell::Null) {
+            Cell::Text(b) | Cell::Blob(b) => b,
+            _ => std::mem::take(spare),
+        };
+        *self = match v {
+            ValueRef::Text(b) | ValueRef::Blob(b) => {
                 buf.clear();
                 buf.extend_from_slice(b);
+                match v {
+                    ValueRef::Text(_) => Cell::Text(buf),
+                    _ => Cell::Blob(buf),
+                }
             }
-            (cell, v) => *cell = Cell::from(v),
-        }
+            v => {
+                *spare = buf;
+                Cell::from(v)
+            }
+        };
     }
 }
 

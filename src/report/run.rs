@@ -251,9 +251,10 @@ fn each_row(
     let n = stmt.column_count();
     let mut rows = stmt.raw_query();
     let mut cells = vec![Cell::Null; n];
+    let mut spares = vec![Vec::new(); n];
     while let Some(row) = rows.next().map_err(ctx())? {
-        for (i, cell) in cells.iter_mut().enumerate() {
-            cell.set(row.get_ref(i).map_err(ctx())?);
+        for (i, (cell, spare)) in cells.iter_mut().zip(&mut spares).enumerate() {
+            cell.set(row.get_ref(i).map_err(ctx())?, spare);
         }
         f(&cells)?;
     }

@@ -7,6 +7,7 @@
 //! dump's own rules ([`crate::dump::args`]) for the system that recorded
 //! the trace; JSON and CSV keep the words as stored (`call.args`).
 
+use rusqlite::types::ValueRef;
 use rusqlite::{Rows, Statement};
 
 use crate::decode::Abi;
@@ -15,7 +16,7 @@ use crate::dump::args::{translate, Words};
 use super::super::json::Obj;
 use super::super::Cell;
 use crate::schema::sql_err;
-use crate::text::{hex, is_utf8, json_str, quoted, vis};
+use crate::text::{hex, is_utf8, json_str, push_int, vis, vis_into};
 use crate::Error;
 
 /// One call an image made.
@@ -53,14 +54,19 @@ struct Cols {
 }
 
 /// The calls of tree_calls.sql in its order (tree order, then file order),
-/// one at a time, each with the image that made it.
+/// one at a time, each with the image that made it. The rows are read
+/// into two [`Call`]s kept from one call to the next (a big build makes
+/// millions of calls: no allocation per call).
 pub(super) struct Calls<'s> {
     rows: Rows<'s>,
     cols: Cols,
     context: String,
-    /// The first row of the next call, read ahead: its image and the call
-    /// with that row's path.
-    ahead: Option<(i64, Call)>,
+    /// The first row of the next call, read ahead: the call with that
+    /// row's path, and its image (`None`: not read, or no row left).
+    ahead: Call,
+    ahead_exec: Option<i64>,
+    /// The call [`Calls::next`] handed out last.
+    current: Call,
     /// No row left.
     done: bool,
 }
@@ -87,121 +93,202 @@ impl<'s> Calls<'s> {
             unpaired: c("unpaired"),
             path: c("path"),
         };
+        let empty = || Call {
+            call_id: 0,
+            syscall: Vec::new(),
+            args: Vec::new(),
+            retval: None,
+            errno: None,
+            errno_name: None,
+            unpaired: None,
+            paths: Vec::new(),
+        };
         Calls {
             rows: stmt.raw_query(),
             cols,
             context,
-            ahead: None,
+            ahead: empty(),
+            ahead_exec: None,
+            current: empty(),
             done: false,
         }
     }
 
-    /// One row as (image, call with at most this row's path); rows without
-    /// an image are passed over.
-    fn read(&mut self) -> Result<Option<(i64, Call)>, Error> {
+    /// Read the next row into `ahead` (the call with at most this row's
+    /// path) and give its image; rows without an image are passed over.
+    fn read(&mut self) -> Result<Option<i64>, Error> {
         let ctx = || sql_err(self.context.clone());
         while let Some(row) = self.rows.next().map_err(ctx())? {
-            let cell = |i: usize| row.get_ref(i).map(Cell::from).map_err(ctx());
-            let Some(exec_id) = cell(self.cols.exec_id)?.int() else {
+            let cell = |i: usize| row.get_ref(i).map_err(ctx());
+            let Some(exec_id) = int(cell(self.cols.exec_id)?) else {
                 continue;
             };
-            let opt = |c: Cell| c.bytes().map(<[u8]>::to_vec);
-            let call = Call {
-                call_id: cell(self.cols.call_id)?.int().unwrap_or(0),
-                syscall: cell(self.cols.syscall)?.to_bytes().into_owned(),
-                args: cell(self.cols.args)?.to_bytes().into_owned(),
-                retval: cell(self.cols.retval)?.int(),
-                errno: cell(self.cols.errno)?.int(),
-                errno_name: opt(cell(self.cols.errno_name)?),
-                unpaired: opt(cell(self.cols.unpaired)?),
-                paths: opt(cell(self.cols.path)?).into_iter().collect(),
+            let opt = |to: &mut Option<Vec<u8>>, v: ValueRef<'_>| match bytes(v) {
+                Some(b) => {
+                    let v = to.get_or_insert_with(Vec::new);
+                    v.clear();
+                    v.extend_from_slice(b);
+                }
+                None => *to = None,
             };
-            return Ok(Some((exec_id, call)));
+            let a = &mut self.ahead;
+            a.call_id = int(cell(self.cols.call_id)?).unwrap_or(0);
+            set_text(&mut a.syscall, cell(self.cols.syscall)?);
+            set_text(&mut a.args, cell(self.cols.args)?);
+            a.retval = int(cell(self.cols.retval)?);
+            a.errno = int(cell(self.cols.errno)?);
+            opt(&mut a.errno_name, cell(self.cols.errno_name)?);
+            opt(&mut a.unpaired, cell(self.cols.unpaired)?);
+            a.paths.clear();
+            if let Some(p) = bytes(cell(self.cols.path)?) {
+                a.paths.push(p.to_vec());
+            }
+            return Ok(Some(exec_id));
         }
         Ok(None)
     }
 
     /// The image that made the next call; `None` when none is left.
     pub(super) fn peek(&mut self) -> Result<Option<i64>, Error> {
-        if self.ahead.is_none() && !self.done {
-            self.ahead = self.read()?;
-            self.done = self.ahead.is_none();
+        if self.ahead_exec.is_none() && !self.done {
+            self.ahead_exec = self.read()?;
+            self.done = self.ahead_exec.is_none();
         }
-        Ok(self.ahead.as_ref().map(|(e, _)| *e))
+        Ok(self.ahead_exec)
     }
 
     /// The next call, with every path it looked up.
-    pub(super) fn next(&mut self) -> Result<Option<Call>, Error> {
+    pub(super) fn next(&mut self) -> Result<Option<&Call>, Error> {
         self.peek()?;
-        let Some((exec_id, mut call)) = self.ahead.take() else {
+        let Some(exec_id) = self.ahead_exec.take() else {
             return Ok(None);
         };
+        std::mem::swap(&mut self.current, &mut self.ahead);
         loop {
             match self.read()? {
-                Some((e, more)) if e == exec_id && more.call_id == call.call_id => {
-                    call.paths.extend(more.paths)
+                Some(e) if e == exec_id && self.ahead.call_id == self.current.call_id => {
+                    self.current.paths.append(&mut self.ahead.paths)
                 }
                 other => {
                     self.done = other.is_none();
-                    self.ahead = other;
-                    return Ok(Some(call));
+                    self.ahead_exec = other;
+                    return Ok(Some(&self.current));
                 }
             }
         }
     }
 }
 
-/// `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`, its
-/// arguments translated for `abi` (as stored when it is not known).
-pub(super) fn call_text(c: &Call, abi: Option<Abi>) -> String {
-    let mut s = format!("{}({})", vis(&c.syscall), args_text(c, abi));
-    for p in &c.paths {
-        s.push(' ');
-        s.push_str(&quoted(p));
+/// An INTEGER's value.
+fn int(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        _ => None,
     }
-    let unpaired = c.unpaired.as_deref().map(vis);
+}
+
+/// A TEXT's or BLOB's bytes.
+fn bytes(v: ValueRef<'_>) -> Option<&[u8]> {
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
+        _ => None,
+    }
+}
+
+/// `to` becomes the bytes of a TEXT or BLOB, or the text of any other
+/// value ([`Cell::to_bytes`]), in its own buffer.
+fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
+    to.clear();
+    match bytes(v) {
+        Some(b) => to.extend_from_slice(b),
+        None => to.extend_from_slice(&Cell::from(v).to_bytes()),
+    }
+}
+
+/// Append `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`
+/// to `out`, the arguments translated for `abi` (as stored when it is not
+/// known); `words` is scratch space for the argument words.
+pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
+    vis_into(out, &c.syscall, false);
+    out.push('(');
+    args_text(out, words, c, abi);
+    out.push(')');
+    for p in &c.paths {
+        out.push_str(" \"");
+        vis_into(out, p, true);
+        out.push('"');
+    }
     match (c.retval, c.errno) {
         (_, Some(e)) => match &c.errno_name {
-            Some(name) => s.push_str(&format!(" = -1 {}", vis(name))),
-            None => s.push_str(&format!(" = -1 errno {e}")),
+            Some(name) => {
+                out.push_str(" = -1 ");
+                vis_into(out, name, false);
+            }
+            None => {
+                out.push_str(" = -1 errno ");
+                push_int(out, e);
+            }
         },
-        (Some(r), None) => s.push_str(&format!(" = {r}")),
+        (Some(r), None) => {
+            out.push_str(" = ");
+            push_int(out, r);
+        }
         (None, None) => {}
     }
-    match unpaired.as_deref() {
-        None | Some("exit") | Some("thread exit") => {}
-        Some(why) if c.retval.is_none() => s.push_str(&format!(" = ? ({why})")),
-        Some(why) => s.push_str(&format!(" ({why})")),
+    let Some(unpaired) = c.unpaired.as_deref() else {
+        return;
+    };
+    match &*vis(unpaired) {
+        "exit" | "thread exit" => {}
+        why if c.retval.is_none() => {
+            out.push_str(" = ? (");
+            out.push_str(why);
+            out.push(')');
+        }
+        why => {
+            out.push_str(" (");
+            out.push_str(why);
+            out.push(')');
+        }
     }
-    s
 }
 
-/// The argument words as `kt2sql dump` prints them for a trace of `abi`:
-/// hex words, with named constants where kdump has them.
-fn args_text(c: &Call, abi: Option<Abi>) -> String {
-    let (Some(abi), Some(words)) = (abi, words(&c.args)) else {
-        return vis(&c.args).into_owned();
+/// Append the argument words as `kt2sql dump` prints them for a trace of
+/// `abi`: hex words, with named constants where kdump has them.
+fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
+    let Some(abi) = abi.filter(|_| parse_words(&c.args, words)) else {
+        vis_into(out, &c.args, false);
+        return;
     };
-    let mut out = String::new();
-    let mut w = Words::new(&words, abi.width, false);
+    let mut w = Words::new(words, abi.width, false);
     if let Ok(name) = std::str::from_utf8(&c.syscall) {
-        translate(abi.name_table(), name, &mut w, &mut out);
+        translate(abi.name_table(), name, &mut w, out);
     }
-    w.rest(&mut out);
-    out
+    w.rest(out);
 }
 
-/// The words of `call.args` (`0x3,0x7ffe12,0`); `None` if it is not that.
-fn words(args: &[u8]) -> Option<Vec<u64>> {
-    let text = std::str::from_utf8(args).ok()?;
-    if text.is_empty() {
-        return Some(Vec::new());
+/// Parse `call.args` (`0x3,0x7ffe12,0`) into `words`; false if it is not
+/// that.
+fn parse_words(args: &[u8], words: &mut Vec<u64>) -> bool {
+    words.clear();
+    if args.is_empty() {
+        return true;
     }
-    let word = |w: &str| match w {
-        "0" => Some(0),
-        _ => u64::from_str_radix(w.strip_prefix("0x")?, 16).ok(),
+    let word = |w: &[u8]| match w {
+        b"0" => Some(0),
+        _ => {
+            let digits = w.strip_prefix(b"0x")?;
+            let text = std::str::from_utf8(digits).ok()?;
+            u64::from_str_radix(text, 16).ok()
+        }
     };
-    text.split(',').map(word).collect()
+    for w in args.split(|&b| b == b',') {
+        match word(w) {
+            Some(v) => words.push(v),
+            None => return false,
+        }
+    }
+    true
 }
 
 /// One call as a JSON object.

@@ -202,7 +202,7 @@ impl<'t, 's> Walk<'t, 's> {
             }
             let call = calls.next()?.expect("a call was peeked");
             if e == exec_id {
-                f(&call).map_err(out_err)?;
+                f(call).map_err(out_err)?;
             }
         }
         Ok(())
@@ -230,11 +230,19 @@ impl Tree {
         writeln!(out, "Process tree:").map_err(out_err)?;
         writeln!(out, " <process_root> [0]").map_err(out_err)?;
         self.walk(conn, |w| {
+            // A call's line, reused: a big build makes millions.
+            let (mut line, mut words) = (String::new(), Vec::new());
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
                 writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
                 let abi = self.abis.get(&n.trace_id).copied();
-                w.calls_of(i, |c| writeln!(out, "{:pad$}    {}", "", call_text(c, abi)))?;
+                w.calls_of(i, |c| {
+                    line.clear();
+                    line.extend(std::iter::repeat_n(' ', pad + 4));
+                    call_text(&mut line, &mut words, c, abi);
+                    line.push('\n');
+                    out.write_all(line.as_bytes())
+                })?;
             }
             Ok(())
         })
