@@ -5,8 +5,9 @@
 //!
 //! - `target.rs`: what happens to the database file: refusing or replacing
 //!   an existing one, a new one written in a temporary file (`atomic.rs`)
-//!   renamed over the target at the end, or `--append` in place under
-//!   SQLite's write lock, all in one transaction;
+//!   flushed to disk as it is written (`write_back.rs`) and renamed over
+//!   the target at the end, or `--append` in place under SQLite's write
+//!   lock, all in one transaction;
 //! - `trace.rs`: each trace into that transaction: the checks before
 //!   anything is written, decoder → process model → encoder → writer on
 //!   two threads (`pipeline.rs`), an empty file as a trace row with no
@@ -29,6 +30,7 @@ mod errors;
 mod pipeline;
 mod target;
 mod trace;
+mod write_back;
 
 pub use dataset::import_to_dataset;
 

@@ -16,13 +16,15 @@ use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 use super::atomic::TempTarget;
 use super::errors::{busy, in_db, other_version, refused};
 use super::trace::{import_traces, TraceDone};
+use super::write_back::WriteBack;
 use super::{interrupted, ImportMode, ImportOptions, Progress};
 use crate::load::PathCache;
 use crate::schema::{self, sql_err, Existing, SCHEMA_VERSION};
 use crate::Error;
 
-/// A new database: written in a temporary file beside `db`, put in its
-/// place once complete ([`TempTarget::commit`]).
+/// A new database: written in a temporary file beside `db`, flushed to disk
+/// as it is written ([`WriteBack`]), put in its place once complete
+/// ([`TempTarget::commit`]).
 pub(super) fn create(
     traces: &[PathBuf],
     db: &Path,
@@ -49,6 +51,7 @@ pub(super) fn create(
         .map_err(ctx)?;
     schema::create_tables(&tx).map_err(ctx)?;
     let mut paths = PathCache::default();
+    let write_back = WriteBack::start(tmp.path(), db)?;
     let done = import_traces(&tx, &mut paths, traces, db, opts, progress)?;
     tx.commit()
         .map_err(sql_err("committing".into()))
@@ -59,6 +62,7 @@ pub(super) fn create(
             source,
         })
     })?;
+    write_back.finish()?;
     tmp.commit(opts.mode == ImportMode::Replace)?;
     Ok((done, paths.added()))
 }
