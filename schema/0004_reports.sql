@@ -687,7 +687,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
   SELECT ancestor_id, process_id FROM process_descendant WHERE depth > 0
 ), ch AS MATERIALIZED (
   -- Only the paths the build changed can have a hazard.
-  SELECT trace_id, path_id, command_id, process_id, access, syscall, success, effect,
+  SELECT namei_id, trace_id, path_id, command_id, process_id, access, success, effect,
          "offset", ts
   FROM _build_changed
 ), fr AS MATERIALIZED (
@@ -707,12 +707,15 @@ WITH RECURSIVE anc AS MATERIALIZED (
         FROM ch WHERE effect = 'write')
   WHERE n = 1
 ), ff AS MATERIALIZED (
-  -- Each command's first failed lookup of a path.
-  SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset" AS off
-  FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset",
+  -- Each command's first failed lookup of a path (only their calls are
+  -- read, for the syscall).
+  SELECT trace_id, path_id, command_id, process_id, ts,
+         (SELECT max(b.syscall) FROM build_access AS b WHERE b.namei_id = f.namei_id) AS syscall,
+         "offset" AS off
+  FROM (SELECT namei_id, trace_id, path_id, command_id, process_id, ts, "offset",
                row_number() OVER (PARTITION BY trace_id, path_id, command_id
                                   ORDER BY "offset") AS n
-        FROM ch WHERE success = 0)
+        FROM ch WHERE success = 0) AS f
   WHERE n = 1
 ), wr AS MATERIALIZED (
   -- Every write, with the next write of its path (nxt: offset, nxp: process).
