@@ -313,7 +313,8 @@ CREATE TABLE syscall_stat (
 
 -- One path lookup (NAMI record).
 CREATE TABLE namei (
-  -- Unique lookup id.
+  -- Unique lookup id. A call's lookups are numbered in file order when the
+  -- call ends (so its row can say whether it succeeded).
   namei_id INTEGER PRIMARY KEY,
   -- The call it belongs to; NULL when no call was pending.
   call_id INTEGER REFERENCES call(call_id),
@@ -352,8 +353,13 @@ CREATE TABLE namei (
   -- lookup), `exec` (execve's and posix_spawn's program and runtime
   -- linker), `attr` (chmod, chown, utimes, chflags, …) or `probe` (stat,
   -- access, readlink, chdir, link's existing name and every other call).
-  -- Whether the call succeeded is the call's `success`.
-  access TEXT NOT NULL
+  -- Whether the call succeeded is `success`.
+  access TEXT NOT NULL,
+  -- 1 when its call succeeded (call.success; a core file always did), 0
+  -- when it failed, NULL when the call never returned. Stored so the build
+  -- views need not read the call. (A call's lookups past its 16th, which
+  -- only a damaged trace makes, are NULL too.)
+  success INTEGER
 );
 
 -- Every other record: signals, I/O, structs, sysctl names, context

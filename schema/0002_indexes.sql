@@ -39,9 +39,8 @@ CREATE INDEX IF NOT EXISTS call_process ON call(process_id);
 -- Lookups of a path (by its resolved form): who touched it.
 CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id);
 
--- Lookups of a process, in file order (namei_id): `files -p` and the
--- timeline's file counts read a subtree's lookups without reading every
--- lookup.
+-- Lookups of a process: `files -p` and the timeline's file counts read a
+-- subtree's lookups without reading every lookup.
 CREATE INDEX IF NOT EXISTS namei_process ON namei(process_id);
 
 -- Lookups of a call, in file order (namei_id): `tree -v` walks each

@@ -392,9 +392,11 @@ CREATE VIEW IF NOT EXISTS build_access (
   process_id,
   -- namei.access.
   access,
-  -- The call's syscall name (`coredump` for a core file).
+  -- The call's syscall name (`coredump` for a core file). The only column
+  -- that reads the call: a query that does not ask for it reads no call.
   syscall,
-  -- 1 succeeded (a core file always did), 0 failed, NULL unfinished.
+  -- namei.success: 1 succeeded (a core file always did), 0 failed, NULL
+  -- unfinished.
   success,
   -- What a successful lookup did: `read` (read, exec), `write` (write,
   -- create, rename-to), `remove` (delete, rename-from) or `probe` (probe,
@@ -406,9 +408,10 @@ CREATE VIEW IF NOT EXISTS build_access (
   ts
 ) AS
 SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
-       CASE WHEN n.coredump = 1 THEN 'coredump' ELSE c.syscall END,
-       CASE WHEN n.coredump = 1 THEN 1 ELSE c.success END,
-       CASE WHEN NOT (n.coredump = 1 OR COALESCE(c.success, 0) = 1) THEN NULL
+       CASE WHEN n.coredump = 1 THEN 'coredump'
+            ELSE (SELECT c.syscall FROM call AS c WHERE c.call_id = n.call_id) END,
+       n.success,
+       CASE WHEN NOT COALESCE(n.success, 0) = 1 THEN NULL
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'read') THEN 'read'
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'write') THEN 'write'
             WHEN n.access IN (SELECT access FROM _access_class WHERE effect = 'remove')
@@ -417,16 +420,15 @@ SELECT n.namei_id, p.trace_id, n.resolved_id, n.exec_id, n.process_id, n.access,
        n."offset", n.ts
 FROM namei AS n
 JOIN process AS p USING (process_id)
-LEFT JOIN call AS c ON c.call_id = n.call_id
 WHERE n.resolution <> 'unknown base';
 
 -- Helper for build_flow, build_file and build_hazard: the build_access
 -- rows of the paths some lookup wrote, created, renamed or removed
 -- (whether it succeeded or not). Flows, writers, removals and hazards
 -- only ever involve these paths, a small part of what a build looks up
--- (on the 1 GiB benchmark 69 k of 608 k accesses): only their lookups'
--- calls are read. (`+path_id`: one pass over namei in table order is
--- cheaper than seeking each path's rows through namei_resolved.)
+-- (on the 1 GiB benchmark 69 k of 608 k accesses). (`+path_id`: one
+-- pass over namei in table order is cheaper than seeking each path's rows
+-- through namei_resolved.)
 CREATE VIEW IF NOT EXISTS _build_changed (
   -- build_access.namei_id.
   namei_id,
@@ -685,7 +687,7 @@ WITH RECURSIVE anc AS MATERIALIZED (
   SELECT ancestor_id, process_id FROM process_descendant WHERE depth > 0
 ), ch AS MATERIALIZED (
   -- Only the paths the build changed can have a hazard.
-  SELECT trace_id, path_id, command_id, process_id, access, syscall, success, effect,
+  SELECT namei_id, trace_id, path_id, command_id, process_id, access, success, effect,
          "offset", ts
   FROM _build_changed
 ), fr AS MATERIALIZED (
@@ -705,12 +707,15 @@ WITH RECURSIVE anc AS MATERIALIZED (
         FROM ch WHERE effect = 'write')
   WHERE n = 1
 ), ff AS MATERIALIZED (
-  -- Each command's first failed lookup of a path.
-  SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset" AS off
-  FROM (SELECT trace_id, path_id, command_id, process_id, ts, syscall, "offset",
+  -- Each command's first failed lookup of a path (only their calls are
+  -- read, for the syscall).
+  SELECT trace_id, path_id, command_id, process_id, ts,
+         (SELECT max(b.syscall) FROM build_access AS b WHERE b.namei_id = f.namei_id) AS syscall,
+         "offset" AS off
+  FROM (SELECT namei_id, trace_id, path_id, command_id, process_id, ts, "offset",
                row_number() OVER (PARTITION BY trace_id, path_id, command_id
                                   ORDER BY "offset") AS n
-        FROM ch WHERE success = 0)
+        FROM ch WHERE success = 0) AS f
   WHERE n = 1
 ), wr AS MATERIALIZED (
   -- Every write, with the next write of its path (nxt: offset, nxp: process).

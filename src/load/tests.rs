@@ -96,6 +96,7 @@ fn namei(id: i64, path: &'static [u8]) -> NameiRow<'static> {
         resolved: path,
         resolution: Resolution::Absolute,
         access: Access::Read,
+        success: Some(true),
     }
 }
 

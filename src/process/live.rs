@@ -267,9 +267,9 @@ impl Live {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::rows::End;
+    use crate::process::rows::{Access, End, Resolution};
     use crate::process::spill::SLACK;
-    use crate::process::state::{AwaitingExec, Pending, Thread};
+    use crate::process::state::{AwaitingExec, HeldLookup, Pending, Thread};
     use crate::process::syscall::Effect;
 
     /// A process with every field away from its default.
@@ -305,6 +305,15 @@ mod tests {
                     namei: 1,
                     first_path: Some((b"cc".to_vec(), b"/usr/bin/cc".to_vec(), false)),
                     lookups: vec![1, 2],
+                    held: vec![HeldLookup {
+                        ts: 5,
+                        offset: 13,
+                        comm: b"sh".to_vec(),
+                        path: b"cc".to_vec(),
+                        resolved: b"/usr/bin/cc".to_vec(),
+                        resolution: Resolution::Cwd,
+                        access: Access::Exec,
+                    }],
                     argv: Some(b"cc\0-c\0".to_vec()),
                     envp: None,
                     image_id: 3,

@@ -219,6 +219,9 @@ macro_rules! model_tables {
                 coredump: bool => "coredump",
                 /// What the call did to the path.
                 access: Access => "access",
+                /// Whether its call succeeded (`call.success`; a core file always
+                /// did); `None` when the call never returned.
+                success: Option<bool> => "success",
             }
 
             /// Any other record (signals, I/O, structs, sysctl names, …).

@@ -8,7 +8,8 @@ use std::hash::BuildHasher;
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::rows::{
-    End, IdBase, IssueKind, IssueRow, ProcessRow, Severity, Sink, SyscallStatRow, Totals,
+    Access, End, IdBase, IssueKind, IssueRow, ProcessRow, Resolution, Severity, Sink,
+    SyscallStatRow, Totals,
 };
 use super::syscall::{effect, Effect};
 use crate::decode::Family;
@@ -186,6 +187,36 @@ impl ForkCall {
     }
 }
 
+/// The lookups a pending call holds, at most. A lookup's row says whether
+/// its call succeeded (`namei.success`), which the RET tells after the
+/// NAMI records; no real call makes more than a few lookups, so this only
+/// bounds the memory a damaged or hostile trace can take (a million NAMI
+/// records in one call): the lookups past it are written at once, their
+/// success unknown.
+pub const HELD_LOOKUPS: usize = 16;
+
+/// A lookup of a pending call, held until the call ends so that its row
+/// can say whether the call succeeded. Its `seq` is its place among the
+/// call's held lookups; its id, process, call and image are given when it
+/// is written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeldLookup {
+    /// Record time.
+    pub ts: i64,
+    /// File offset of the NAMI record.
+    pub offset: u64,
+    /// Command name on the record.
+    pub comm: Vec<u8>,
+    /// Path as recorded.
+    pub path: Vec<u8>,
+    /// The resolved path.
+    pub resolved: Vec<u8>,
+    /// How it was resolved.
+    pub resolution: Resolution,
+    /// What the call did to the path.
+    pub access: Access,
+}
+
 /// A call whose RET has not come yet.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
@@ -212,6 +243,8 @@ pub struct Pending {
     pub first_path: Option<(Vec<u8>, Vec<u8>, bool)>,
     /// Absolute paths it looked up, counted as files if it succeeds.
     pub lookups: Vec<FileKey>,
+    /// Its first [`HELD_LOOKUPS`] lookups, written when it ends.
+    pub held: Vec<HeldLookup>,
     /// exec argv collected from ARGS records.
     pub argv: Option<Vec<u8>>,
     /// exec environment collected from ENV records.

@@ -80,16 +80,17 @@ pub(super) fn assert_same(got: &BTreeSet<String>, want: &BTreeSet<String>, what:
 /// A copy of `db` as the truth's `build_visible` reads the file: its rule
 /// takes a call's outcome from the RETs written, so an exec whose RET was
 /// lost is unfinished there, where the model infers that it succeeded
-/// (`exec-inferred`: success 1 without a RET). Those calls are set back to
-/// no outcome in the copy; [`check_inferred_execs`] checks them against
-/// the real `build`.
+/// (`exec-inferred`: success 1 without a RET). Those calls and their
+/// lookups are set back to no outcome in the copy; [`check_inferred_execs`]
+/// checks them against the real `build`.
 pub(super) fn as_written(db: &Path, dir: &Path) -> PathBuf {
     let copy = dir.join("as-written.db");
     std::fs::copy(db, &copy).unwrap();
     let conn = Connection::open(&copy).unwrap();
-    conn.execute(
-        "UPDATE call SET success = NULL WHERE ret_offset IS NULL AND success = 1",
-        [],
+    conn.execute_batch(
+        "UPDATE namei SET success = NULL WHERE call_id IN
+           (SELECT call_id FROM call WHERE ret_offset IS NULL AND success = 1);
+         UPDATE call SET success = NULL WHERE ret_offset IS NULL AND success = 1;",
     )
     .unwrap();
     copy

@@ -1,6 +1,6 @@
 //! The sums the import stores so reports need not scan the big tables
 //! (`syscall_stat`, `process.calls` …, `trace.files`, `exec.image`,
-//! `exec.calls_from`, `process.parent_exec_id`) restated in SQL over the rows themselves: every
+//! `exec.calls_from`, `process.parent_exec_id`, `namei.success`) restated in SQL over the rows themselves: every
 //! query below lists the disagreements, and must list none.
 
 use rusqlite::Connection;
@@ -34,6 +34,12 @@ const CHECKS: &[(&str, &str)] = &[
                                           AND n.resolution = 'unknown base')
             OR p.files <> (SELECT count(DISTINCT f.path) FROM file_access AS f
                            WHERE f.process_id = p.process_id AND f.success = 1)",
+    ),
+    (
+        "namei.success = its call's success (a core file's: 1; past a call's 16th lookup: NULL)",
+        "SELECT n.namei_id FROM namei AS n LEFT JOIN call AS c USING (call_id)
+         WHERE n.success IS NOT CASE WHEN n.coredump = 1 THEN 1
+                                     WHEN n.seq >= 16 THEN NULL ELSE c.success END",
     ),
     (
         "trace.files = rows of the files view",

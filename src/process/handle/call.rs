@@ -4,7 +4,7 @@
 
 use super::{th_id, Action, Return};
 use crate::names;
-use crate::process::rows::{CallRow, End, IssueKind, Severity, Sink, Unpaired};
+use crate::process::rows::{CallRow, End, IssueKind, NameiRow, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
 use crate::process::syscall::{
     effect, fcntl_dups, outcome, returns_uncalled, seen_retval, Effect, VFORK,
@@ -75,6 +75,7 @@ impl TraceState {
             offset: rec.offset,
             namei: 0,
             lookups: Vec::new(),
+            held: Vec::new(),
             first_path: None,
             argv: None,
             envp: None,
@@ -333,6 +334,25 @@ impl TraceState {
         self.tally_call(p, c.code, c.name, dur, success, lookups);
         if inferred {
             self.syscalls.get_mut(&c.code).expect("tallied").no_return += 1;
+        }
+        // Its lookups waited for this: whether the call succeeded.
+        for (seq, h) in std::mem::take(&mut c.held).into_iter().enumerate() {
+            sink.namei(&NameiRow {
+                id: TraceState::next(&mut self.ids.namei),
+                call_id: Some(c.call_id),
+                process_id: p.row.id,
+                seq: seq as i64,
+                ts: h.ts,
+                offset: h.offset,
+                comm: &h.comm,
+                exec_id: c.image_id,
+                coredump: false,
+                path: &h.path,
+                resolved: &h.resolved,
+                resolution: h.resolution,
+                access: h.access,
+                success,
+            })?;
         }
         sink.call(&CallRow {
             id: c.call_id,

@@ -4,7 +4,7 @@
 use crate::names::open_flags;
 use crate::process::path::resolve;
 use crate::process::rows::{Access, End, NameiRow, Resolution, Sink};
-use crate::process::state::{Proc, TraceState};
+use crate::process::state::{HeldLookup, Proc, TraceState, HELD_LOOKUPS};
 use crate::process::syscall::{access, dirfd_arg, Effect, AT_FDCWD};
 use crate::record::Record;
 
@@ -18,7 +18,7 @@ impl TraceState {
         sink: &mut S,
     ) -> Result<(), S::Error> {
         let th = p.threads.get_mut(&key).expect("thread exists");
-        let call = th.pending.last_mut();
+        let mut call = th.pending.last_mut();
         // A NAMI no call of its thread made is the core file a dying
         // process looks up (coredump(): OpenBSD 5.9 writes `PSIG SIGABRT`,
         // then `NAMI "pg.core"`, same pid). It belongs to this lifetime.
@@ -58,22 +58,40 @@ impl TraceState {
             self.totals.unresolved += 1;
         }
         self.totals.namei += 1;
-        let row = NameiRow {
-            id: TraceState::next(&mut self.ids.namei),
-            call_id,
-            process_id: p.row.id,
-            seq: seq as i64,
-            ts: rec.ts,
-            offset: rec.offset,
-            comm: &rec.comm,
-            exec_id,
-            coredump,
-            path: raw,
-            resolved: &resolved,
-            resolution: how,
-            access,
-        };
-        sink.namei(&row)?;
+        match call.as_deref_mut() {
+            // Its call's RET, still to come, says whether it succeeded: the
+            // row waits in the call ([`TraceState::finish_call`] writes it).
+            Some(c) if c.held.len() < HELD_LOOKUPS => c.held.push(HeldLookup {
+                ts: rec.ts,
+                offset: rec.offset,
+                comm: rec.comm.to_vec(),
+                path: raw.to_vec(),
+                resolved: resolved.clone(),
+                resolution: how,
+                access,
+            }),
+            _ => {
+                let row = NameiRow {
+                    id: TraceState::next(&mut self.ids.namei),
+                    call_id,
+                    process_id: p.row.id,
+                    seq: seq as i64,
+                    ts: rec.ts,
+                    offset: rec.offset,
+                    comm: &rec.comm,
+                    exec_id,
+                    coredump,
+                    path: raw,
+                    resolved: &resolved,
+                    resolution: how,
+                    access,
+                    // A core file is written, so its lookup succeeded; past
+                    // the held lookups, the call's outcome is not known yet.
+                    success: coredump.then_some(true),
+                };
+                sink.namei(&row)?;
+            }
+        }
         if let Some(c) = call {
             c.namei += 1;
             if seq == 0

@@ -15,8 +15,8 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 #[cfg(doc)]
 use super::SpillFile;
-use crate::process::rows::{model_tables, End, ProcessRow};
-use crate::process::state::{AwaitingExec, Pending, Proc, Thread};
+use crate::process::rows::{model_tables, Access, End, ProcessRow, Resolution};
+use crate::process::state::{AwaitingExec, HeldLookup, Pending, Proc, Thread};
 use crate::process::syscall::Effect;
 
 /// The `&'static str`s seen so far, numbered.
@@ -277,6 +277,8 @@ macro_rules! spill_enum {
 }
 spill_enum!(End, End::ALL);
 spill_enum!(Effect, Effect::ALL);
+spill_enum!(Resolution, Resolution::ALL);
+spill_enum!(Access, Access::ALL);
 
 macro_rules! spill_struct {
     ($t:ident { $($f:ident),* $(,)? }) => {
@@ -329,10 +331,21 @@ spill_struct!(Pending {
     namei,
     first_path,
     lookups,
+    held,
     argv,
     envp,
     image_id,
     exec_evidence,
+});
+
+spill_struct!(HeldLookup {
+    ts,
+    offset,
+    comm,
+    path,
+    resolved,
+    resolution,
+    access,
 });
 
 spill_struct!(Thread {
