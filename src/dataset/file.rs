@@ -15,7 +15,7 @@ use arrow_array::builder::{BinaryBuilder, Float64Builder, Int64Builder, StringBu
 use arrow_array::{Array, ArrayRef, RecordBatch, StringArray};
 use arrow_schema::Schema;
 use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression, ZstdLevel};
+use parquet::basic::{Compression, Encoding, ZstdLevel};
 use parquet::file::properties::{EnabledStatistics, WriterProperties};
 use parquet::schema::types::ColumnPath;
 use rusqlite::types::ValueRef;
@@ -60,7 +60,8 @@ pub struct TableFile {
 /// offsets, durations, argument words and text, return values, addresses,
 /// data, the table's own id. A dictionary of them overflows its page and is
 /// thrown away, once per column chunk, after hashing every value: plain
-/// encoding and zstd cost less CPU and give smaller files.
+/// encoding and zstd cost less CPU and give smaller files. (Integer columns
+/// have no dictionary at all: see [`properties`].)
 fn unique_per_row(table: &str, column: &str) -> bool {
     column.ends_with("_ts")
         || matches!(
@@ -68,6 +69,34 @@ fn unique_per_row(table: &str, column: &str) -> bool {
             "ts" | "offset" | "dur" | "args" | "arg0" | "arg1" | "retval" | "addr" | "data"
         )
         || column.strip_suffix("_id") == Some(table)
+}
+
+/// The writer's settings for `table`'s file: zstd level 1; every integer
+/// column DELTA_BINARY_PACKED without a dictionary (ids, times and offsets
+/// rise row by row, and the few-valued ones, numbers, flags, pids, come in
+/// runs: the deltas are small either way, and no value is hashed); no
+/// dictionary for the other columns whose values are all different; no
+/// statistics for the trace key.
+fn properties(table: &TableColumns) -> WriterProperties {
+    let mut props = WriterProperties::builder()
+        .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1")))
+        .set_max_row_group_row_count(Some(ROWS_PER_GROUP))
+        .set_created_by(format!("kt2sql {}", env!("CARGO_PKG_VERSION")))
+        // One value per partition: its statistics say nothing.
+        .set_column_statistics_enabled(ColumnPath::from(TRACE_KEY), EnabledStatistics::None);
+    for c in &table.columns {
+        let path = || ColumnPath::from(c.name.clone());
+        if c.kind == Kind::Int {
+            props = props
+                .set_column_dictionary_enabled(path(), false)
+                .set_column_encoding(path(), Encoding::DELTA_BINARY_PACKED);
+        } else if unique_per_row(table.name, &c.name) {
+            for name in [c.name.clone(), format!("{}{BYTES_SUFFIX}", c.name)] {
+                props = props.set_column_dictionary_enabled(ColumnPath::from(name), false);
+            }
+        }
+    }
+    props.build()
 }
 
 impl TableFile {
@@ -84,20 +113,7 @@ impl TableFile {
             std::fs::create_dir_all(dir).map_err(io)?;
         }
         let file = File::create(&tmp).map_err(io)?;
-        let mut props = WriterProperties::builder()
-            .set_compression(Compression::ZSTD(ZstdLevel::try_new(1).expect("level 1")))
-            .set_max_row_group_row_count(Some(ROWS_PER_GROUP))
-            .set_created_by(format!("kt2sql {}", env!("CARGO_PKG_VERSION")))
-            // One value per partition: its statistics say nothing.
-            .set_column_statistics_enabled(ColumnPath::from(TRACE_KEY), EnabledStatistics::None);
-        for c in &table.columns {
-            if unique_per_row(table.name, &c.name) {
-                for name in [c.name.clone(), format!("{}{BYTES_SUFFIX}", c.name)] {
-                    props = props.set_column_dictionary_enabled(ColumnPath::from(name), false);
-                }
-            }
-        }
-        let props = props.build();
+        let props = properties(table);
         let schema = table.schema();
         let writer = ArrowWriter::try_new(file, schema.clone(), Some(props))
             .map_err(|e| parquet_err(&tmp, e))?;

@@ -6,7 +6,9 @@
 //! ([`crate::load::value`]), call rows put back into `call_id` order by
 //! the same [`InOrder`] window. A table's columns are handed to the
 //! [`ColumnTarget`] every [`ROWS_PER_BATCH`] rows, in the order of the
-//! dataset's columns ([`TableColumns`]); the one column the rows lack,
+//! dataset's columns ([`TableColumns`]); a target may take the call rows
+//! as they are instead, in order, for another thread's sink to build
+//! ([`RowColumns::put_calls`]). The one column the rows lack,
 //! the `import_issue_id` SQLite would give, is numbered here as SQLite
 //! numbers it in a fresh database (1, 2, …). At the end of the trace the
 //! tree order ([`order_tree`]) gives the `tree_node` rows from the few
@@ -51,6 +53,10 @@ pub const ROWS_PER_BATCH: usize = 16 * 1024;
 pub trait ColumnTarget {
     /// Why they could not be taken.
     type Error;
+    /// Whether call rows are handed on as they are, in `call_id` order
+    /// ([`ColumnTarget::take_calls`]), for another thread to build their
+    /// columns ([`RowColumns::put_calls`]), instead of built here.
+    const CALLS_AS_ROWS: bool = false;
     /// `rows` rows of the dataset's table number `table` (of
     /// [`super::Dataset::tables`]): one array per column of its files but
     /// the trace key.
@@ -60,6 +66,11 @@ pub trait ColumnTarget {
         rows: usize,
         columns: Vec<ArrayRef>,
     ) -> Result<(), Self::Error>;
+    /// [`ROWS_PER_BATCH`] call rows (fewer, the last time), when
+    /// [`ColumnTarget::CALLS_AS_ROWS`]; an empty list to fill next.
+    fn take_calls(&mut self, calls: Vec<HeldCall>) -> Result<Vec<HeldCall>, Self::Error> {
+        unreachable!("{} call rows for a target that builds none", calls.len())
+    }
 }
 
 impl ColumnTarget for TraceFiles<'_> {
@@ -71,6 +82,10 @@ impl ColumnTarget for TraceFiles<'_> {
 
 impl<T: ColumnTarget> ColumnTarget for &mut T {
     type Error = T::Error;
+    const CALLS_AS_ROWS: bool = T::CALLS_AS_ROWS;
+    fn take_calls(&mut self, calls: Vec<HeldCall>) -> Result<Vec<HeldCall>, T::Error> {
+        (**self).take_calls(calls)
+    }
     fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), T::Error> {
         (**self).take(table, rows, columns)
     }
@@ -256,6 +271,9 @@ pub struct RowColumns<'p, T> {
     /// Finished call rows, put back into `call_id` order (always `Some`
     /// but while rows are released).
     calls: Option<InOrder<HeldCall>>,
+    /// Call rows released in order, to be handed on as they are (when the
+    /// target takes them so).
+    released: Vec<HeldCall>,
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
@@ -293,6 +311,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
                 .map(|&t| Builders::new(t, &tables[1 + t.index()]))
                 .collect(),
             calls: Some(InOrder::new(CALL_WINDOW)),
+            released: Vec::new(),
             paths,
             ctx,
             issues: 0,
@@ -323,11 +342,15 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         let mut done = Ok(());
         calls.drain(|h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.release_call(h);
             }
         });
         self.calls = Some(calls);
         done?;
+        if !self.released.is_empty() {
+            let last = std::mem::take(&mut self.released);
+            self.target.take_calls(last)?;
+        }
         for &t in Table::ALL {
             self.send(t)?;
         }
@@ -396,6 +419,34 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         self.add(Table::Call, |c, e| CallRow::put(&h.row(), c, e))
     }
 
+    /// A call row whose turn has come: into its columns here, or into the
+    /// list handed on as it is.
+    fn release_call(&mut self, h: HeldCall) -> Result<(), T::Error> {
+        if !T::CALLS_AS_ROWS {
+            return self.add_call(&h);
+        }
+        if self.released.capacity() == 0 {
+            self.released.reserve_exact(ROWS_PER_BATCH);
+        }
+        self.released.push(h);
+        if self.released.len() >= ROWS_PER_BATCH {
+            let full = std::mem::take(&mut self.released);
+            self.released = self.target.take_calls(full)?;
+        }
+        Ok(())
+    }
+
+    /// Call rows handed on by another sink's [`ColumnTarget::take_calls`],
+    /// already in `call_id` order, into the call table's columns.
+    pub fn put_calls(&mut self, calls: &[HeldCall]) -> Result<(), T::Error> {
+        calls.iter().try_for_each(|h| self.add_call(h))
+    }
+
+    /// Hand on the call rows [`RowColumns::put_calls`] left.
+    pub fn finish_calls(&mut self) -> Result<(), T::Error> {
+        self.send(Table::Call)
+    }
+
     /// Hold a finished call row until the calls before it are written.
     fn take_call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
         self.tree.calls_end = self.tree.calls_end.max(row.id + 1);
@@ -403,7 +454,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         let mut done = Ok(());
         calls.push(row.id, HeldCall::of(row), |h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.release_call(h);
             }
         });
         self.calls = Some(calls);

@@ -7,8 +7,10 @@
 //! decoding side.
 //!
 //! For an import into a dataset the decoding side builds each table's
-//! Arrow columns instead ([`RowColumns`]) and the calling thread writes
-//! them into the trace's Parquet files ([`decode_to_dataset`]).
+//! Arrow columns instead ([`RowColumns`]) but the call table's, whose rows
+//! it hands on as they are, and the calling thread builds the call
+//! columns and writes every table's into the trace's Parquet files
+//! ([`decode_to_dataset`]).
 //!
 //! Cancellation and write errors stop the decoding thread at its next
 //! batch: dropping the receiver makes its send fail.
@@ -26,6 +28,7 @@ use crate::dataset::rows::{ColumnTarget, RowColumns};
 use crate::dataset::TraceFiles;
 use crate::decode::Decoder;
 use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
+use crate::load::reorder::HeldCall;
 use crate::load::writer::Writer;
 use crate::process::rows::Totals;
 use crate::process::{Model, Sink};
@@ -113,33 +116,53 @@ impl BatchTarget for Channel {
     }
 }
 
-/// One table's columns, as the dataset's sink hands them on.
-struct Columns {
-    table: usize,
-    rows: usize,
-    columns: Vec<ArrayRef>,
+/// What the dataset's sink hands on: one table's columns, or call rows
+/// whose columns the writing side builds.
+enum Part {
+    Columns {
+        table: usize,
+        rows: usize,
+        columns: Vec<ArrayRef>,
+    },
+    Calls(Vec<HeldCall>),
 }
 
-/// The decoding side's end of a dataset import's channel.
+/// The decoding side's end of a dataset import's channels.
 struct ColumnChannel {
-    tx: SyncSender<Msg<Columns>>,
+    tx: SyncSender<Msg<Part>>,
+    /// Lists of call rows written, coming back to be refilled.
+    back: Receiver<Vec<HeldCall>>,
     bytes: u64,
     records: u64,
 }
 
-impl ColumnTarget for ColumnChannel {
-    type Error = Stopped;
-    fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Stopped> {
+impl ColumnChannel {
+    fn send(&mut self, batch: Part) -> Result<(), Stopped> {
         let msg = Msg {
-            batch: Columns {
-                table,
-                rows,
-                columns,
-            },
+            batch,
             bytes: self.bytes,
             records: self.records,
         };
         self.tx.send(msg).map_err(|_| Stopped)
+    }
+}
+
+/// The call table's columns are built on the writing side: the decoding
+/// thread, which also runs the decoder and the model, is the longer of
+/// the two, and the call rows are most of the rows.
+impl ColumnTarget for ColumnChannel {
+    type Error = Stopped;
+    const CALLS_AS_ROWS: bool = true;
+    fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Stopped> {
+        self.send(Part::Columns {
+            table,
+            rows,
+            columns,
+        })
+    }
+    fn take_calls(&mut self, calls: Vec<HeldCall>) -> Result<Vec<HeldCall>, Stopped> {
+        self.send(Part::Calls(calls))?;
+        Ok(self.back.try_recv().unwrap_or_default())
     }
 }
 
@@ -186,18 +209,38 @@ pub fn decode_and_write(
 }
 
 /// Decode one trace on a second thread into the columns of the dataset's
-/// `tables`, and write them into its `files` on this one.
+/// `tables` (its call rows as they are), and build the call columns and
+/// write every table's into its `files` on this one.
 pub fn decode_to_dataset(
     files: &mut TraceFiles<'_>,
     tables: &[TableColumns],
     job: Job<'_>,
     progress: &dyn Progress,
 ) -> Result<Decoded, Error> {
-    on_two_threads(
-        move |tx| decode_columns(job, tables, tx),
-        |c| files.write_columns(c.table, c.rows, c.columns),
+    // Call rows have no paths: this side's cache stays empty.
+    let mut no_paths = PathCache::default();
+    let mut calls = RowColumns::new(tables, &mut no_paths, job.ctx, files);
+    let (back_tx, back) = sync_channel::<Vec<HeldCall>>(IN_FLIGHT + 1);
+    let decoded = on_two_threads(
+        move |tx| decode_columns(job, tables, tx, back),
+        |part| match part {
+            Part::Columns {
+                table,
+                rows,
+                columns,
+            } => calls.target.write_columns(table, rows, columns),
+            Part::Calls(mut rows) => {
+                calls.put_calls(&rows)?;
+                rows.clear();
+                // Back to be refilled, or dropped if that side is done.
+                let _ = back_tx.try_send(rows);
+                Ok(())
+            }
+        },
         progress,
-    )
+    )?;
+    calls.finish_calls()?;
+    Ok(decoded)
 }
 
 /// Run `decode` on a second thread, named, and `write` on this one for
@@ -287,7 +330,8 @@ fn decode(
 fn decode_columns(
     job: Job<'_>,
     tables: &[TableColumns],
-    tx: SyncSender<Msg<Columns>>,
+    tx: SyncSender<Msg<Part>>,
+    back: Receiver<Vec<HeldCall>>,
 ) -> Result<Decoded, Stopped> {
     let Job {
         mut dec,
@@ -299,6 +343,7 @@ fn decode_columns(
     } = job;
     let target = ColumnChannel {
         tx,
+        back,
         bytes: 0,
         records: 0,
     };
