@@ -10,8 +10,8 @@
 --
 -- @param  trace     Only this trace_id (default: every trace).
 -- @param  pid       Only the edges of the commands of the processes of
---                   this pid and their descendants (for a flow, both
---                   ends); default: the whole build.
+--                   this pid and their descendants (the flows of the
+--                   subtree taken as the build); default: the whole build.
 -- @param  commands  1: command -> command edges (`graph --commands`).
 -- @param  under     Only paths in this directory tree (`graph --under`).
 -- @param  exclude   Leave out the paths in these directory trees, a JSON
@@ -41,6 +41,32 @@ WITH dirs (dir, system) AS (
   SELECT path_id FROM path
   WHERE path = rtrim($under, '/')
      OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
+), member (process_id) AS MATERIALIZED (
+  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+), access (trace_id, path_id, command_id, effect) AS (
+  -- The reads and writes: without $pid one pass over the lookups, with it
+  -- the subtree's own through the index namei_process (in proportion to
+  -- the subtree). The branch whose $pid test fails is skipped before it
+  -- reads a row.
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  SELECT trace_id, path_id, command_id, effect FROM build_access
+  WHERE $pid IS NULL AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
+    AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
+  UNION ALL
+  SELECT trace_id, path_id, command_id, effect FROM build_access
+  WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
+    AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
+    AND effect IN ('read', 'write')
+), flow (trace_id, path_id, producer_id, consumer_id) AS (
+  -- The flows: of the whole build (build_flow), or with $pid of the
+  -- subtree taken as the build, from its own lookups (_scope_flow, the
+  -- same rule). The branch whose $pid test fails is skipped.
+  SELECT trace_id, path_id, producer_id, consumer_id FROM build_flow
+  WHERE $pid IS NULL AND ($trace IS NULL OR trace_id = $trace)
+  UNION ALL
+  SELECT trace_id, path_id, producer_id, consumer_id
+  FROM _scope_flow WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    AND $pid IS NOT NULL
 )
 SELECT CASE effect WHEN 'write' THEN 'c' || command_id
                    ELSE 'f' || trace_id || '_' || path_id END AS source,
@@ -49,23 +75,14 @@ SELECT CASE effect WHEN 'write' THEN 'c' || command_id
        effect AS kind, NULL AS paths
 -- DISTINCT rather than GROUP BY: one b-tree of the pairs as they come,
 -- not a sort of every lookup before the sort by text ids.
-FROM (SELECT DISTINCT trace_id, path_id, command_id, effect FROM build_access
-      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-      WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
-        AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
-        AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
-        AND ($pid IS NULL OR process_id IN (SELECT process_id FROM _scope
-                                            WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace))))
+FROM (SELECT DISTINCT trace_id, path_id, command_id, effect FROM access
+      WHERE path_id NOT IN (SELECT path_id FROM dropped)
+        AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept)))
 WHERE $commands IS DISTINCT FROM 1
 UNION ALL
 SELECT 'c' || producer_id, 'c' || consumer_id, 'flow', count(*)
-FROM build_flow
-WHERE $commands IS NOT DISTINCT FROM 1 AND ($trace IS NULL OR trace_id = $trace)
+FROM flow
+WHERE $commands IS NOT DISTINCT FROM 1
   AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
-  AND ($pid IS NULL OR NOT EXISTS (
-        SELECT 1 FROM exec AS x
-        WHERE x.exec_id IN (producer_id, consumer_id)
-          AND x.process_id NOT IN (SELECT process_id FROM _scope
-                                   WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace))))
 GROUP BY trace_id, producer_id, consumer_id
 ORDER BY 3, 1, 2;

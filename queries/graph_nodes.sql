@@ -6,7 +6,8 @@
 --
 -- @param  trace     Only this trace_id (default: every trace).
 -- @param  pid       Only the commands of the processes of this pid and
---                   their descendants, and the paths they read or wrote
+--                   their descendants, and the paths they read or wrote,
+--                   with their roles in the subtree taken as the build
 --                   (default: the whole build).
 -- @param  commands  1: commands only (`graph --commands`); else files too.
 -- @param  under     Only paths in this directory tree (`graph --under`).
@@ -19,7 +20,8 @@
 --                   `f<trace_id>_<path_id>` for a file.
 -- @column kind      `command` or `file`.
 -- @column label     `comm [pid]` for a command, the path for a file.
--- @column role      The file's build_file.role; NULL for a command.
+-- @column role      The file's build_file.role (with $pid, in the
+--                   subtree); NULL for a command.
 WITH dirs (dir, system) AS (
   SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
@@ -38,28 +40,50 @@ WITH dirs (dir, system) AS (
   SELECT path_id FROM path
   WHERE path = rtrim($under, '/')
      OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
+), member (process_id) AS MATERIALIZED (
+  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+), image (exec_id, process_id, comm) AS (
+  -- The commands: without $pid every one, with it the subtree's through
+  -- the index exec_process. The branch whose $pid test fails is skipped
+  -- before it reads a row.
+  SELECT e.exec_id, e.process_id, e.comm FROM exec AS e
+  WHERE $pid IS NULL AND e.success = 1
+  UNION ALL
+  SELECT e.exec_id, e.process_id, e.comm FROM exec AS e
+  WHERE $pid IS NOT NULL AND e.process_id IN (SELECT process_id FROM member) AND e.success = 1
+), access (trace_id, path_id) AS (
+  -- The paths read or written: without $pid one pass over the lookups,
+  -- with it the subtree's own through the index namei_process.
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  SELECT trace_id, path_id FROM build_access
+  WHERE $pid IS NULL AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
+    AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
+  UNION ALL
+  SELECT trace_id, path_id FROM build_access
+  WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
+    AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
+    AND effect IN ('read', 'write')
+), role (trace_id, path_id, role) AS (
+  -- The roles of the paths changed (_scope_changed_file): of the whole
+  -- build, or with $pid of the subtree taken as the build, from its own
+  -- lookups.
+  SELECT trace_id, path_id, role FROM _scope_changed_file WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
 )
 SELECT 'c' || e.exec_id AS node, 'command' AS kind,
        CAST(e.comm AS BLOB) || CAST(' [' || p.pid || ']' AS BLOB) AS label, NULL AS role
-FROM exec AS e
+FROM image AS e
 JOIN process AS p USING (process_id)
-WHERE e.success = 1 AND ($trace IS NULL OR p.trace_id = $trace)
-  AND ($pid IS NULL OR p.process_id IN (SELECT process_id FROM _scope
-                                        WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
+WHERE ($trace IS NULL OR p.trace_id = $trace)
 UNION ALL
--- A path read or written that the build did not change
--- (_build_changed_file) was read: build_file's role `source`. DISTINCT,
--- not GROUP BY: the few paths go into a small b-tree as the lookups come,
--- instead of every lookup being sorted first.
+-- A path read or written that the build (the subtree) did not change was
+-- read: build_file's role `source`. DISTINCT, not GROUP BY: the few paths
+-- go into a small b-tree as the lookups come, instead of every lookup
+-- being sorted first.
 SELECT 'f' || t.trace_id || '_' || t.path_id, 'file', pa.path, COALESCE(cf.role, 'source')
-FROM (SELECT DISTINCT trace_id, path_id FROM build_access
-      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-      WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
-        AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
-        AND path_id NOT IN (SELECT path_id FROM dropped) AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))
-        AND ($pid IS NULL OR process_id IN (SELECT process_id FROM _scope
-                                            WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))) AS t
+FROM (SELECT DISTINCT trace_id, path_id FROM access
+      WHERE path_id NOT IN (SELECT path_id FROM dropped)
+        AND ($under IS NULL OR path_id IN (SELECT path_id FROM kept))) AS t
 JOIN path AS pa USING (path_id)
-LEFT JOIN _build_changed_file AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id
+LEFT JOIN role AS cf ON cf.trace_id = t.trace_id AND cf.path_id = t.path_id
 WHERE $commands IS DISTINCT FROM 1
 ORDER BY 2 DESC, 1;

@@ -36,8 +36,11 @@ CREATE UNIQUE INDEX IF NOT EXISTS tree_node_process ON tree_node(process_id, ima
 -- on the 1 GiB trace).
 CREATE INDEX IF NOT EXISTS call_process ON call(process_id);
 
--- Lookups of a path (by its resolved form): who touched it.
-CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id);
+-- Lookups of a path (by its resolved form): who touched it; with the
+-- access kind, the writes and removals of a path (`inputs -p`, `outputs
+-- -p`) are an index range each, without reading its reads (a shared
+-- header is read by every part of a build).
+CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id, access);
 
 -- Lookups of a process: `files -p` and the timeline's file counts read a
 -- subtree's lookups without reading every lookup.

@@ -460,10 +460,138 @@ WHERE +path_id IN (SELECT resolved_id FROM namei
                   WHERE access IN (SELECT access FROM _access_class
                                    WHERE effect IN ('write', 'remove')));
 
+-- Helper for the build views and for the `-p` scope of the build reports
+-- (`outputs`, `graph`): the successful reads, writes and removals the
+-- build analysis reads, per scope. With root_pid NULL, the whole build's
+-- of the paths it changed (_build_changed); else those of the paths some
+-- lookup changed by every lifetime of pid root_pid and their descendants
+-- (_scope), taken as a build of its own. The views
+-- below partition every window and group by root_pid, so a query's
+-- `root_pid IS NOT DISTINCT FROM $pid` reaches this view: a scope's rows
+-- are its processes' lookups through the index namei_process, in
+-- proportion to the subtree, and the whole build's are one pass over the
+-- lookups as before.
+CREATE VIEW IF NOT EXISTS _scope_changed (
+  -- NULL for the whole build; else the OS pid at the top of the subtree
+  -- (_scope.root_pid).
+  root_pid,
+  -- build_access.trace_id.
+  trace_id,
+  -- build_access.path_id.
+  path_id,
+  -- build_access.command_id.
+  command_id,
+  -- build_access.effect: `read`, `write` or `remove`.
+  effect,
+  -- build_access.offset.
+  "offset",
+  -- build_access.ts.
+  ts
+) AS
+SELECT CAST(NULL AS INTEGER), trace_id, path_id, command_id, effect, "offset", ts
+FROM _build_changed
+WHERE access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write', 'remove'))
+  AND effect IN ('read', 'write', 'remove')
+UNION ALL
+-- DISTINCT: a pid reused inside its own subtree gives a process twice.
+-- CROSS JOIN: the scope's processes first, then each one's lookups.
+-- Only the paths some lookup wrote or removed (as _build_changed), each
+-- lookup's path seeked through namei_resolved (path, access).
+SELECT s.root_pid, a.trace_id, a.path_id, a.command_id, a.effect, a."offset", a.ts
+FROM (SELECT DISTINCT root_pid, process_id FROM _scope WHERE root_pid IS NOT NULL) AS s
+CROSS JOIN build_access AS a
+WHERE a.process_id = s.process_id
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  AND a.access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write', 'remove'))
+  AND a.effect IN ('read', 'write', 'remove')
+  AND EXISTS (SELECT 1 FROM namei AS w
+              WHERE w.resolved_id = a.path_id
+                AND w.access IN (SELECT access FROM _access_class
+                                 WHERE effect IN ('write', 'remove')));
+
+-- Helper for _scope_flow and _scope_changed_file: each successful read,
+-- write and removal of _scope_changed with the write it follows (the
+-- latest earlier write of its path, by file order; removals do not reset
+-- it). One pass over the lookups for both.
+CREATE VIEW IF NOT EXISTS _scope_after_write (
+  -- _scope_changed.root_pid.
+  root_pid,
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The command that made it (command.command_id).
+  command_id,
+  -- `read`, `write` or `remove` (build_access.effect).
+  effect,
+  -- File offset of the lookup (build_access.offset).
+  "offset",
+  -- Time (ns) of the lookup.
+  ts,
+  -- Writes of the path up to this lookup (this one included): 0 before
+  -- the first.
+  grp,
+  -- The command of that latest write (the write itself for a write); NULL
+  -- when grp is 0.
+  writer,
+  -- Time (ns) of that write.
+  wts
+) AS
+WITH a AS (
+  SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts,
+         count(*) FILTER (WHERE effect = 'write')
+           OVER (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset") AS grp
+  FROM _scope_changed
+  WHERE effect IN ('read', 'write', 'remove')
+)
+-- A group's first row is its write (grp counts it), so first_value is
+-- that write; the rows of group 0 have none.
+SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp,
+       CASE WHEN grp > 0 THEN first_value(command_id) OVER g END,
+       CASE WHEN grp > 0 THEN first_value(ts) OVER g END
+FROM a
+WINDOW g AS (PARTITION BY root_pid, trace_id, path_id, grp ORDER BY "offset");
+
+-- Helper for _scope_changed_file and the `-p` scope of `graph --commands`:
+-- build_flow's rows per scope of _scope_changed (root_pid NULL: the whole
+-- build's, the rows of build_flow; else those of the subtree taken as a
+-- build of its own).
+CREATE VIEW IF NOT EXISTS _scope_flow (
+  -- _scope_changed.root_pid.
+  root_pid,
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- The command that wrote it (command.command_id).
+  producer_id,
+  -- The command that read it afterwards.
+  consumer_id,
+  -- Time (ns) of that write.
+  write_ts,
+  -- Time (ns) of the consumer's first read after a write of the producer.
+  read_ts
+) AS
+-- The consumer's first read after a write of the producer: one row per
+-- (path, producer, consumer) without a GROUP BY (SQLite passes a filter
+-- on root_pid down through windows, not through a group).
+SELECT root_pid, trace_id, path_id, writer, command_id, wts, ts
+FROM (SELECT root_pid, trace_id, path_id, writer, command_id, wts, ts,
+             row_number() OVER (PARTITION BY root_pid, trace_id, path_id, writer, command_id
+                                ORDER BY "offset") AS n
+      FROM _scope_after_write
+      WHERE effect = 'read' AND grp > 0 AND writer <> command_id)
+WHERE n = 1;
+
 -- Producer -> consumer: for each read, the latest earlier write of the
 -- path (by file order; removals do not reset it); when another command
 -- made it, that command produced what this one consumed. One row per
--- (path, producer, consumer), at the consumer's first such read.
+-- (path, producer, consumer), at the consumer's first such read. The
+-- same rule as _scope_flow's rows of the whole build (a test checks they
+-- are equal): stated over _build_changed here, as the queries that join
+-- build_flow with other tables (the timeline's flows, the critical path)
+-- do not pass _scope_flow's `root_pid IS NULL` down, and would compute
+-- every subtree's flows.
 CREATE VIEW IF NOT EXISTS build_flow (
   -- Trace it was recorded in.
   trace_id,
@@ -524,6 +652,64 @@ SELECT trace_id, producer_id, consumer_id, count(*), min(write_ts), min(read_ts)
 FROM build_flow
 GROUP BY trace_id, producer_id, consumer_id;
 
+-- Helper for _build_changed_file and the `-p` scope of `outputs` and
+-- `graph`: the paths changed (a successful write or removal) per scope of
+-- _scope_changed, with the role build_file's first three rules give them:
+-- `temporary` (the last change removed it), `intermediate` (_scope_flow)
+-- or else `output`. The changes and the flows of a path are one window
+-- partition, and windows only (no GROUP BY: SQLite passes a filter on
+-- the partition's columns down through windows, not through a group), so
+-- a scope's filter reaches _scope_changed.
+CREATE VIEW IF NOT EXISTS _scope_changed_file (
+  -- _scope_changed.root_pid.
+  root_pid,
+  -- Trace it was recorded in.
+  trace_id,
+  -- The path's id (path.path_id).
+  path_id,
+  -- `temporary`, `intermediate` or `output`.
+  role,
+  -- The command of the first successful write (command.command_id), or NULL.
+  first_writer_id,
+  -- The command of the last successful write, or NULL.
+  last_writer_id,
+  -- Commands that wrote it (write, create, rename-to).
+  writers
+) AS
+-- One window per step: SQLite passes a filter down through a step whose
+-- windows differ in their PARTITION BY no further.
+WITH nth AS (
+  -- Each read that follows another command's write is a flow
+  -- (_scope_flow's rule); nth: 1 for a command's first lookup of its kind.
+  SELECT root_pid, trace_id, path_id, effect, "offset", grp, writer,
+         CASE WHEN effect = 'read' AND grp > 0 AND writer <> command_id THEN 1 ELSE 0 END
+           AS flow,
+         row_number() OVER (PARTITION BY root_pid, trace_id, path_id, effect, command_id
+                            ORDER BY "offset") AS nth
+  FROM _scope_after_write
+), p AS (
+  -- The first write is group 1's writer, the last the last lookup's.
+  SELECT root_pid, trace_id, path_id,
+         count(*) FILTER (WHERE effect = 'write' AND nth = 1) OVER w AS writers,
+         max("offset" * 2 + CASE WHEN effect = 'remove' THEN 1 ELSE 0 END)
+           FILTER (WHERE effect IN ('write', 'remove')) OVER w AS last_change,
+         max(CASE WHEN grp = 1 THEN writer END) OVER w AS first_writer_id,
+         last_value(writer) OVER w AS last_writer_id,
+         count(*) FILTER (WHERE flow = 1) OVER w AS flows,
+         row_number() OVER w AS k
+  FROM nth
+  WINDOW w AS (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset"
+               ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)
+)
+SELECT root_pid, trace_id, path_id,
+       CASE WHEN last_change % 2 = 1 THEN 'temporary'
+            WHEN flows > 0 THEN 'intermediate'
+            ELSE 'output' END,
+       first_writer_id, last_writer_id, writers
+-- One row per path changed (each of its rows carries the path's values).
+FROM p
+WHERE k = 1 AND last_change IS NOT NULL;
+
 -- Helper for build_file: the paths the build changed (a successful write
 -- or removal), with the role build_file's first three rules give them:
 -- `temporary` (the last change removed it), `intermediate` (build_flow)
@@ -544,31 +730,9 @@ CREATE VIEW IF NOT EXISTS _build_changed_file (
   -- Commands that wrote it (write, create, rename-to).
   writers
 ) AS
-WITH c AS MATERIALIZED (
-  SELECT trace_id, path_id, command_id, effect, "offset" FROM _build_changed
-  WHERE effect IN ('write', 'remove')
-), ch AS (
-  SELECT trace_id, path_id,
-         count(DISTINCT command_id) FILTER (WHERE effect = 'write') AS writers,
-         max("offset" * 2 + CASE WHEN effect = 'remove' THEN 1 ELSE 0 END) AS last_change,
-         min("offset") FILTER (WHERE effect = 'write') AS first_write,
-         max("offset") FILTER (WHERE effect = 'write') AS last_write
-  FROM c
-  GROUP BY trace_id, path_id
-), flowed AS (
-  SELECT DISTINCT trace_id, path_id FROM build_flow
-)
-SELECT ch.trace_id, ch.path_id,
-       CASE WHEN ch.last_change % 2 = 1 THEN 'temporary'
-            WHEN fl.path_id IS NOT NULL THEN 'intermediate'
-            ELSE 'output' END,
-       (SELECT w.command_id FROM c AS w WHERE w.trace_id = ch.trace_id
-        AND w.path_id = ch.path_id AND w."offset" = ch.first_write),
-       (SELECT w.command_id FROM c AS w WHERE w.trace_id = ch.trace_id
-        AND w.path_id = ch.path_id AND w."offset" = ch.last_write),
-       ch.writers
-FROM ch
-LEFT JOIN flowed AS fl ON fl.trace_id = ch.trace_id AND fl.path_id = ch.path_id;
+SELECT trace_id, path_id, role, first_writer_id, last_writer_id, writers
+FROM _scope_changed_file
+WHERE root_pid IS NULL;
 
 -- Every path the build looked up, with its role: `temporary` (the last
 -- write or removal removed it), `intermediate` (written by one command,

@@ -20,7 +20,9 @@ use crate::Error;
 /// and Spark run too (the same rows). 9: the process tree in printed
 /// order at import (tree_node), so a subtree is an index range; namei_call and namei_process;
 /// build_hazard tests `_access_class.creates = 1` (Spark takes no integer
-/// as a condition). 10: namei.success, so the build views read no call.
+/// as a condition). 10: namei.success, so the build views read no call;
+/// namei_resolved holds the access kind too, so the writes of a path are
+/// found without reading its reads.
 pub const SCHEMA_VERSION: i64 = 10;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by

@@ -128,8 +128,8 @@ pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql outputs`.
 pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
-    // -p: the paths a command of the subtree wrote (the row still names
-    // the build's last writer).
+    // -p: what the subtree left behind, the subtree taken as the build
+    // (its own writers and roles).
     let conn = report::open(&a.db.path)?;
     let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
     let params = vec![

@@ -122,7 +122,7 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             ("kt2sql outputs build.db", "what the build left behind"),
             (
                 "kt2sql outputs -p 117 build.db",
-                "what one subtree wrote of it",
+                "what one subtree left behind",
             ),
         ],
         "kt2sql-lint" => &[

@@ -210,6 +210,22 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         f.join(" ")
     });
     assert_same(&got, &want, &format!("{ctx}: flows"));
+    // _scope_flow states the same rule per scope (`-p`): its whole build's
+    // rows are build_flow's.
+    let differ: i64 = conn
+        .query_row(
+            "WITH a AS (SELECT trace_id, path_id, producer_id, consumer_id, write_ts, read_ts
+                        FROM _scope_flow WHERE root_pid IS NULL),
+                  b AS (SELECT trace_id, path_id, producer_id, consumer_id, write_ts, read_ts
+                        FROM build_flow)
+             SELECT (SELECT count(*) FROM (SELECT * FROM a EXCEPT SELECT * FROM b))
+                  + (SELECT count(*) FROM (SELECT * FROM b EXCEPT SELECT * FROM a))
+                  + abs((SELECT count(*) FROM a) - (SELECT count(*) FROM b))",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(differ, 0, "{ctx}: _scope_flow's whole build is build_flow");
 
     // Hazards: kind, path, commands, and the times that show each.
     let mut st = conn

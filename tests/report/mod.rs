@@ -412,8 +412,10 @@ fn appended_traces_are_all_covered_unless_trace_narrows() {
 }
 
 /// Every query that takes a `--pid` subtree selects it from the one view
-/// `_scope`, with the same test, and none writes its own (pid_lifetimes.sql
-/// lists the lifetimes of a pid, not a subtree).
+/// `_scope` (or from the build views that take it from there,
+/// `_scope_changed_file` and `_scope_flow`), with the same test, and none
+/// writes its own (pid_lifetimes.sql lists the lifetimes of a pid, not a
+/// subtree).
 #[test]
 fn every_pid_scope_comes_from_the_scope_view() {
     let test = "WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)";
@@ -423,7 +425,13 @@ fn every_pid_scope_comes_from_the_scope_view() {
             continue;
         }
         let flat = q.sql.split_whitespace().collect::<Vec<_>>().join(" ");
-        assert!(flat.contains(&format!("FROM _scope {test}")), "{}", q.file);
+        let from = ["_scope", "_scope_changed_file", "_scope_flow"];
+        assert!(
+            from.iter()
+                .any(|v| flat.contains(&format!("FROM {v} {test}"))),
+            "{}",
+            q.file
+        );
         assert!(!q.sql.contains("process_descendant"), "{}", q.file);
         scoped += 1;
     }
