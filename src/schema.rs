@@ -64,8 +64,8 @@ pub enum Existing {
 ///   journal need not reach the disk. MEMORY rather than OFF keeps ROLLBACK
 ///   working; on a fresh file it costs almost nothing, because pages added
 ///   past the original end of the file are never journaled.
-/// * `synchronous = OFF`: no fsync per commit; the importer flushes the
-///   file while it is written and fsyncs it before the rename.
+/// * `synchronous = OFF`: no fsync per commit; the importer fsyncs the file
+///   once, before the rename.
 /// * `foreign_keys = OFF`: the model writes a row when it is finished, so a
 ///   call may name a process written later (rusqlite's bundled SQLite turns
 ///   enforcement on by default). The references hold once the load is done.
@@ -75,11 +75,6 @@ pub enum Existing {
 ///   files on disk): rows are appended, which needs no cache, and sorting
 ///   for the indexes in memory made memory grow with the trace (210 MB at
 ///   1 GiB) without being faster (bench/NOTES.md).
-/// * `threads` = 2 (fewer on a machine with fewer than 3 cores: one less
-///   than it has): the index builds after the load hand the sorting of
-///   their runs to helper threads. They run when the decoding thread has
-///   finished, so its core would idle; the thread building the indexes
-///   then does about 60 % of the work it did alone (bench/NOTES.md).
 ///
 /// None of these is persistent: the renamed file is an ordinary rollback-
 /// journal database.
@@ -101,17 +96,7 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
     let _: String = conn
         .pragma_update_and_check(None, "locking_mode", "EXCLUSIVE", |r| r.get(0))
         .map_err(ctx("locking_mode"))?;
-    let _: i64 = conn
-        .pragma_update_and_check(None, "threads", sort_helpers(), |r| r.get(0))
-        .map_err(ctx("threads"))?;
     Ok(())
-}
-
-/// Helper threads for the index builds' sorting (`PRAGMA threads`): 2, or
-/// one less than the cores when that is fewer.
-fn sort_helpers() -> i64 {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.saturating_sub(1).min(2) as i64
 }
 
 /// Settings for appending in place to a database other processes may use,
