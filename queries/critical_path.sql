@@ -79,6 +79,9 @@ WITH RECURSIVE
     LEFT JOIN ranked AS a ON a.rk = e.n
     LEFT JOIN ranked AS b ON b.rk = e.n - 1
   ),
+  -- (The CTEs from here to `fed` are timeline_flows.sql's, word for word: each
+  -- query file runs alone in the sqlite3 shell, and SQLite passes no
+  -- scope down into a view with a GROUP BY. A test keeps them equal.)
   -- build_flow's rule for the scope's reads only (with $pid; without it
   -- these are empty): for each read, the latest earlier write of the path
   -- by file order (removals do not reset it); when another command made

@@ -30,6 +30,9 @@ WITH
                      ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid)
     FROM process AS p
   ),
+  -- (The CTEs from here to `fed` are critical_path.sql's, word for word: each
+  -- query file runs alone in the sqlite3 shell, and SQLite passes no
+  -- scope down into a view with a GROUP BY. A test keeps them equal.)
   -- build_flow's rule for the scope's reads only (with $pid; without it
   -- these are empty): for each read, the latest earlier write of the path
   -- by file order (removals do not reset it); when another command made
