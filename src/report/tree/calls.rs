@@ -314,14 +314,19 @@ fn hex_word(digits: &[u8]) -> Option<u64> {
         return None;
     }
     let mut v: u64 = 0;
-    for &d in digits {
+    for (k, &d) in digits.iter().enumerate() {
         let x = match d {
             b'0'..=b'9' => d - b'0',
             b'a'..=b'f' => d - b'a' + 10,
             b'A'..=b'F' => d - b'A' + 10,
             _ => return None,
         };
-        v = v.checked_mul(16)?.checked_add(u64::from(x))?;
+        // Sixteen digits cannot overflow; only a longer word is checked.
+        v = if k < 16 {
+            v << 4 | u64::from(x)
+        } else {
+            v.checked_mul(16)?.checked_add(u64::from(x))?
+        };
     }
     Some(v)
 }
