@@ -30,8 +30,9 @@ WITH
     FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   )
 -- Walked in printed order without sorting: the images by tree_node.pos,
--- each one's calls as a range of call_process, each call's lookups by
--- namei_call (namei_id: the order of its NAMI records).
+-- each one's calls as a range of call_process, each call's lookups and
+-- the paths they resolved to by namei_call alone (namei_id: the order of
+-- its NAMI records).
 SELECT t.exec_id, p.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, c.errno, c.errno_name, c.unpaired,
        rp.path

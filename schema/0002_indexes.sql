@@ -46,9 +46,10 @@ CREATE INDEX IF NOT EXISTS namei_resolved ON namei(resolved_id, access);
 -- subtree's lookups without reading every lookup.
 CREATE INDEX IF NOT EXISTS namei_process ON namei(process_id);
 
--- Lookups of a call, in file order (namei_id): `tree -v` walks each
--- image's calls and their paths without sorting them.
-CREATE INDEX IF NOT EXISTS namei_call ON namei(call_id);
+-- Lookups of a call, in file order (namei_id), with the path each
+-- resolved to: `tree -v` walks each image's calls and their paths without
+-- sorting them and without reading a namei row.
+CREATE INDEX IF NOT EXISTS namei_call ON namei(call_id, namei_id, resolved_id);
 
 -- Issues of a trace.
 CREATE INDEX IF NOT EXISTS import_issue_trace ON import_issue(trace_id, severity);

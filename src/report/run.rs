@@ -247,14 +247,15 @@ fn each_row(
     context: &str,
     mut f: impl FnMut(&[Cell]) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let ctx = || sql_err(context.to_string());
+    // The context is copied only for an error, never per row or cell.
+    let ctx = |e| sql_err(context.to_string())(e);
     let n = stmt.column_count();
     let mut rows = stmt.raw_query();
     let mut cells = vec![Cell::Null; n];
     let mut spares = vec![Vec::new(); n];
-    while let Some(row) = rows.next().map_err(ctx())? {
+    while let Some(row) = rows.next().map_err(ctx)? {
         for (i, (cell, spare)) in cells.iter_mut().zip(&mut spares).enumerate() {
-            cell.set(row.get_ref(i).map_err(ctx())?, spare);
+            cell.set(row.get_ref(i).map_err(ctx)?, spare);
         }
         f(&cells)?;
     }

@@ -69,6 +69,9 @@ pub(super) struct Calls<'s> {
     current: Call,
     /// No row left.
     done: bool,
+    /// Path buffers of calls handed out before, reused for the next
+    /// paths (no allocation per lookup).
+    spare: Vec<Vec<u8>>,
 }
 
 impl<'s> Calls<'s> {
@@ -111,15 +114,17 @@ impl<'s> Calls<'s> {
             ahead_exec: None,
             current: empty(),
             done: false,
+            spare: Vec::new(),
         }
     }
 
     /// Read the next row into `ahead` (the call with at most this row's
     /// path) and give its image; rows without an image are passed over.
     fn read(&mut self) -> Result<Option<i64>, Error> {
-        let ctx = || sql_err(self.context.clone());
-        while let Some(row) = self.rows.next().map_err(ctx())? {
-            let cell = |i: usize| row.get_ref(i).map_err(ctx());
+        // The context is copied only for an error, never per row.
+        let ctx = |e| sql_err(self.context.clone())(e);
+        while let Some(row) = self.rows.next().map_err(ctx)? {
+            let cell = |i: usize| row.get_ref(i).map_err(ctx);
             let Some(exec_id) = int(cell(self.cols.exec_id)?) else {
                 continue;
             };
@@ -139,9 +144,12 @@ impl<'s> Calls<'s> {
             a.errno = int(cell(self.cols.errno)?);
             opt(&mut a.errno_name, cell(self.cols.errno_name)?);
             opt(&mut a.unpaired, cell(self.cols.unpaired)?);
-            a.paths.clear();
+            self.spare.append(&mut a.paths);
             if let Some(p) = bytes(cell(self.cols.path)?) {
-                a.paths.push(p.to_vec());
+                let mut v = self.spare.pop().unwrap_or_default();
+                v.clear();
+                v.extend_from_slice(p);
+                a.paths.push(v);
             }
             return Ok(Some(exec_id));
         }
@@ -209,20 +217,20 @@ fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
 /// to `out`, the arguments translated for `abi` (as stored when it is not
 /// known); `words` is scratch space for the argument words.
 pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
-    vis_into(out, &c.syscall, false);
+    shown_into(out, &c.syscall, false);
     out.push('(');
     args_text(out, words, c, abi);
     out.push(')');
     for p in &c.paths {
         out.push_str(" \"");
-        vis_into(out, p, true);
+        shown_into(out, p, true);
         out.push('"');
     }
     match (c.retval, c.errno) {
         (_, Some(e)) => match &c.errno_name {
             Some(name) => {
                 out.push_str(" = -1 ");
-                vis_into(out, name, false);
+                shown_into(out, name, false);
             }
             None => {
                 out.push_str(" = -1 errno ");
@@ -253,11 +261,22 @@ pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: O
     }
 }
 
+/// [`vis_into`], with the common case first: printable ASCII without `\`
+/// (nor `"` when quotes are escaped), which it leaves as it is, is copied
+/// whole rather than a character at a time.
+fn shown_into(out: &mut String, b: &[u8], escape_quote: bool) {
+    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'\\' && !(escape_quote && c == b'"');
+    match std::str::from_utf8(b) {
+        Ok(s) if s.bytes().all(plain) => out.push_str(s),
+        _ => vis_into(out, b, escape_quote),
+    }
+}
+
 /// Append the argument words as `kt2sql dump` prints them for a trace of
 /// `abi`: hex words, with named constants where kdump has them.
 fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
     let Some(abi) = abi.filter(|_| parse_words(&c.args, words)) else {
-        vis_into(out, &c.args, false);
+        shown_into(out, &c.args, false);
         return;
     };
     let mut w = Words::new(words, abi.width, false);
@@ -276,11 +295,7 @@ fn parse_words(args: &[u8], words: &mut Vec<u64>) -> bool {
     }
     let word = |w: &[u8]| match w {
         b"0" => Some(0),
-        _ => {
-            let digits = w.strip_prefix(b"0x")?;
-            let text = std::str::from_utf8(digits).ok()?;
-            u64::from_str_radix(text, 16).ok()
-        }
+        _ => hex_word(w.strip_prefix(b"0x")?),
     };
     for w in args.split(|&b| b == b',') {
         match word(w) {
@@ -289,6 +304,31 @@ fn parse_words(args: &[u8], words: &mut Vec<u64>) -> bool {
         }
     }
     true
+}
+
+/// The value of hex digits as `u64::from_str_radix(_, 16)` reads them (a
+/// `+` first allowed), byte by byte: no UTF-8 check per word.
+fn hex_word(digits: &[u8]) -> Option<u64> {
+    let digits = digits.strip_prefix(b"+").unwrap_or(digits);
+    if digits.is_empty() {
+        return None;
+    }
+    let mut v: u64 = 0;
+    for (k, &d) in digits.iter().enumerate() {
+        let x = match d {
+            b'0'..=b'9' => d - b'0',
+            b'a'..=b'f' => d - b'a' + 10,
+            b'A'..=b'F' => d - b'A' + 10,
+            _ => return None,
+        };
+        // Sixteen digits cannot overflow; only a longer word is checked.
+        v = if k < 16 {
+            v << 4 | u64::from(x)
+        } else {
+            v.checked_mul(16)?.checked_add(u64::from(x))?
+        };
+    }
+    Some(v)
 }
 
 /// One call as a JSON object.
@@ -324,4 +364,54 @@ pub(super) fn call_json(c: &Call, s: &mut String) {
         o.raw("paths_hex", &list(&|p| format!("\"{}\"", hex(p))));
     }
     o.end();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_words_read_as_from_str_radix_reads_them() {
+        for w in [
+            "0",
+            "1",
+            "ff",
+            "FF",
+            "7ffe12",
+            "+5",
+            "+",
+            "",
+            "-5",
+            "g",
+            "0x1",
+            "ffffffffffffffff",
+            "10000000000000000",
+            "00000000000000000001",
+        ] {
+            let want = u64::from_str_radix(w, 16).ok();
+            assert_eq!(hex_word(w.as_bytes()), want, "{w:?}");
+        }
+    }
+
+    #[test]
+    fn shown_text_is_vis_text() {
+        for b in [
+            &b"open"[..],
+            b"/usr/include/stdio.h",
+            b"a \"quoted\" name",
+            b"back\\slash",
+            b"tab\there",
+            b"\xff\xfe bad utf-8",
+            "caf\u{e9} \u{202e}bidi".as_bytes(),
+            b"",
+            b"del\x7f",
+        ] {
+            for quote in [false, true] {
+                let (mut got, mut want) = (String::new(), String::new());
+                shown_into(&mut got, b, quote);
+                vis_into(&mut want, b, quote);
+                assert_eq!(got, want, "{b:?} {quote}");
+            }
+        }
+    }
 }

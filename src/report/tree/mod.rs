@@ -153,6 +153,16 @@ fn label(n: &Node) -> String {
     }
 }
 
+/// Append `n` spaces, whole slices at a time.
+fn push_spaces(out: &mut String, mut n: usize) {
+    const SPACES: &str = "                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        n -= k;
+    }
+}
+
 /// An I/O error of the report's output.
 fn out_err(source: io::Error) -> Error {
     Error::Io {
@@ -238,7 +248,7 @@ impl Tree {
                 let abi = self.abis.get(&n.trace_id).copied();
                 w.calls_of(i, |c| {
                     line.clear();
-                    line.extend(std::iter::repeat_n(' ', pad + 4));
+                    push_spaces(&mut line, pad + 4);
                     call_text(&mut line, &mut words, c, abi);
                     line.push('\n');
                     out.write_all(line.as_bytes())
