@@ -73,7 +73,14 @@ SELECT t.trace_id, t.process_id, p.pid,
        CASE WHEN $brief IS NULL
             THEN COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
                            ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid) END AS tid,
-       t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, e.comm,
+       t.exec_id, t.image,
+       -- Below the scope's shallowest node: its least depth worked out once
+       -- (a window over the rows had SQLite sort them all again).
+       t.depth - (SELECT min(d.depth) FROM tree_node AS d
+                  WHERE d.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+                    AND ($trace IS NULL OR d.trace_id = $trace)
+                    AND ($pid IS NULL OR d.process_id IN (SELECT process_id FROM member))) AS depth,
+       e.comm,
        CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END AS start_ts,
        COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
        CASE WHEN n.ts IS NULL THEN p.exit_status END AS exit_status,
