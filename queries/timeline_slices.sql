@@ -42,23 +42,45 @@ WITH
     FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   -- One pass over the lookups: per image, as process.files counts per
-  -- lifetime (a lookup belongs to the image current at its CALL). The
-  -- scope's lookups are found per process through the index
-  -- namei_process, so a subtree reads only its own.
+  -- lifetime (a lookup belongs to the image current at its CALL). Without
+  -- $pid the table is read in its own order (`+`: a list test per row for
+  -- $trace, not a search of the index per process); with it the scope's
+  -- lookups are found per process through the index namei_process, so a
+  -- subtree reads only its own. The branch whose $pid test fails is
+  -- skipped before it reads a row.
+  scope_lookup (exec_id, resolved_id, success, coredump, call_id) AS (
+    SELECT exec_id, resolved_id, success, coredump, call_id FROM namei
+    WHERE $brief IS NULL AND $pid IS NULL
+      AND ($trace IS NULL OR +process_id IN (SELECT process_id FROM member))
+      AND resolution <> 'unknown base'
+    UNION ALL
+    SELECT exec_id, resolved_id, success, coredump, call_id FROM namei
+    WHERE $brief IS NULL AND $pid IS NOT NULL
+      AND process_id IN (SELECT process_id FROM member) AND resolution <> 'unknown base'
+  ),
+  -- A lookup's success is stored with it (namei.success); only the lookups
+  -- a pending call held no room for (past its 16th, which only a damaged
+  -- trace makes) leave it NULL, and for those the call says.
   image_files (exec_id, files) AS (
-    SELECT n.exec_id, count(DISTINCT n.resolved_id)
-    FROM namei AS n
-    LEFT JOIN call AS c ON c.call_id = n.call_id
-    WHERE $brief IS NULL
-      AND n.process_id IN (SELECT process_id FROM member) AND n.resolution <> 'unknown base'
-      AND (n.coredump OR c.success = 1)
-    GROUP BY n.exec_id
+    SELECT exec_id, count(DISTINCT resolved_id)
+    FROM scope_lookup AS n
+    WHERE n.success = 1 OR n.coredump
+       OR (n.success IS NULL
+           AND (SELECT c.success FROM call AS c WHERE c.call_id = n.call_id) = 1)
+    GROUP BY exec_id
   )
 SELECT t.trace_id, t.process_id, p.pid,
        CASE WHEN $brief IS NULL
             THEN COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = t.process_id
                            ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid) END AS tid,
-       t.exec_id, t.image, t.depth - min(t.depth) OVER () AS depth, e.comm,
+       t.exec_id, t.image,
+       -- Below the scope's shallowest node: its least depth worked out once
+       -- (a window over the rows had SQLite sort them all again).
+       t.depth - (SELECT min(d.depth) FROM tree_node AS d
+                  WHERE d.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+                    AND ($trace IS NULL OR d.trace_id = $trace)
+                    AND ($pid IS NULL OR d.process_id IN (SELECT process_id FROM member))) AS depth,
+       e.comm,
        CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END AS start_ts,
        COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
        CASE WHEN n.ts IS NULL THEN p.exit_status END AS exit_status,
