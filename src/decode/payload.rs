@@ -24,7 +24,7 @@ pub(crate) fn decode<'a>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
 #[inline]
 fn decode_in<'a, B: ByteOrder>(abi: &Abi, typ: u32, p: &'a [u8]) -> Body<'a> {
     let b = ByteReader::<B>::new(p);
-    if rules::rule(abi, typ).is_none() {
+    if !rules::defined(abi, typ) {
         return unknown(typ, b);
     }
     dialects::decode(abi, typ, b)

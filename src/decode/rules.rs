@@ -79,6 +79,64 @@ pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
     dialects::rule(abi, typ)
 }
 
+/// The rules of one ABI's record types, looked up once per file: the
+/// decoder asks for a record's rule three or four times (header, payload,
+/// opaque, payload decoding), and the family's table is a `match` that
+/// builds the rule each time. Every type a family defines is below 32
+/// ([`defined`]).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Table {
+    rules: [Option<Rule>; 32],
+    /// [`max_len`] of each type (0 where undefined).
+    max: [usize; 32],
+    /// [`opaque`] as a bit mask.
+    opaque: u32,
+}
+
+impl Table {
+    /// The rules of `abi`'s record types.
+    pub(crate) fn new(abi: &Abi) -> Table {
+        let mut t = Table {
+            rules: [None; 32],
+            max: [0; 32],
+            opaque: 0,
+        };
+        for typ in 0..32u32 {
+            let i = typ as usize;
+            t.rules[i] = rule(abi, typ);
+            t.max[i] = max_len(abi, typ).unwrap_or(0);
+            if opaque(abi, typ) {
+                t.opaque |= 1 << typ;
+            }
+        }
+        t
+    }
+
+    /// [`rule`].
+    #[inline]
+    pub(crate) fn rule(&self, typ: u32) -> Option<Rule> {
+        self.rules.get(typ as usize).copied().flatten()
+    }
+
+    /// [`opaque`].
+    #[inline]
+    pub(crate) fn opaque(&self, typ: u32) -> bool {
+        typ < 32 && self.opaque & (1 << typ) != 0
+    }
+
+    /// [`header`].
+    #[inline]
+    pub(crate) fn header(&self, abi: &Abi, h: &RawHeader) -> Option<Breach> {
+        header_in(abi, h, |typ| self.rule(typ).map(|_| self.max[typ as usize]))
+    }
+
+    /// [`payload`].
+    #[inline]
+    pub(crate) fn payload(&self, abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
+        dispatch!(abi.endianness, payload_in(abi, self.rule(typ), typ, p))
+    }
+}
+
 /// Whether `abi`'s family defines record type `typ`: [`rule`] as a bit
 /// mask, for a resynchronisation's first test at every byte.
 #[inline(always)]
@@ -201,10 +259,20 @@ pub fn plausible(pid: i64, ts: i64) -> bool {
 /// can (its payload is checked by [`payload`]).
 #[inline]
 pub(crate) fn header(abi: &Abi, h: &RawHeader) -> Option<Breach> {
+    header_in(abi, h, |typ| max_len(abi, typ))
+}
+
+/// [`header`], with the largest payload of a type from `max_len`.
+#[inline]
+fn header_in(
+    abi: &Abi,
+    h: &RawHeader,
+    max_len: impl FnOnce(u32) -> Option<usize>,
+) -> Option<Breach> {
     if h.start {
         return (h.pid != -1 || h.len != 0).then_some(Breach::Start);
     }
-    let Some(max) = max_len(abi, h.typ) else {
+    let Some(max) = max_len(h.typ) else {
         return Some(Breach::Undefined(h.typ, abi.system_name()));
     };
     if !plausible(h.pid, MIN_TS) {
@@ -223,12 +291,13 @@ pub(crate) fn header(abi: &Abi, h: &RawHeader) -> Option<Breach> {
 /// removed) in `abi`'s family, or `None` if it keeps it.
 #[inline]
 pub fn payload(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
-    dispatch!(abi.endianness, payload_in(abi, typ, p))
+    dispatch!(abi.endianness, payload_in(abi, rule(abi, typ), typ, p))
 }
 
+/// [`payload`], given the type's rule.
 #[inline]
-fn payload_in<B: ByteOrder>(abi: &Abi, typ: u32, p: &[u8]) -> Option<Breach> {
-    let Some(rule) = rule(abi, typ) else {
+fn payload_in<B: ByteOrder>(abi: &Abi, rule: Option<Rule>, typ: u32, p: &[u8]) -> Option<Breach> {
+    let Some(rule) = rule else {
         return Some(Breach::Undefined(typ, abi.system_name()));
     };
     let b = ByteReader::<B>::new(p);
@@ -286,8 +355,11 @@ mod tests {
     #[test]
     fn the_mask_and_the_table_agree() {
         for abi in Abi::all() {
+            let table = Table::new(&abi);
             for typ in 0..64 {
                 assert_eq!(defined(&abi, typ), rule(&abi, typ).is_some(), "{abi} {typ}");
+                assert_eq!(table.rule(typ), rule(&abi, typ), "{abi} {typ}");
+                assert_eq!(table.opaque(typ), opaque(&abi, typ), "{abi} {typ}");
             }
         }
     }

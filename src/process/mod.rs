@@ -48,7 +48,7 @@ use foldhash::HashMap;
 pub use rows::*;
 
 use crate::decode::Abi;
-use crate::record::{Body, Record};
+use crate::record::{Body, Kind, Record};
 use claim::{file_name, Link, Spawn};
 use handle::{th_id, Action};
 use live::{Failure, Live};
@@ -85,6 +85,10 @@ pub struct Model {
     /// Whether `-d` gave the working directory of the root processes.
     start_cwd_given: bool,
     damaged: bool,
+    /// Records by kind, in the order of [`Kind::ALL`]: counted here and
+    /// put into [`Totals::by_type`] at the end (a map keyed by label,
+    /// updated per record, compared strings for every record).
+    by_kind: [i64; Kind::ALL.len()],
 }
 
 /// Records of pids not claimed yet, oldest pid first.
@@ -106,6 +110,7 @@ impl Model {
             start_cwd_given: opts.start_cwd.is_some(),
             start_cwd: opts.start_cwd.map(|c| path::resolve(None, &c)),
             damaged: false,
+            by_kind: [0; Kind::ALL.len()],
         }
     }
 
@@ -113,7 +118,7 @@ impl Model {
     pub fn record<S: Sink>(&mut self, rec: &Record<'_>, sink: &mut S) -> Result<(), S::Error> {
         let t = &mut self.ctx.totals;
         t.records += 1;
-        *t.by_type.entry(rec.body.label()).or_default() += 1;
+        self.by_kind[rec.body.kind() as usize] += 1;
         t.first_ts.get_or_insert(rec.ts);
         t.last_ts = Some(rec.ts);
         if matches!(rec.body, Body::Start) {
@@ -181,6 +186,11 @@ impl Model {
         }
         self.report_spill_failure(sink)?;
         self.ctx.totals.files = self.ctx.files.len() as i64;
+        for (kind, &n) in Kind::ALL.iter().zip(&self.by_kind) {
+            if n > 0 {
+                *self.ctx.totals.by_type.entry(kind.label()).or_default() += n;
+            }
+        }
         self.unresolved_issue(sink)?;
         self.ctx.write_syscall_stats(sink)?;
         self.ctx.summarise_capped(sink)?;
