@@ -21,6 +21,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// A comma unless this is the first field.
+    #[inline]
     fn comma(&mut self) {
         if !self.first {
             self.out.push_ascii(b",");
@@ -28,6 +29,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
         self.first = false;
     }
 
+    #[inline]
     fn key(&mut self, k: &str) {
         self.comma();
         json_text(self.out, k);
@@ -35,6 +37,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// `"k": v` for a number.
+    #[inline]
     pub fn int(&mut self, k: &str, v: impl Int) -> &mut Self {
         self.key(k);
         v.push(self.out);
@@ -56,6 +59,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// A number, or `null`.
+    #[inline]
     pub fn opt(&mut self, k: &str, v: Option<impl Int>) -> &mut Self {
         match v {
             Some(v) => self.int(k, v),
@@ -64,6 +68,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// `"k": v` for JSON text the caller has already written.
+    #[inline]
     pub fn raw(&mut self, k: &str, v: &str) -> &mut Self {
         self.key(k);
         self.out.push_text(v);
@@ -71,6 +76,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// A string.
+    #[inline]
     pub fn str(&mut self, k: &str, v: &str) -> &mut Self {
         self.key(k);
         json_text(self.out, v);
@@ -78,6 +84,7 @@ impl<'o, O: TextSink> Obj<'o, O> {
     }
 
     /// A string, or `null`.
+    #[inline]
     pub fn name(&mut self, k: &str, v: Option<&str>) -> &mut Self {
         match v {
             Some(s) => self.str(k, s),
@@ -130,6 +137,7 @@ pub trait Int {
 macro_rules! int {
     ($($t:ty => $push:ident as $wide:ty),*) => {$(
         impl Int for $t {
+            #[inline]
             fn push(self, out: &mut impl TextSink) {
                 $push(out, <$wide>::from(self));
             }
@@ -140,36 +148,42 @@ int!(i8 => push_int as i64, i16 => push_int as i64, i32 => push_int as i64,
      u8 => push_uint as u64, u16 => push_uint as u64, u32 => push_uint as u64);
 
 impl Int for i64 {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         push_int(out, self);
     }
 }
 
 impl Int for u64 {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         push_uint(out, self);
     }
 }
 
 impl Int for isize {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         push_int(out, self as i64);
     }
 }
 
 impl Int for usize {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         push_uint(out, self as u64);
     }
 }
 
 impl Int for i128 {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         out.push_text(&self.to_string());
     }
 }
 
 impl<T: Int + Copy> Int for &T {
+    #[inline]
     fn push(self, out: &mut impl TextSink) {
         (*self).push(out);
     }

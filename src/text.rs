@@ -109,6 +109,7 @@ pub trait TextSink {
 }
 
 impl TextSink for String {
+    #[inline]
     fn push_ascii(&mut self, b: &[u8]) {
         // A digit at a time: fewer than a check of the slice costs.
         if b.len() < 16 {
@@ -117,21 +118,26 @@ impl TextSink for String {
             self.push_utf8(b);
         }
     }
+    #[inline]
     fn push_utf8(&mut self, b: &[u8]) {
         self.push_str(std::str::from_utf8(b).unwrap_or_default());
     }
+    #[inline]
     fn push_text(&mut self, s: &str) {
         self.push_str(s);
     }
 }
 
 impl TextSink for Vec<u8> {
+    #[inline]
     fn push_ascii(&mut self, b: &[u8]) {
         self.extend_from_slice(b);
     }
+    #[inline]
     fn push_utf8(&mut self, b: &[u8]) {
         self.extend_from_slice(b);
     }
+    #[inline]
     fn push_text(&mut self, s: &str) {
         self.extend_from_slice(s.as_bytes());
     }
@@ -199,6 +205,29 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
             i += 1;
             continue;
         }
+        // A two-byte lead (the most common in binary data) without the
+        // general decoder: valid with a continuation byte after it.
+        if b[i] < 0xe0 {
+            match b.get(i + 1) {
+                Some(&c2) if c2 & 0xc0 == 0x80 => {
+                    if b[i] == 0xc2 && c2 < 0xa0 {
+                        // C1 control.
+                        block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
+                        k += 6;
+                    } else {
+                        block[k..k + 2].copy_from_slice(&b[i..i + 2]);
+                        k += 2;
+                    }
+                    i += 2;
+                }
+                _ => {
+                    block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
+                    k += 3;
+                    i += 1;
+                }
+            }
+            continue;
+        }
         let (len, ch) = utf8_char(&b[i..]);
         match ch {
             // C1 (U+0080..U+009F: a UTF-8 terminal may take U+009B for
@@ -225,12 +254,14 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
 
 /// Whether `b` is printable ASCII without `"` and `\\`: a JSON string as
 /// it is.
+#[inline]
 pub fn json_plain(b: &[u8]) -> bool {
     b.iter().all(|&c| JSON_UNITS[usize::from(c)][7] == 1)
 }
 
 /// Append `s` as a JSON string literal, as [`json_str`] writes its bytes;
 /// text with nothing to escape (keys, names) is copied without a check.
+#[inline]
 pub fn json_text(out: &mut impl TextSink, s: &str) {
     if json_plain(s.as_bytes()) {
         out.push_ascii(b"\"");
@@ -365,6 +396,7 @@ const HEX2: [[u8; 2]; 256] = {
 };
 
 /// The two lower-case hex digits of `b`.
+#[inline]
 pub fn hex_pair(b: u8) -> [u8; 2] {
     HEX2[usize::from(b)]
 }
@@ -413,6 +445,7 @@ pub fn push_uint(out: &mut impl TextSink, mut v: u64) {
 }
 
 /// Append `v` in decimal, `-` first when negative.
+#[inline]
 pub fn push_int(out: &mut impl TextSink, v: i64) {
     if v < 0 {
         out.push_ascii(b"-");

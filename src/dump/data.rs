@@ -49,10 +49,17 @@ fn hexdump(p: &[u8], out: &mut Vec<u8>) {
         block[k..k + 9].copy_from_slice(b"       0x");
         k += 9;
         let offset = n * HEX_WIDTH;
-        let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4).max(4);
-        for d in (0..digits).rev() {
-            block[k] = HEX[(offset >> (4 * d)) & 0xf];
-            k += 1;
+        if offset < 0x10000 {
+            // Four digits, the offset of all but the largest buffers.
+            block[k..k + 2].copy_from_slice(&hex_pair((offset >> 8) as u8));
+            block[k + 2..k + 4].copy_from_slice(&hex_pair(offset as u8));
+            k += 4;
+        } else {
+            let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4);
+            for d in (0..digits).rev() {
+                block[k] = HEX[(offset >> (4 * d)) & 0xf];
+                k += 1;
+            }
         }
         let cols = &mut block[k..k + HEX_WIDTH / 2 * 5];
         if chunk.len() == HEX_WIDTH {

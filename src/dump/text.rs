@@ -351,10 +351,12 @@ pub(super) fn hexarg(a: u64, out: &mut Vec<u8>) {
 /// `{v:>width}`: `v` in decimal, right-aligned (`width` at most 8).
 fn pad_int(out: &mut Vec<u8>, v: i64, width: usize) {
     let mut digits = Digits::default();
-    let digits = digits.int(v);
-    let pad = width.saturating_sub(digits.len()).min(8);
-    out.extend_from_slice(&b"        "[..pad]);
-    out.extend_from_slice(digits.as_bytes());
+    let digits = digits.int(v).as_bytes();
+    // The digits right-aligned after eight spaces: one copy.
+    let mut padded = [b' '; 8 + 20];
+    let end = padded.len();
+    padded[end - digits.len()..].copy_from_slice(digits);
+    out.extend_from_slice(&padded[end - digits.len().max(width.min(8))..]);
 }
 
 /// `{s:<width}`: `s` left-aligned, padded to `width` characters.
