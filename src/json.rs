@@ -3,33 +3,41 @@
 //! [`json_str`], so the output is always valid UTF-8 JSON; a byte string
 //! that is not UTF-8 gets a `<key>_hex` field beside it with the exact bytes.
 
-use std::fmt::Write as _;
+use crate::text::{
+    hex_into, is_utf8, json_plain, json_str, json_text, push_int, push_uint, TextSink,
+};
 
-use crate::text::{hex_into, is_utf8, json_str, json_text, push_int, push_uint};
-
-/// Builds one JSON object into a string.
-pub struct Obj<'o> {
-    out: &'o mut String,
+/// Builds one JSON object into a string (or, for `dump`, a byte buffer).
+pub struct Obj<'o, O: TextSink = String> {
+    out: &'o mut O,
     first: bool,
 }
 
-impl<'o> Obj<'o> {
+impl<'o, O: TextSink> Obj<'o, O> {
     /// Start an object.
-    pub fn new(out: &'o mut String) -> Self {
-        out.push('{');
+    pub fn new(out: &'o mut O) -> Self {
+        out.push_ascii(b"{");
         Obj { out, first: true }
     }
 
-    fn key(&mut self, k: &str) {
+    /// A comma unless this is the first field.
+    #[inline]
+    fn comma(&mut self) {
         if !self.first {
-            self.out.push(',');
+            self.out.push_ascii(b",");
         }
         self.first = false;
+    }
+
+    #[inline]
+    fn key(&mut self, k: &str) {
+        self.comma();
         json_text(self.out, k);
-        self.out.push(':');
+        self.out.push_ascii(b":");
     }
 
     /// `"k": v` for a number.
+    #[inline]
     pub fn int(&mut self, k: &str, v: impl Int) -> &mut Self {
         self.key(k);
         v.push(self.out);
@@ -39,18 +47,19 @@ impl<'o> Obj<'o> {
     /// `"k": [v, …]` for numbers.
     pub fn ints(&mut self, k: &str, v: &[u64]) -> &mut Self {
         self.key(k);
-        self.out.push('[');
+        self.out.push_ascii(b"[");
         for (i, n) in v.iter().enumerate() {
             if i > 0 {
-                self.out.push(',');
+                self.out.push_ascii(b",");
             }
             push_uint(self.out, *n);
         }
-        self.out.push(']');
+        self.out.push_ascii(b"]");
         self
     }
 
     /// A number, or `null`.
+    #[inline]
     pub fn opt(&mut self, k: &str, v: Option<impl Int>) -> &mut Self {
         match v {
             Some(v) => self.int(k, v),
@@ -59,13 +68,15 @@ impl<'o> Obj<'o> {
     }
 
     /// `"k": v` for JSON text the caller has already written.
+    #[inline]
     pub fn raw(&mut self, k: &str, v: &str) -> &mut Self {
         self.key(k);
-        self.out.push_str(v);
+        self.out.push_text(v);
         self
     }
 
     /// A string.
+    #[inline]
     pub fn str(&mut self, k: &str, v: &str) -> &mut Self {
         self.key(k);
         json_text(self.out, v);
@@ -73,6 +84,7 @@ impl<'o> Obj<'o> {
     }
 
     /// A string, or `null`.
+    #[inline]
     pub fn name(&mut self, k: &str, v: Option<&str>) -> &mut Self {
         match v {
             Some(s) => self.str(k, s),
@@ -92,22 +104,26 @@ impl<'o> Obj<'o> {
 
     /// `<k>_hex`: the exact bytes of field `k`.
     pub fn hex(&mut self, k: &str, v: &[u8]) -> &mut Self {
-        if !self.first {
-            self.out.push(',');
-        }
-        self.first = false;
+        self.comma();
         // `k` escaped, then `_hex` inside the same quotes.
-        json_text(self.out, k);
-        self.out.pop();
-        self.out.push_str("_hex\":\"");
+        if json_plain(k.as_bytes()) {
+            self.out.push_ascii(b"\"");
+            self.out.push_text(k);
+        } else {
+            let mut key = String::new();
+            json_text(&mut key, k);
+            key.pop();
+            self.out.push_text(&key);
+        }
+        self.out.push_ascii(b"_hex\":\"");
         hex_into(self.out, v);
-        self.out.push('"');
+        self.out.push_ascii(b"\"");
         self
     }
 
     /// Close the object.
     pub fn end(self) {
-        self.out.push('}');
+        self.out.push_ascii(b"}");
     }
 }
 
@@ -115,13 +131,14 @@ impl<'o> Obj<'o> {
 /// (its machinery was a fifth of `dump --format jsonl`).
 pub trait Int {
     /// Append `self` in decimal.
-    fn push(self, out: &mut String);
+    fn push(self, out: &mut impl TextSink);
 }
 
 macro_rules! int {
     ($($t:ty => $push:ident as $wide:ty),*) => {$(
         impl Int for $t {
-            fn push(self, out: &mut String) {
+            #[inline]
+            fn push(self, out: &mut impl TextSink) {
                 $push(out, <$wide>::from(self));
             }
         }
@@ -131,37 +148,43 @@ int!(i8 => push_int as i64, i16 => push_int as i64, i32 => push_int as i64,
      u8 => push_uint as u64, u16 => push_uint as u64, u32 => push_uint as u64);
 
 impl Int for i64 {
-    fn push(self, out: &mut String) {
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
         push_int(out, self);
     }
 }
 
 impl Int for u64 {
-    fn push(self, out: &mut String) {
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
         push_uint(out, self);
     }
 }
 
 impl Int for isize {
-    fn push(self, out: &mut String) {
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
         push_int(out, self as i64);
     }
 }
 
 impl Int for usize {
-    fn push(self, out: &mut String) {
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
         push_uint(out, self as u64);
     }
 }
 
 impl Int for i128 {
-    fn push(self, out: &mut String) {
-        let _ = write!(out, "{self}");
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
+        out.push_text(&self.to_string());
     }
 }
 
 impl<T: Int + Copy> Int for &T {
-    fn push(self, out: &mut String) {
+    #[inline]
+    fn push(self, out: &mut impl TextSink) {
         (*self).push(out);
     }
 }

@@ -7,7 +7,6 @@
 //! caller adds a hex field so nothing is lost.
 
 use std::borrow::Cow;
-use std::fmt::Write as _;
 
 /// Escape `b` for a terminal (vis(3) C-style, octal for the rest).
 /// Printable UTF-8 passes through unchanged.
@@ -36,30 +35,55 @@ pub fn quoted(b: &[u8]) -> String {
     out
 }
 
-/// Append the escaped form of `b` to `out`.
-pub fn vis_into(out: &mut String, b: &[u8], escape_quote: bool) {
+/// Append the escaped form of `b` to `out`. Runs of printable ASCII are
+/// appended whole.
+pub fn vis_into(out: &mut impl TextSink, b: &[u8], escape_quote: bool) {
+    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'\\' && !(escape_quote && c == b'"');
+    // Command names and most paths: nothing to escape, copied whole.
+    if b.iter().all(|&c| plain(c)) {
+        out.push_ascii(b);
+        return;
+    }
     for chunk in b.utf8_chunks() {
-        for c in chunk.valid().chars() {
+        let mut rest = chunk.valid();
+        loop {
+            let run = rest.bytes().position(|c| !plain(c)).unwrap_or(rest.len());
+            out.push_ascii(&rest.as_bytes()[..run]);
+            rest = &rest[run..];
+            let Some(c) = rest.chars().next() else {
+                break;
+            };
+            rest = &rest[c.len_utf8()..];
             match c {
-                '\\' => out.push_str("\\\\"),
-                '"' if escape_quote => out.push_str("\\\""),
-                '\n' => out.push_str("\\n"),
-                '\t' => out.push_str("\\t"),
-                '\r' => out.push_str("\\r"),
-                '\0' => out.push_str("\\0"),
+                '\\' => out.push_ascii(b"\\\\"),
+                '"' => out.push_ascii(b"\\\""),
+                '\n' => out.push_ascii(b"\\n"),
+                '\t' => out.push_ascii(b"\\t"),
+                '\r' => out.push_ascii(b"\\r"),
+                '\0' => out.push_ascii(b"\\0"),
                 c if needs_escape(c) => {
                     let mut buf = [0u8; 4];
-                    for byte in c.encode_utf8(&mut buf).bytes() {
-                        let _ = write!(out, "\\{byte:03o}");
+                    for &byte in c.encode_utf8(&mut buf).as_bytes() {
+                        push_octal(out, byte);
                     }
                 }
-                c => out.push(c),
+                c => out.push_text(c.encode_utf8(&mut [0u8; 4])),
             }
         }
-        for byte in chunk.invalid() {
-            let _ = write!(out, "\\{byte:03o}");
+        for &byte in chunk.invalid() {
+            push_octal(out, byte);
         }
     }
+}
+
+/// `\ooo`: a byte in three octal digits.
+fn push_octal(out: &mut impl TextSink, byte: u8) {
+    out.push_ascii(&[
+        b'\\',
+        b'0' + (byte >> 6),
+        b'0' + ((byte >> 3) & 7),
+        b'0' + (byte & 7),
+    ]);
 }
 
 fn needs_escape(c: char) -> bool {
@@ -71,93 +95,187 @@ fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
 }
 
+/// Where text is appended: a `String` (the reports, messages) or a byte
+/// buffer that is written out as it is (`dump`, whose output is most of
+/// what it costs). Only valid UTF-8 is ever appended, so a buffer of bytes
+/// holds text too; a `String` checks what it is given, bytes do not.
+pub trait TextSink {
+    /// Append bytes known to be ASCII.
+    fn push_ascii(&mut self, b: &[u8]);
+    /// Append bytes known to be valid UTF-8 (whole characters).
+    fn push_utf8(&mut self, b: &[u8]);
+    /// Append text.
+    fn push_text(&mut self, s: &str);
+}
+
+impl TextSink for String {
+    #[inline]
+    fn push_ascii(&mut self, b: &[u8]) {
+        // A digit at a time: fewer than a check of the slice costs.
+        if b.len() < 16 {
+            self.extend(b.iter().map(|&c| char::from(c)));
+        } else {
+            self.push_utf8(b);
+        }
+    }
+    #[inline]
+    fn push_utf8(&mut self, b: &[u8]) {
+        self.push_str(std::str::from_utf8(b).unwrap_or_default());
+    }
+    #[inline]
+    fn push_text(&mut self, s: &str) {
+        self.push_str(s);
+    }
+}
+
+impl TextSink for Vec<u8> {
+    #[inline]
+    fn push_ascii(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
+    #[inline]
+    fn push_utf8(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
+    #[inline]
+    fn push_text(&mut self, s: &str) {
+        self.extend_from_slice(s.as_bytes());
+    }
+}
+
+/// What [`json_str`] writes for each byte, padded to eight bytes, its
+/// length in the last: printable ASCII but `"` and `\` as itself; `\"`,
+/// `\\`, `\n`, `\t`, `\r`, else `\u00XX` for the rest of ASCII; U+FFFD
+/// for a byte that cannot start a UTF-8 character (a continuation byte,
+/// `C0`, `C1`, `F5`..`FF`); length 0 for a lead byte, whose character is
+/// decoded. One table lookup and one store a byte: binary I/O data is
+/// random bytes, where a branch per class was mispredicted most of the time.
+const JSON_UNITS: [[u8; 8]; 256] = {
+    let mut t = [[0u8; 8]; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = match c as u8 {
+            b'"' => *b"\\\"\0\0\0\0\0\x02",
+            b'\\' => *b"\\\\\0\0\0\0\0\x02",
+            b'\n' => *b"\\n\0\0\0\0\0\x02",
+            b'\t' => *b"\\t\0\0\0\0\0\x02",
+            b'\r' => *b"\\r\0\0\0\0\0\x02",
+            0x20..=0x7e => [c as u8, 0, 0, 0, 0, 0, 0, 1],
+            0..=0x7f => [b'\\', b'u', b'0', b'0', HEX[c >> 4], HEX[c & 0xf], 0, 6],
+            0xc2..=0xf4 => [0; 8],
+            _ => [0xef, 0xbf, 0xbd, 0, 0, 0, 0, 3],
+        };
+        c += 1;
+    }
+    t
+};
+
 /// Append `b` as a JSON string literal: invalid UTF-8 becomes U+FFFD (the
 /// caller emits an exact `_hex` field beside it when [`is_utf8`] is false),
 /// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
-/// them. Long runs of bytes that need no escape are copied whole; the rest
-/// is appended a character at a time, never through a check of the
-/// `String`'s UTF-8: this is most of `dump --format jsonl`, whose I/O data
-/// is binary (`bench/NOTES.md`).
-pub fn json_str(out: &mut String, b: &[u8]) {
-    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\';
-    out.reserve(b.len() + 2);
-    out.push('"');
+/// them. The escaped text is put together in a block on the stack, each
+/// byte's text from [`JSON_UNITS`], and appended a block at a time. This
+/// is most of `dump
+/// --format jsonl`, whose I/O data is binary (`bench/NOTES.md`).
+pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
     // Keys, names and paths: nothing to escape, copied whole.
-    if b.iter().all(|&c| plain(c)) {
-        push_ascii(out, b);
-        out.push('"');
+    if json_plain(b) {
+        out.push_ascii(b"\"");
+        out.push_ascii(b);
+        out.push_ascii(b"\"");
         return;
     }
+    // Room for the longest unit (a `\u` escape, six bytes, stored as
+    // eight) past `BLOCK`.
+    const BLOCK: usize = 1024;
+    let mut block = [0u8; BLOCK + 8];
+    block[0] = b'"';
+    let mut k = 1;
     let mut i = 0;
     while i < b.len() {
-        let c = b[i];
-        if plain(c) {
-            let start = i;
-            while i < b.len() && plain(b[i]) {
-                i += 1;
-            }
-            // A long run is copied whole (one check that it is ASCII);
-            // a short one, as in binary data, a character at a time.
-            if i - start >= 16 {
-                push_ascii(out, &b[start..i]);
-            } else {
-                out.extend(b[start..i].iter().map(|&c| char::from(c)));
-            }
+        if k > BLOCK {
+            out.push_utf8(&block[..k]);
+            k = 0;
+        }
+        let unit = &JSON_UNITS[usize::from(b[i])];
+        let n = usize::from(unit[7]);
+        if n != 0 {
+            block[k..k + 8].copy_from_slice(unit);
+            k += n;
+            i += 1;
             continue;
         }
-        if c < 0x80 {
-            i += 1;
-            out.push_str(match c {
-                b'"' => "\\\"",
-                b'\\' => "\\\\",
-                b'\n' => "\\n",
-                b'\t' => "\\t",
-                b'\r' => "\\r",
-                0x7f => "\\u007f",
-                // The rest of C0.
-                c => C0_ESCAPES[usize::from(c)],
-            });
+        // A two-byte lead (the most common in binary data) without the
+        // general decoder: valid with a continuation byte after it.
+        if b[i] < 0xe0 {
+            match b.get(i + 1) {
+                Some(&c2) if c2 & 0xc0 == 0x80 => {
+                    if b[i] == 0xc2 && c2 < 0xa0 {
+                        // C1 control.
+                        block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
+                        k += 6;
+                    } else {
+                        block[k..k + 2].copy_from_slice(&b[i..i + 2]);
+                        k += 2;
+                    }
+                    i += 2;
+                }
+                _ => {
+                    block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
+                    k += 3;
+                    i += 1;
+                }
+            }
             continue;
         }
         let (len, ch) = utf8_char(&b[i..]);
         match ch {
             // C1 (U+0080..U+009F: a UTF-8 terminal may take U+009B for
             // CSI) and bidi controls.
-            Some(ch) if ch.is_control() || is_bidi_control(ch) => push_u_escape(out, ch.into()),
-            Some(ch) => out.push(ch),
-            None => out.push('\u{fffd}'),
+            Some(ch) if ch.is_control() || is_bidi_control(ch) => {
+                block[k..k + 6].copy_from_slice(&u_escape(ch.into()));
+                k += 6;
+            }
+            // Valid: its own bytes.
+            Some(_) => {
+                block[k..k + len].copy_from_slice(&b[i..i + len]);
+                k += len;
+            }
+            None => {
+                block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
+                k += 3;
+            }
         }
         i += len;
     }
-    out.push('"');
+    block[k] = b'"';
+    out.push_utf8(&block[..k + 1]);
+}
+
+/// Whether `b` is printable ASCII without `"` and `\\`: a JSON string as
+/// it is.
+#[inline]
+pub fn json_plain(b: &[u8]) -> bool {
+    b.iter().all(|&c| JSON_UNITS[usize::from(c)][7] == 1)
 }
 
 /// Append `s` as a JSON string literal, as [`json_str`] writes its bytes;
 /// text with nothing to escape (keys, names) is copied without a check.
-pub fn json_text(out: &mut String, s: &str) {
-    if s.bytes()
-        .all(|c| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\')
-    {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
+#[inline]
+pub fn json_text(out: &mut impl TextSink, s: &str) {
+    if json_plain(s.as_bytes()) {
+        out.push_ascii(b"\"");
+        out.push_text(s);
+        out.push_ascii(b"\"");
     } else {
         json_str(out, s.as_bytes());
     }
 }
 
-/// `\u00XX` for each C0 control byte, as JSON writes them.
-const C0_ESCAPES: [&str; 32] = [
-    "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
-    "\\u0008", "\\u0009", "\\u000a", "\\u000b", "\\u000c", "\\u000d", "\\u000e", "\\u000f",
-    "\\u0010", "\\u0011", "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017",
-    "\\u0018", "\\u0019", "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
-];
-
 /// `\u` and four hex digits.
-fn push_u_escape(out: &mut String, c: u32) {
+fn u_escape(c: u32) -> [u8; 6] {
     let d = |n: u32| HEX[((c >> n) & 0xf) as usize];
-    push_ascii(out, &[b'\\', b'u', d(12), d(8), d(4), d(0)]);
+    [b'\\', b'u', d(12), d(8), d(4), d(0)]
 }
 
 /// The UTF-8 sequence `b` starts with (`b[0] >= 0x80`): its length and
@@ -266,41 +384,77 @@ pub fn hex(b: &[u8]) -> String {
 /// Lower-case hex digits.
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
-/// Append the lower-case hex of `b` to `out`.
-pub fn hex_into(out: &mut String, b: &[u8]) {
-    out.reserve(b.len() * 2);
-    for &byte in b {
-        out.push(char::from(HEX[usize::from(byte >> 4)]));
-        out.push(char::from(HEX[usize::from(byte & 0xf)]));
+/// Two lower-case hex digits for each byte.
+const HEX2: [[u8; 2]; 256] = {
+    let mut t = [[0u8; 2]; 256];
+    let mut c = 0;
+    while c < 256 {
+        t[c] = [HEX[c >> 4], HEX[c & 0xf]];
+        c += 1;
+    }
+    t
+};
+
+/// The two lower-case hex digits of `b`.
+#[inline]
+pub fn hex_pair(b: u8) -> [u8; 2] {
+    HEX2[usize::from(b)]
+}
+
+/// Append the lower-case hex of `b` to `out`, put together a block at a
+/// time on the stack (the `_hex` twin of `dump`'s binary I/O data).
+pub fn hex_into(out: &mut impl TextSink, b: &[u8]) {
+    let mut block = [0u8; 512];
+    for chunk in b.chunks(256) {
+        for (d, &c) in block.chunks_exact_mut(2).zip(chunk) {
+            d.copy_from_slice(&hex_pair(c));
+        }
+        out.push_ascii(&block[..2 * chunk.len()]);
     }
 }
 
-/// Append `v` in decimal (what `{v}` writes, without the formatter).
-pub fn push_uint(out: &mut String, mut v: u64) {
+/// The two decimal digits of 0..100.
+const DECIMAL2: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut n = 0;
+    while n < 100 {
+        t[n] = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
+        n += 1;
+    }
+    t
+};
+
+/// Append `v` in decimal (what `{v}` writes, without the formatter), two
+/// digits at a time (a record of `dump --format jsonl` has ten numbers).
+pub fn push_uint(out: &mut impl TextSink, mut v: u64) {
     let mut buf = [0u8; 20];
     let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
+    while v >= 100 {
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DECIMAL2[(v % 100) as usize]);
+        v /= 100;
     }
-    // A digit at a time: fewer than a check of the slice costs.
-    out.extend(buf[i..].iter().map(|&d| char::from(d)));
+    if v >= 10 {
+        i -= 2;
+        buf[i..i + 2].copy_from_slice(&DECIMAL2[v as usize]);
+    } else {
+        i -= 1;
+        buf[i] = b'0' + v as u8;
+    }
+    out.push_ascii(&buf[i..]);
 }
 
 /// Append `v` in decimal, `-` first when negative.
-pub fn push_int(out: &mut String, v: i64) {
+#[inline]
+pub fn push_int(out: &mut impl TextSink, v: i64) {
     if v < 0 {
-        out.push('-');
+        out.push_ascii(b"-");
     }
     push_uint(out, v.unsigned_abs());
 }
 
 /// Append `v` in lower-case hex without prefix (what `{v:x}` writes).
-pub fn push_hex(out: &mut String, mut v: u64) {
+pub fn push_hex(out: &mut impl TextSink, mut v: u64) {
     let mut buf = [0u8; 16];
     let mut i = buf.len();
     loop {
@@ -311,13 +465,7 @@ pub fn push_hex(out: &mut String, mut v: u64) {
             break;
         }
     }
-    // A digit at a time: fewer than a check of the slice costs.
-    out.extend(buf[i..].iter().map(|&d| char::from(d)));
-}
-
-/// Append bytes known to be ASCII.
-fn push_ascii(out: &mut String, b: &[u8]) {
-    out.push_str(std::str::from_utf8(b).unwrap_or_default());
+    out.push_ascii(&buf[i..]);
 }
 
 #[cfg(test)]
@@ -484,6 +632,78 @@ mod tests {
         }
     }
 
+    /// Long strings cross the blocks `json_str` builds on the stack; the
+    /// bytes written to a `Vec<u8>` are the text written to a `String`.
+    #[test]
+    fn long_json_strings_match_the_reference() {
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..400 {
+            let len = (next() % 5000) as usize;
+            // Mostly NUL, mostly text, or any byte.
+            let b: Vec<u8> = (0..len)
+                .map(|_| {
+                    let r = next();
+                    match round % 3 {
+                        0 if r % 4 != 0 => 0,
+                        1 if r % 16 != 0 => b'a' + (r % 26) as u8,
+                        _ => (r >> 8) as u8,
+                    }
+                })
+                .collect();
+            let mut s = String::new();
+            json_str(&mut s, &b);
+            assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
+            let mut v = Vec::new();
+            json_str(&mut v, &b);
+            assert_eq!(v, s.as_bytes());
+            let mut h = Vec::new();
+            hex_into(&mut h, &b);
+            let want: String = b.iter().map(|c| format!("{c:02x}")).collect();
+            assert_eq!(h, want.as_bytes());
+            for q in [false, true] {
+                let (mut vs, mut vb) = (String::new(), Vec::new());
+                vis_into(&mut vs, &b, q);
+                vis_into(&mut vb, &b, q);
+                assert_eq!(vs, vis_by_chars(&b, q));
+                assert_eq!(vb, vs.as_bytes());
+            }
+        }
+    }
+
+    /// `vis_into` as it was written before runs of ASCII were copied whole.
+    fn vis_by_chars(b: &[u8], escape_quote: bool) -> String {
+        let mut out = String::new();
+        for chunk in b.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\\' => out.push_str("\\\\"),
+                    '"' if escape_quote => out.push_str("\\\""),
+                    '\n' => out.push_str("\\n"),
+                    '\t' => out.push_str("\\t"),
+                    '\r' => out.push_str("\\r"),
+                    '\0' => out.push_str("\\0"),
+                    c if needs_escape(c) => {
+                        let mut buf = [0u8; 4];
+                        for byte in c.encode_utf8(&mut buf).bytes() {
+                            out.push_str(&format!("\\{byte:03o}"));
+                        }
+                    }
+                    c => out.push(c),
+                }
+            }
+            for byte in chunk.invalid() {
+                out.push_str(&format!("\\{byte:03o}"));
+            }
+        }
+        out
+    }
+
     #[test]
     fn numbers_as_the_formatter_writes_them() {
         for v in [
@@ -491,8 +711,14 @@ mod tests {
             1,
             9,
             10,
+            99,
+            100,
+            101,
             255,
+            1000,
             -1,
+            -99,
+            -100,
             -10,
             i64::MIN,
             i64::MAX,

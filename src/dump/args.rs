@@ -12,11 +12,12 @@
 //! `<invalid>N` for bits no name covers, a lone value is its name or
 //! `<invalid=%#x>`, a file mode is `%#o<…>`, 0 for an empty mode.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use crate::decode::abi::Width;
 use crate::names::args::{self as t, ArgTables, Names};
 use crate::names::{self, by_name, Numbering};
+use crate::text::TextSink as _;
 
 /// The argument words of one call, printed left to right.
 pub struct Words<'a> {
@@ -48,14 +49,14 @@ impl<'a> Words<'a> {
         Some(w as u32 as i32)
     }
 
-    fn sep(&self, out: &mut String) {
+    fn sep(&self, out: &mut Vec<u8>) {
         if self.next > 0 {
-            out.push(',');
+            out.push(b',');
         }
     }
 
     /// kdump's `print_number`: the next word as a number.
-    pub fn number(&mut self, out: &mut String) {
+    pub fn number(&mut self, out: &mut Vec<u8>) {
         let Some(&w) = self.words.get(self.next) else {
             return;
         };
@@ -74,14 +75,14 @@ impl<'a> Words<'a> {
     }
 
     /// Every word not yet printed, as numbers.
-    pub fn rest(&mut self, out: &mut String) {
+    pub fn rest(&mut self, out: &mut Vec<u8>) {
         while self.left() > 0 {
             self.number(out);
         }
     }
 
     /// The next word through `show`, which writes its text.
-    fn named(&mut self, out: &mut String, show: impl FnOnce(i32, bool, &mut String)) {
+    fn named(&mut self, out: &mut Vec<u8>, show: impl FnOnce(i32, bool, &mut Vec<u8>)) {
         if self.left() == 0 {
             return;
         }
@@ -95,7 +96,7 @@ impl<'a> Words<'a> {
 
 /// Print the words of a call named `name` that kdump translates, leaving
 /// the rest in `w` for the caller to print as numbers.
-pub fn translate(table: Numbering, name: &str, w: &mut Words<'_>, out: &mut String) {
+pub fn translate(table: Numbering, name: &str, w: &mut Words<'_>, out: &mut Vec<u8>) {
     let Some(t) = t::for_table(table) else {
         return;
     };
@@ -112,7 +113,7 @@ by_name! {
         table: Numbering,
         t: &ArgTables,
         w: &mut Words<'_>,
-        out: &mut String,
+        out: &mut Vec<u8>,
     );
     names TRANSLATED_NAMES;
     "open" | "openat" => {
@@ -207,15 +208,15 @@ fn flag_value(names: Names, name: &str) -> Option<u32> {
 /// The names of `names` whose bits are all in `v`, first match first,
 /// each clearing its bits; a zero-valued name only for a zero value.
 /// Returns the bits no name covered.
-fn mask_names(names: &[(&str, i64)], v: u32, printed: &mut bool, out: &mut String) -> u32 {
+fn mask_names(names: &[(&str, i64)], v: u32, printed: &mut bool, out: &mut Vec<u8>) -> u32 {
     let mut rem = v;
     for &(n, bits) in names {
         let bits = bits as u32;
         if bits & rem == bits && (bits != 0 || v == 0) {
             if *printed {
-                out.push('|');
+                out.push(b'|');
             }
-            out.push_str(n);
+            out.push_text(n);
             *printed = true;
             rem &= !bits;
         }
@@ -224,12 +225,12 @@ fn mask_names(names: &[(&str, i64)], v: u32, printed: &mut bool, out: &mut Strin
 }
 
 /// kdump's `print_mask_arg`: `%#x<A|B>`, then `<invalid>N` if bits remain.
-fn mask(names: Names, v: i32, out: &mut String) {
+fn mask(names: Names, v: i32, out: &mut Vec<u8>) {
     let v = v as u32;
     super::text::hexarg(u64::from(v), out);
-    out.push('<');
+    out.push(b'<');
     let rem = mask_names(names, v, &mut false, out);
-    out.push('>');
+    out.push(b'>');
     if rem != 0 {
         let _ = write!(out, "<invalid>{rem}");
     }
@@ -237,46 +238,46 @@ fn mask(names: Names, v: i32, out: &mut String) {
 
 /// mmap flags: a mask, then the alignment bits as `MAP_ALIGNED(n)` (or
 /// the name the header gives that n), as FreeBSD's sysdecode prints them.
-fn mmap_flags(t: &ArgTables, v: i32, out: &mut String) {
+fn mmap_flags(t: &ArgTables, v: i32, out: &mut Vec<u8>) {
     let Some(shift) = t.map_alignment_shift.and_then(|s| u32::try_from(s).ok()) else {
         return mask(t.mmap_flags, v, out);
     };
     let v = v as u32;
     let align = v.checked_shr(shift).unwrap_or(0);
     super::text::hexarg(u64::from(v), out);
-    out.push('<');
+    out.push(b'<');
     let mut printed = false;
     let rem = mask_names(t.mmap_flags, v & !(align << shift), &mut printed, out);
     if align != 0 {
         if printed {
-            out.push('|');
+            out.push(b'|');
         }
         match t.map_aligned.iter().find(|&&(_, n)| n == i64::from(align)) {
-            Some((name, _)) => out.push_str(name),
+            Some((name, _)) => out.push_text(name),
             None => {
                 let _ = write!(out, "MAP_ALIGNED({align})");
             }
         }
     }
-    out.push('>');
+    out.push(b'>');
     if rem != 0 {
         let _ = write!(out, "<invalid>{rem}");
     }
 }
 
 /// kdump's `print_mask_arg0`: `0` for zero, else a mask.
-fn mask0(names: Names, v: i32, out: &mut String) {
+fn mask0(names: Names, v: i32, out: &mut Vec<u8>) {
     if v == 0 {
-        out.push('0');
+        out.push(b'0');
     } else {
         mask(names, v, out);
     }
 }
 
 /// kdump's `print_integer_arg`: the value's name, or `<invalid=…>`.
-fn integer(names: Names, v: i32, decimal: bool, out: &mut String) {
+fn integer(names: Names, v: i32, decimal: bool, out: &mut Vec<u8>) {
     match names.iter().find(|&&(_, x)| x == i64::from(v)) {
-        Some((n, _)) => out.push_str(n),
+        Some((n, _)) => out.push_text(n),
         None if decimal => {
             let _ = write!(out, "<invalid={v}>");
         }
@@ -287,9 +288,9 @@ fn integer(names: Names, v: i32, decimal: bool, out: &mut String) {
 }
 
 /// `AT_FDCWD`, or the descriptor as a number.
-fn atfd(t: &ArgTables, v: i32, decimal: bool, out: &mut String) {
+fn atfd(t: &ArgTables, v: i32, decimal: bool, out: &mut Vec<u8>) {
     if Some(i64::from(v)) == t.at_fdcwd {
-        out.push_str("AT_FDCWD");
+        out.push_text("AT_FDCWD");
     } else if decimal {
         let _ = write!(out, "{v}");
     } else {
@@ -298,10 +299,10 @@ fn atfd(t: &ArgTables, v: i32, decimal: bool, out: &mut String) {
 }
 
 /// Open flags: the access mode by value, then the other flags as a mask.
-fn open_flags(t: &ArgTables, v: i32, out: &mut String) {
+fn open_flags(t: &ArgTables, v: i32, out: &mut Vec<u8>) {
     let v = v as u32;
     super::text::hexarg(u64::from(v), out);
-    out.push('<');
+    out.push(b'<');
     let accmode = flag_value(t.open_flags, "O_ACCMODE").unwrap_or(3);
     let mut printed = false;
     let modes = ["O_RDONLY", "O_WRONLY", "O_RDWR"];
@@ -309,7 +310,7 @@ fn open_flags(t: &ArgTables, v: i32, out: &mut String) {
         .iter()
         .find(|m| flag_value(t.open_flags, m) == Some(v & accmode))
     {
-        out.push_str(m);
+        out.push_text(m);
         printed = true;
     }
     let others: Vec<(&str, i64)> = t
@@ -323,31 +324,31 @@ fn open_flags(t: &ArgTables, v: i32, out: &mut String) {
     } else {
         mask_names(&others, v, &mut printed, out)
     };
-    out.push('>');
+    out.push(b'>');
     if rem != 0 {
         let _ = write!(out, "<invalid>{rem}");
     }
 }
 
 /// kdump's `decode_filemode`: `0`, or `%#o<S_…>`.
-fn filemode(t: &ArgTables, v: i32, out: &mut String) {
+fn filemode(t: &ArgTables, v: i32, out: &mut Vec<u8>) {
     if v == 0 {
-        out.push('0');
+        out.push(b'0');
         return;
     }
     let v = v as u32;
     let _ = write!(out, "0{v:o}<");
     let rem = mask_names(t.file_modes, v, &mut false, out);
-    out.push('>');
+    out.push(b'>');
     if rem != 0 {
         let _ = write!(out, "<invalid>{rem}");
     }
 }
 
 /// A signal name, or `SIG N`.
-fn signal(table: Numbering, v: i32, out: &mut String) {
+fn signal(table: Numbering, v: i32, out: &mut Vec<u8>) {
     match names::signal_name(table, v.into()) {
-        Some(n) => out.push_str(n),
+        Some(n) => out.push_text(n),
         None => {
             let _ = write!(out, "SIG {v}");
         }
@@ -355,10 +356,10 @@ fn signal(table: Numbering, v: i32, out: &mut String) {
 }
 
 /// Socket type by value, then its flag bits (SOCK_CLOEXEC, …).
-fn socket_type(t: &ArgTables, v: i32, out: &mut String) {
+fn socket_type(t: &ArgTables, v: i32, out: &mut Vec<u8>) {
     let v = v as u32;
     super::text::hexarg(u64::from(v), out);
-    out.push('<');
+    out.push(b'<');
     let flags: u32 = t
         .socket_flags
         .iter()
@@ -370,11 +371,11 @@ fn socket_type(t: &ArgTables, v: i32, out: &mut String) {
         .iter()
         .find(|&&(_, x)| x as u32 == v & !flags)
     {
-        out.push_str(n);
+        out.push_text(n);
         printed = true;
     }
     let rem = mask_names(t.socket_flags, v & flags, &mut printed, out);
-    out.push('>');
+    out.push(b'>');
     if !printed || rem != 0 {
         let _ = write!(out, "<invalid>{}", v & !flags | rem);
     }
@@ -382,7 +383,7 @@ fn socket_type(t: &ArgTables, v: i32, out: &mut String) {
 
 /// fcntl: the command by name; its argument only for commands that take
 /// one, F_SETFL's as open flags, F_SETFD's as FD_CLOEXEC.
-fn fcntl(t: &ArgTables, w: &mut Words<'_>, out: &mut String) {
+fn fcntl(t: &ArgTables, w: &mut Words<'_>, out: &mut Vec<u8>) {
     w.number(out);
     let mut cmd = None;
     w.named(out, |v, d, o| {
@@ -396,7 +397,7 @@ fn fcntl(t: &ArgTables, w: &mut Words<'_>, out: &mut String) {
     match cmd {
         Some("F_SETFL") => w.named(out, |v, _, o| {
             super::text::hexarg(u64::from(v as u32), o);
-            o.push('<');
+            o.push(b'<');
             let flags: Vec<(&str, i64)> = t
                 .open_flags
                 .iter()
@@ -404,14 +405,14 @@ fn fcntl(t: &ArgTables, w: &mut Words<'_>, out: &mut String) {
                 .copied()
                 .collect();
             let rem = mask_names(&flags, v as u32, &mut false, o);
-            o.push('>');
+            o.push(b'>');
             if rem != 0 {
                 let _ = write!(o, "<invalid>{rem}");
             }
         }),
         Some("F_SETFD") => w.named(out, |v, d, o| {
             match t.fd_flags.iter().find(|&&(_, x)| x == i64::from(v)) {
-                Some((n, _)) => o.push_str(n),
+                Some((n, _)) => o.push_text(n),
                 None if d => {
                     let _ = write!(o, "{v}");
                 }
@@ -432,12 +433,12 @@ mod tests {
 
     /// `name(args)` as the text formatter prints it.
     fn call(table: Numbering, name: &str, args: &[u64], width: Width, decimal: bool) -> String {
-        let mut out = format!("{name}(");
+        let mut out = format!("{name}(").into_bytes();
         let mut w = Words::new(args, width, decimal);
         translate(table, name, &mut w, &mut out);
         w.rest(&mut out);
-        out.push(')');
-        out
+        out.push(b')');
+        String::from_utf8(out).unwrap()
     }
 
     fn fbsd(name: &str, args: &[u64]) -> String {

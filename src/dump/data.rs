@@ -6,12 +6,14 @@
 //! printable bytes between `|`). Both are escaped: no control byte but
 //! tab and newline reaches the output.
 
+use crate::text::hex_pair;
+
 /// kdump's screen width when stderr is not a terminal.
 const SCREEN: usize = 80;
 
 /// Append `data` (already cut to `-m MAX`) after a record line, each line
 /// of it ending in a newline.
-pub fn block(data: &[u8], out: &mut String) {
+pub fn block(data: &[u8], out: &mut Vec<u8>) {
     if data.is_empty() {
         return;
     }
@@ -25,53 +27,74 @@ pub fn block(data: &[u8], out: &mut String) {
     }
 }
 
-/// kdump's `hexdump`: the widest even byte count that fits the screen.
-/// Each line is put together in an array on the stack and appended whole:
-/// this writes most of a big trace's text (`bench/NOTES.md`).
-fn hexdump(p: &[u8], out: &mut String) {
-    let width = hex_width(SCREEN);
-    // "       0x" + up to 16 offset digits + per byte 2 hex digits (and a
-    // space before each pair) + "  |" + the bytes + "|\n".
-    let mut line = [b' '; 9 + 16 + 4 * SCREEN + 5];
-    line[..9].copy_from_slice(b"       0x");
-    for (n, chunk) in p.chunks(width).enumerate() {
-        let mut k = 9;
-        let offset = n * width;
-        let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4).max(4);
-        for d in (0..digits).rev() {
-            line[k] = HEX[(offset >> (4 * d)) & 0xf];
-            k += 1;
+/// Bytes per hexdump line: the widest even count that fits the screen.
+const HEX_WIDTH: usize = hex_width(SCREEN);
+
+/// kdump's `hexdump`, [`HEX_WIDTH`] bytes a line. The lines are put
+/// together in a block on the stack, their hex digits two at a time from a
+/// table, and appended a block at a time: this writes most of a big
+/// trace's text (`bench/NOTES.md`).
+fn hexdump(p: &[u8], out: &mut Vec<u8>) {
+    // "       0x" + up to 16 offset digits + per pair of bytes a space and
+    // 4 hex digits + "  |" + the bytes + "|\n".
+    const LINE: usize = 9 + 16 + HEX_WIDTH / 2 * 5 + 3 + HEX_WIDTH + 2;
+    const BLOCK: usize = 4096;
+    let mut block = [b' '; BLOCK];
+    let mut k = 0;
+    for (n, chunk) in p.chunks(HEX_WIDTH).enumerate() {
+        if k > BLOCK - LINE {
+            out.extend_from_slice(&block[..k]);
+            k = 0;
         }
-        for i in 0..width {
-            if i % 2 == 0 {
-                line[k] = b' ';
+        block[k..k + 9].copy_from_slice(b"       0x");
+        k += 9;
+        let offset = n * HEX_WIDTH;
+        if offset < 0x10000 {
+            // Four digits, the offset of all but the largest buffers.
+            block[k..k + 2].copy_from_slice(&hex_pair((offset >> 8) as u8));
+            block[k + 2..k + 4].copy_from_slice(&hex_pair(offset as u8));
+            k += 4;
+        } else {
+            let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4);
+            for d in (0..digits).rev() {
+                block[k] = HEX[(offset >> (4 * d)) & 0xf];
                 k += 1;
             }
-            let (hi, lo) = chunk.get(i).map_or((b' ', b' '), |&b| {
-                (HEX[usize::from(b >> 4)], HEX[usize::from(b & 0xf)])
-            });
-            line[k] = hi;
-            line[k + 1] = lo;
-            k += 2;
         }
-        line[k..k + 3].copy_from_slice(b"  |");
+        let cols = &mut block[k..k + HEX_WIDTH / 2 * 5];
+        if chunk.len() == HEX_WIDTH {
+            for (c, pair) in cols.chunks_exact_mut(5).zip(chunk.chunks_exact(2)) {
+                c[0] = b' ';
+                c[1..3].copy_from_slice(&hex_pair(pair[0]));
+                c[3..5].copy_from_slice(&hex_pair(pair[1]));
+            }
+        } else {
+            // The last line: blanks where there are no bytes.
+            cols.fill(b' ');
+            for (i, &b) in chunk.iter().enumerate() {
+                let at = i / 2 * 5 + 1 + i % 2 * 2;
+                cols[at..at + 2].copy_from_slice(&hex_pair(b));
+            }
+        }
+        k += HEX_WIDTH / 2 * 5;
+        block[k..k + 3].copy_from_slice(b"  |");
         k += 3;
-        for &b in chunk {
-            line[k] = if (b' '..=b'~').contains(&b) { b } else { b'.' };
-            k += 1;
+        for (c, &b) in block[k..k + chunk.len()].iter_mut().zip(chunk) {
+            *c = if (b' '..=b'~').contains(&b) { b } else { b'.' };
         }
-        line[k] = b'|';
-        line[k + 1] = b'\n';
-        // Only ASCII was written.
-        out.push_str(std::str::from_utf8(&line[..k + 2]).unwrap_or_default());
+        k += chunk.len();
+        block[k] = b'|';
+        block[k + 1] = b'\n';
+        k += 2;
     }
+    out.extend_from_slice(&block[..k]);
 }
 
 /// Lower-case hex digits.
 const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Bytes per hexdump line for a screen of `screen` columns (kdump's loop).
-fn hex_width(screen: usize) -> usize {
+const fn hex_width(screen: usize) -> usize {
     let mut width = 0;
     loop {
         width += 2;
@@ -85,14 +108,14 @@ fn hex_width(screen: usize) -> usize {
 /// kdump's `visdump` with `vis(3)` in VIS_CSTYLE (only the bytes `block`
 /// lets through reach it). Runs of bytes shown as themselves are copied
 /// whole, up to the fold.
-fn visdump(data: &[u8], out: &mut String) {
-    out.push_str("       \"");
+fn visdump(data: &[u8], out: &mut Vec<u8>) {
+    out.extend_from_slice(b"       \"");
     let mut col = 8;
     let mut i = 0;
     while i < data.len() {
         let c = data[i];
         if col == 0 {
-            out.push('\t');
+            out.push(b'\t');
             col = 8;
         }
         if is_plain(c) {
@@ -102,11 +125,11 @@ fn visdump(data: &[u8], out: &mut String) {
                 .map_or(data.len(), |n| i + n);
             while i < end {
                 if col >= SCREEN - 2 {
-                    out.push_str("\\\n\t");
+                    out.extend_from_slice(b"\\\n\t");
                     col = 8;
                 }
                 let n = (SCREEN - 2 - col).min(end - i);
-                out.push_str(std::str::from_utf8(&data[i..i + n]).unwrap_or_default());
+                out.extend_from_slice(&data[i..i + n]);
                 col += n;
                 i += n;
             }
@@ -114,18 +137,18 @@ fn visdump(data: &[u8], out: &mut String) {
         }
         i += 1;
         let next = data.get(i).copied().unwrap_or(0);
-        let vis: &str = match c {
+        let vis: &[u8] = match c {
             b'\n' => {
                 col = 0;
-                out.push('\n');
+                out.push(b'\n');
                 continue;
             }
-            b'\\' => "\\\\",
-            b'\r' => "\\r",
+            b'\\' => b"\\\\",
+            b'\r' => b"\\r",
             // `\0` would read as an octal escape before an octal digit.
-            0 if (b'0'..=b'7').contains(&next) => "\\000",
-            0 => "\\0",
-            _ => "",
+            0 if (b'0'..=b'7').contains(&next) => b"\\000",
+            0 => b"\\0",
+            _ => b"",
         };
         let width = match c {
             b'\t' => 8 - (col & 7),
@@ -133,20 +156,20 @@ fn visdump(data: &[u8], out: &mut String) {
             _ => 1,
         };
         if col + width > SCREEN - 2 {
-            out.push_str("\\\n\t");
+            out.extend_from_slice(b"\\\n\t");
             col = 8;
         }
         col += width;
         if vis.is_empty() {
-            out.push(c as char);
+            out.push(c);
         } else {
-            out.push_str(vis);
+            out.extend_from_slice(vis);
         }
     }
     if col == 0 {
-        out.push_str("       ");
+        out.extend_from_slice(b"       ");
     }
-    out.push_str("\"\n");
+    out.extend_from_slice(b"\"\n");
 }
 
 /// A byte `visdump` shows as itself, one column wide.
@@ -159,9 +182,9 @@ mod tests {
     use super::*;
 
     fn shown(data: &[u8]) -> String {
-        let mut s = String::new();
+        let mut s = Vec::new();
         block(data, &mut s);
-        s
+        String::from_utf8(s).unwrap()
     }
 
     #[test]

@@ -10,7 +10,7 @@ use crate::record::{Body, IoDir, Record};
 use crate::text::json_str;
 
 /// Append `r` as one JSON line (with its newline) to `out`.
-pub fn record(r: &Record<'_>, names: Numbering, out: &mut String) {
+pub fn record(r: &Record<'_>, names: Numbering, out: &mut Vec<u8>) {
     let mut o = Obj::new(out);
     o.int("offset", r.offset)
         .int("index", r.index)
@@ -23,10 +23,10 @@ pub fn record(r: &Record<'_>, names: Numbering, out: &mut String) {
         .raw("dropped", if r.dropped { "true" } else { "false" });
     body(&r.body, names, &mut o);
     o.end();
-    out.push('\n');
+    out.push(b'\n');
 }
 
-fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_>) {
+fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_, Vec<u8>>) {
     let sys = |code: i32| names::syscall_name(names, code.into());
     match b {
         Body::Start | Body::ProcDtor => {}

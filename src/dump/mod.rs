@@ -65,6 +65,9 @@ impl DumpOptions {
     }
 }
 
+/// Output is written out in pieces of about this many bytes.
+const BUF: usize = 1 << 16;
+
 /// Write every kept record; returns the decode error that ended the file
 /// early, if any (everything before it has been written).
 pub fn dump<R: Read>(
@@ -75,13 +78,15 @@ pub fn dump<R: Read>(
     let abi = dec.abi();
     let mut fmt = text::TextFormatter::new(abi, opts.text);
     let names = abi.name_table();
-    let mut buf = String::with_capacity(1 << 16);
+    // Bytes, not a `String`: the formatters append text that is UTF-8 by
+    // construction, and a `String` would check it again.
+    let mut buf: Vec<u8> = Vec::with_capacity(BUF + (1 << 12));
     loop {
         let rec = match dec.next_record() {
             Ok(Some(r)) => r,
             Ok(None) => break,
             Err(e) => {
-                out.write_all(buf.as_bytes())?;
+                out.write_all(&buf)?;
                 return Ok(Some(e));
             }
         };
@@ -92,15 +97,15 @@ pub fn dump<R: Read>(
             Format::Text => fmt.record(&rec, &mut buf),
             Format::Jsonl => json::record(&rec, names, &mut buf),
         }
-        if buf.len() >= 1 << 16 || opts.flush_each {
-            out.write_all(buf.as_bytes())?;
+        if buf.len() >= BUF || opts.flush_each {
+            out.write_all(&buf)?;
             buf.clear();
             if opts.flush_each {
                 out.flush()?;
             }
         }
     }
-    out.write_all(buf.as_bytes())?;
+    out.write_all(&buf)?;
     Ok(None)
 }
 

@@ -5,12 +5,12 @@
 //! Every recorded string is escaped with [`crate::text`]; continuation
 //! lines (I/O data, exec arguments) start with whitespace, as kdump's do.
 
-use std::fmt::Write as _;
+use std::io::Write as _;
 
 use crate::decode::abi::{Abi, TimeUnit, Width};
 use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
-use crate::text::{push_hex, push_int, quoted, vis, vis_into};
+use crate::text::{push_hex, push_int, quoted, vis, vis_into, Digits, TextSink as _};
 
 use super::{args, data};
 
@@ -60,26 +60,26 @@ impl TextFormatter {
 
     /// The syscall name (`name[N]` with `-S`), or `[N]` when the table has none.
     pub fn syscall(&self, code: i32) -> String {
-        let mut s = String::new();
+        let mut s = Vec::new();
         self.push_syscall(code, &mut s);
-        s
+        String::from_utf8_lossy(&s).into_owned()
     }
 
     /// Append what [`Self::syscall`] returns.
-    fn push_syscall(&self, code: i32, out: &mut String) {
+    fn push_syscall(&self, code: i32, out: &mut Vec<u8>) {
         match names::syscall_name(self.names, code.into()) {
             Some(n) => {
-                out.push_str(n);
+                out.push_text(n);
                 if self.opts.syscall_numbers {
-                    out.push('[');
+                    out.push(b'[');
                     push_int(out, code.into());
-                    out.push(']');
+                    out.push(b']');
                 }
             }
             None => {
-                out.push('[');
+                out.push(b'[');
                 push_int(out, code.into());
-                out.push(']');
+                out.push(b']');
             }
         }
     }
@@ -88,21 +88,23 @@ impl TextFormatter {
     /// Process constructor/destructor records print nothing, as in kdump.
     /// The columns are written straight into `out`, without the formatter
     /// (a record line is short; there are millions).
-    pub fn record(&mut self, r: &Record<'_>, out: &mut String) {
+    pub fn record(&mut self, r: &Record<'_>, out: &mut Vec<u8>) {
         let start = out.len();
         pad_int(out, r.pid, 6);
-        out.push(' ');
+        out.push(b' ');
         if self.opts.threads {
             pad_int(out, r.tid.filter(|&t| t > 0).unwrap_or(0), 6);
-            out.push(' ');
+            out.push(b' ');
         }
-        pad_str(out, &vis(&r.comm), 8);
-        out.push(' ');
+        let comm = out.len();
+        vis_into(out, &r.comm, false);
+        pad_to(out, comm, 8);
+        out.push(b' ');
         let who_len = out.len() - start;
         if r.dropped {
-            let who = out[start..].to_string();
-            out.push_str("Events dropped.\n");
-            out.push_str(&who);
+            let who = out[start..].to_vec();
+            out.push_text("Events dropped.\n");
+            out.extend_from_slice(&who);
         }
         if matches!(r.body, Body::ProcCtor { .. } | Body::ProcDtor) {
             // The dropped line stays; the record's own is taken back.
@@ -112,21 +114,21 @@ impl TextFormatter {
         self.times(r, out);
         match &r.body {
             Body::Unknown { typ, .. } => {
-                out.push_str("UNKNOWN(");
+                out.push_text("UNKNOWN(");
                 push_int(out, i64::from(*typ));
-                out.push(')');
+                out.push(b')');
             }
             b => pad_str(out, b.label(), 4),
         }
-        out.push_str("  ");
+        out.push_text("  ");
         self.body(&r.body, out);
-        if !out.ends_with('\n') {
-            out.push('\n');
+        if !out.ends_with(b"\n") {
+            out.push(b'\n');
         }
     }
 
     /// kdump's `-T`, `-E`, `-R` columns, in that order.
-    fn times(&mut self, r: &Record<'_>, out: &mut String) {
+    fn times(&mut self, r: &Record<'_>, out: &mut Vec<u8>) {
         let unit = self
             .abi
             .layout(r.version.into())
@@ -144,16 +146,16 @@ impl TextFormatter {
         }
     }
 
-    fn body(&self, body: &Body<'_>, out: &mut String) {
+    fn body(&self, body: &Body<'_>, out: &mut Vec<u8>) {
         match body {
             Body::Start | Body::ProcCtor { .. } | Body::ProcDtor => {}
             Body::Call(c) => self.call(c, out),
             Body::Ret(r) => self.ret(r, out),
             Body::Namei(p) | Body::Emul(p) | Body::Sysctl(p) => {
                 // What `quoted` returns, without its allocation.
-                out.push('"');
+                out.push(b'"');
                 vis_into(out, p, true);
-                out.push('"');
+                out.push(b'"');
             }
             Body::Gio(g) => {
                 let dir: std::borrow::Cow<'_, str> = match g.dir {
@@ -162,15 +164,15 @@ impl TextFormatter {
                     IoDir::Other(n) => format!("rw={n}").into(),
                 };
                 let n = g.data.len();
-                out.push_str("fd ");
+                out.push_text("fd ");
                 push_int(out, i64::from(g.fd));
-                out.push(' ');
-                out.push_str(&dir);
-                out.push(' ');
+                out.push(b' ');
+                out.push_text(&dir);
+                out.push(b' ');
                 push_int(out, n as i64);
-                out.push_str(" byte");
-                out.push_str(plural(n));
-                out.push('\n');
+                out.push_text(" byte");
+                out.push_text(plural(n));
+                out.push(b'\n');
                 if !self.opts.no_data {
                     let max = match self.opts.max_data {
                         0 => n,
@@ -181,8 +183,8 @@ impl TextFormatter {
             }
             Body::Psig(p) => self.psig(p, out),
             Body::Csw(c) => {
-                out.push_str(if c.out { "stop" } else { "resume" });
-                out.push_str(if c.user { " user" } else { " kernel" });
+                out.push_text(if c.out { "stop" } else { "resume" });
+                out.push_text(if c.user { " user" } else { " kernel" });
                 if let Some(w) = &c.wmesg {
                     let _ = write!(out, " {}", quoted(w));
                 }
@@ -226,7 +228,7 @@ impl TextFormatter {
             }
             Body::Mib(m) => {
                 let parts: Vec<String> = m.iter().map(|v| v.to_string()).collect();
-                out.push_str(&parts.join("."));
+                out.push_text(&parts.join("."));
             }
             Body::Pledge {
                 error,
@@ -253,14 +255,14 @@ impl TextFormatter {
         }
     }
 
-    fn call(&self, c: &Call<'_>, out: &mut String) {
+    fn call(&self, c: &Call<'_>, out: &mut Vec<u8>) {
         self.push_syscall(c.code, out);
         if c.nargs == 0 {
             return;
         }
         let width = self.abi.width;
         let mut words = args::Words::new(c.args(), width, self.opts.decimal);
-        out.push('(');
+        out.push(b'(');
         if !self.opts.raw {
             if let Some(name) = names::syscall_name(self.names, c.code.into()) {
                 args::translate(self.names, name, &mut words, out);
@@ -268,14 +270,14 @@ impl TextFormatter {
         }
         words.rest(out);
         if usize::from(c.nargs) > c.args().len() {
-            out.push_str(",…");
+            out.push_text(",…");
         }
-        out.push(')');
+        out.push(b')');
     }
 
-    fn ret(&self, r: &Ret, out: &mut String) {
+    fn ret(&self, r: &Ret, out: &mut Vec<u8>) {
         self.push_syscall(r.code, out);
-        out.push(' ');
+        out.push(b' ');
         let word = |v: i64| match self.abi.width {
             Width::W32 => u64::from(v as u32),
             Width::W64 => v as u64,
@@ -285,7 +287,7 @@ impl TextFormatter {
                 if !self.opts.raw {
                     push_int(out, r.retval);
                     if !(0..=9).contains(&r.retval) {
-                        out.push_str("/0x");
+                        out.push_text("/0x");
                         push_hex(out, word(r.retval));
                     }
                 } else if self.opts.decimal {
@@ -297,37 +299,37 @@ impl TextFormatter {
                     let _ = write!(out, ", {r1}");
                 }
             }
-            -1 => out.push_str("RESTART"),
-            -2 => out.push_str("JUSTRETURN"),
+            -1 => out.push_text("RESTART"),
+            -2 => out.push_text("JUSTRETURN"),
             e => {
-                out.push_str("-1 ");
+                out.push_text("-1 ");
                 self.errno(e, out);
             }
         }
     }
 
-    fn errno(&self, e: i32, out: &mut String) {
-        out.push_str("errno ");
+    fn errno(&self, e: i32, out: &mut Vec<u8>) {
+        out.push_text("errno ");
         push_int(out, e.into());
         if self.opts.raw {
             return;
         }
         if let Some((_, text)) = names::errno_name(self.names, e.into()) {
-            out.push(' ');
-            out.push_str(text);
+            out.push(b' ');
+            out.push_text(text);
         }
     }
 
-    fn psig(&self, p: &Psig, out: &mut String) {
+    fn psig(&self, p: &Psig, out: &mut Vec<u8>) {
         match names::signal_name(self.names, p.signo.into()) {
-            Some(n) => out.push_str(n),
+            Some(n) => out.push_text(n),
             None => {
                 let _ = write!(out, "SIG {}", p.signo);
             }
         }
         match p.action {
-            0 => out.push_str(" SIG_DFL"),
-            1 => out.push_str(" SIG_IGN"),
+            0 => out.push_text(" SIG_DFL"),
+            1 => out.push_text(" SIG_IGN"),
             a => {
                 let _ = write!(out, " caught handler={a:#x} mask={:#x}", p.mask);
             }
@@ -337,30 +339,39 @@ impl TextFormatter {
 }
 
 /// kdump's `%#jx`: `0` for zero, `0x…` otherwise.
-pub(super) fn hexarg(a: u64, out: &mut String) {
+pub(super) fn hexarg(a: u64, out: &mut Vec<u8>) {
     if a == 0 {
-        out.push('0');
+        out.push(b'0');
     } else {
-        out.push_str("0x");
+        out.push_text("0x");
         push_hex(out, a);
     }
 }
 
-/// `{v:>width}`: `v` in decimal, right-aligned.
-fn pad_int(out: &mut String, v: i64, width: usize) {
-    let start = out.len();
-    push_int(out, v);
-    let n = out.len() - start;
-    if n < width {
-        out.insert_str(start, &"        "[..(width - n).min(8)]);
-    }
+/// `{v:>width}`: `v` in decimal, right-aligned (`width` at most 8).
+fn pad_int(out: &mut Vec<u8>, v: i64, width: usize) {
+    let mut digits = Digits::default();
+    let digits = digits.int(v).as_bytes();
+    // The digits right-aligned after eight spaces: one copy.
+    let mut padded = [b' '; 8 + 20];
+    let end = padded.len();
+    padded[end - digits.len()..].copy_from_slice(digits);
+    out.extend_from_slice(&padded[end - digits.len().max(width.min(8))..]);
 }
 
 /// `{s:<width}`: `s` left-aligned, padded to `width` characters.
-fn pad_str(out: &mut String, s: &str, width: usize) {
-    out.push_str(s);
-    for _ in s.chars().count()..width {
-        out.push(' ');
+fn pad_str(out: &mut Vec<u8>, s: &str, width: usize) {
+    let start = out.len();
+    out.push_text(s);
+    pad_to(out, start, width);
+}
+
+/// Pad the text appended since `start` with spaces to `width` characters
+/// (each byte that is not a UTF-8 continuation byte starts one).
+fn pad_to(out: &mut Vec<u8>, start: usize, width: usize) {
+    let chars = out[start..].iter().filter(|&&b| b & 0xc0 != 0x80).count();
+    for _ in chars..width {
+        out.push(b' ');
     }
 }
 

@@ -280,10 +280,15 @@ fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>)
         return;
     };
     let mut w = Words::new(words, abi.width, false);
+    // The words are written as bytes (as `dump` writes them), onto the
+    // line taken out of `out` and given back: no copy, one UTF-8 check.
+    let mut line = std::mem::take(out).into_bytes();
     if let Ok(name) = std::str::from_utf8(&c.syscall) {
-        translate(abi.name_table(), name, &mut w, out);
+        translate(abi.name_table(), name, &mut w, &mut line);
     }
-    w.rest(out);
+    w.rest(&mut line);
+    *out = String::from_utf8(line)
+        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
 }
 
 /// Parse `call.args` (`0x3,0x7ffe12,0`) into `words`; false if it is not
