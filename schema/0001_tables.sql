@@ -1,5 +1,6 @@
--- kt2sql schema, part 1: the tables. Applied to a fresh database before the
--- bulk load; 0002_indexes.sql and 0003_views.sql follow after the data.
+-- kt2sql schema, part 1: the tables, and the two indexes that are cheaper
+-- to build as the rows come. Applied to a fresh database before the bulk
+-- load; 0002_indexes.sql and 0003_views.sql follow after the data.
 --
 -- Conventions:
 --   * `ts`, `dur` and every `*_ts` are integer nanoseconds since the Unix
@@ -361,6 +362,21 @@ CREATE TABLE namei (
   -- only a damaged trace makes, are NULL too.)
   success INTEGER
 );
+
+-- Lookups of a process: `files -p` and the timeline's file counts read a
+-- subtree's lookups without reading every lookup. Built as the rows come
+-- (created with the table, unlike the indexes of 0002_indexes.sql): lookups
+-- arrive in file order, so each entry lands at the end of one of the few
+-- processes running at that moment, and this costs less than reading the
+-- table back and sorting it after the load.
+CREATE INDEX namei_process ON namei(process_id);
+
+-- Lookups of a call, in file order (namei_id), with the path each
+-- resolved to: `tree -v` walks each image's calls and their paths without
+-- sorting them and without reading a namei row. Built as the rows come,
+-- like namei_process: calls are numbered in file order too, so the
+-- entries are appended near the end.
+CREATE INDEX namei_call ON namei(call_id, namei_id, resolved_id);
 
 -- Every other record: signals, I/O, structs, sysctl names, context
 -- switches, faults, user records, ….
