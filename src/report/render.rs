@@ -120,9 +120,13 @@ impl<'w> Render<'w> {
         let out = &mut self.line;
         out.clear();
         let mut digits = Digits::default();
+        // Spaces owed before the next byte (separators and padding), written
+        // only when a later cell has something to show: the line's trailing
+        // blanks are trimmed anyway, and most lines end in empty cells.
+        let mut owed = 0;
         for (i, (c, &w)) in row.iter().zip(widths).enumerate() {
             if i > 0 {
-                out.extend_from_slice(b"  ");
+                owed += 2;
             }
             let shown;
             let (s, width): (&[u8], usize) = match c {
@@ -138,11 +142,15 @@ impl<'w> Render<'w> {
             };
             let pad = w.saturating_sub(width);
             if c.is_number() {
-                push_spaces(out, pad);
+                owed += pad;
+            }
+            if !s.is_empty() {
+                push_spaces(out, owed);
+                owed = 0;
                 out.extend_from_slice(s);
-            } else {
-                out.extend_from_slice(s);
-                push_spaces(out, pad);
+            }
+            if !c.is_number() {
+                owed += pad;
             }
         }
         self.out.write_all(trim_end(out))?;
