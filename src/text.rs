@@ -38,7 +38,7 @@ pub fn quoted(b: &[u8]) -> String {
 /// Append the escaped form of `b` to `out`. Runs of printable ASCII are
 /// appended whole.
 pub fn vis_into(out: &mut impl TextSink, b: &[u8], escape_quote: bool) {
-    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'\\' && !(escape_quote && c == b'"');
+    let plain = |c: u8| vis_plain(c) && !(escape_quote && c == b'"');
     // Command names and most paths: nothing to escape, copied whole.
     if b.iter().all(|&c| plain(c)) {
         out.push_ascii(b);
@@ -74,6 +74,13 @@ pub fn vis_into(out: &mut impl TextSink, b: &[u8], escape_quote: bool) {
             push_octal(out, byte);
         }
     }
+}
+
+/// A byte [`vis`] leaves as it is, one column wide: printable ASCII but
+/// the backslash.
+#[inline]
+pub fn vis_plain(c: u8) -> bool {
+    (0x20..0x7f).contains(&c) && c != b'\\'
 }
 
 /// `\ooo`: a byte in three octal digits.
@@ -672,6 +679,27 @@ mod tests {
                 vis_into(&mut vb, &b, q);
                 assert_eq!(vs, vis_by_chars(&b, q));
                 assert_eq!(vb, vs.as_bytes());
+            }
+        }
+    }
+
+    #[test]
+    fn vis_into_is_vis_by_chars_on_names_and_paths() {
+        for b in [
+            &b"open"[..],
+            b"/usr/include/stdio.h",
+            b"a \"quoted\" name",
+            b"back\\slash",
+            b"tab\there",
+            b"\xff\xfe bad utf-8",
+            "caf\u{e9} \u{202e}bidi".as_bytes(),
+            b"",
+            b"del\x7f",
+        ] {
+            for quote in [false, true] {
+                let mut got = String::new();
+                vis_into(&mut got, b, quote);
+                assert_eq!(got, vis_by_chars(b, quote), "{b:?} {quote}");
             }
         }
     }

@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use super::json::Obj;
 use super::result_set::Cell;
-use crate::text::{vis, Digits};
+use crate::text::{vis, vis_plain, Digits};
 
 /// Rows an aligned table holds back to size its columns.
 pub const WIDTH_ROWS: usize = 1000;
@@ -134,7 +134,7 @@ impl<'w> Render<'w> {
                     let d = digits.int(*v);
                     (d.as_bytes(), d.len())
                 }
-                Cell::Text(b) if b.iter().all(|&c| plain(c)) => (b, b.len()),
+                Cell::Text(b) if b.iter().all(|&c| vis_plain(c)) => (b, b.len()),
                 c => {
                     shown = c.display();
                     (shown.as_bytes(), shown.chars().count())
@@ -169,7 +169,7 @@ impl<'w> Render<'w> {
             match c {
                 Cell::Null => {}
                 Cell::Int(v) => out.extend_from_slice(digits.int(*v).as_bytes()),
-                Cell::Text(b) if b.iter().all(|&c| plain(c) && c != b',' && c != b'"') => {
+                Cell::Text(b) if b.iter().all(|&c| vis_plain(c) && c != b',' && c != b'"') => {
                     // csv_field quotes a field with a space at either end.
                     if b.first() == Some(&b' ') || b.last() == Some(&b' ') {
                         out.extend_from_slice(csv_field(&c.display()).as_bytes());
@@ -183,12 +183,6 @@ impl<'w> Render<'w> {
         out.push(b'\n');
         self.out.write_all(out)
     }
-}
-
-/// A byte [`vis`] leaves as it is and that is one column wide: printable
-/// ASCII but the backslash.
-fn plain(c: u8) -> bool {
-    (0x20..0x7f).contains(&c) && c != b'\\'
 }
 
 /// `line` without its trailing whitespace, as `str::trim_end` drops it:

@@ -217,20 +217,20 @@ fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
 /// to `out`, the arguments translated for `abi` (as stored when it is not
 /// known); `words` is scratch space for the argument words.
 pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
-    shown_into(out, &c.syscall, false);
+    vis_into(out, &c.syscall, false);
     out.push('(');
     args_text(out, words, c, abi);
     out.push(')');
     for p in &c.paths {
         out.push_str(" \"");
-        shown_into(out, p, true);
+        vis_into(out, p, true);
         out.push('"');
     }
     match (c.retval, c.errno) {
         (_, Some(e)) => match &c.errno_name {
             Some(name) => {
                 out.push_str(" = -1 ");
-                shown_into(out, name, false);
+                vis_into(out, name, false);
             }
             None => {
                 out.push_str(" = -1 errno ");
@@ -261,22 +261,11 @@ pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: O
     }
 }
 
-/// [`vis_into`], with the common case first: printable ASCII without `\`
-/// (nor `"` when quotes are escaped), which it leaves as it is, is copied
-/// whole rather than a character at a time.
-fn shown_into(out: &mut String, b: &[u8], escape_quote: bool) {
-    let plain = |c: u8| (0x20..0x7f).contains(&c) && c != b'\\' && !(escape_quote && c == b'"');
-    match std::str::from_utf8(b) {
-        Ok(s) if s.bytes().all(plain) => out.push_str(s),
-        _ => vis_into(out, b, escape_quote),
-    }
-}
-
 /// Append the argument words as `kt2sql dump` prints them for a trace of
 /// `abi`: hex words, with named constants where kdump has them.
 fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
     let Some(abi) = abi.filter(|_| parse_words(&c.args, words)) else {
-        shown_into(out, &c.args, false);
+        vis_into(out, &c.args, false);
         return;
     };
     let mut w = Words::new(words, abi.width, false);
@@ -395,28 +384,6 @@ mod tests {
         ] {
             let want = u64::from_str_radix(w, 16).ok();
             assert_eq!(hex_word(w.as_bytes()), want, "{w:?}");
-        }
-    }
-
-    #[test]
-    fn shown_text_is_vis_text() {
-        for b in [
-            &b"open"[..],
-            b"/usr/include/stdio.h",
-            b"a \"quoted\" name",
-            b"back\\slash",
-            b"tab\there",
-            b"\xff\xfe bad utf-8",
-            "caf\u{e9} \u{202e}bidi".as_bytes(),
-            b"",
-            b"del\x7f",
-        ] {
-            for quote in [false, true] {
-                let (mut got, mut want) = (String::new(), String::new());
-                shown_into(&mut got, b, quote);
-                vis_into(&mut want, b, quote);
-                assert_eq!(got, want, "{b:?} {quote}");
-            }
         }
     }
 }
