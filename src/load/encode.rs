@@ -72,6 +72,22 @@ impl SqlValue {
     }
 }
 
+impl SqlValue {
+    /// Whether `self` and `other`, both of the batch whose bytes are
+    /// `bytes`, are the same SQL value (the same type and content).
+    #[inline]
+    pub fn same(self, other: SqlValue, bytes: &[u8]) -> bool {
+        match (self, other) {
+            (SqlValue::Int(a), SqlValue::Int(b)) => a == b,
+            (SqlValue::Null, SqlValue::Null) => true,
+            (SqlValue::Int(_) | SqlValue::Null, _) | (_, SqlValue::Int(_) | SqlValue::Null) => {
+                false
+            }
+            _ => self.get(bytes) == other.get(bytes),
+        }
+    }
+}
+
 /// Rows per batch handed on (a few hundred KB of values).
 pub const BATCH_ROWS: usize = 4096;
 

@@ -397,3 +397,53 @@ fn ids_survive_reordering_and_appends() {
     stored.sort_unstable();
     assert_eq!(stored, want);
 }
+
+/// A parameter that holds its value already is not bound again (writer.rs):
+/// values that repeat at the distance of one INSERT and values that do not,
+/// over several batches whose texts lie at the same places in their bytes,
+/// each stored as given.
+#[test]
+fn repeated_values_are_stored_as_given() {
+    /// call_id, args, syscall, errno, thread_id
+    type Stored = (i64, String, String, Option<i64>, Option<i64>);
+    let conn = fresh();
+    let mut paths = PathCache::default();
+    let mut l = Loader::begin(&conn, &mut paths, &start(b"/t")).unwrap();
+    let n = 3 * encode::BATCH_ROWS as i64 + 77;
+    let word = |w: u64| {
+        if w == 0 {
+            "0".to_string()
+        } else {
+            format!("{w:#x}")
+        }
+    };
+    let mut want: Vec<Stored> = Vec::new();
+    for id in 1..=n {
+        let args = [id as u64 % 7 + 1, (id / 50) as u64 % 3];
+        let mut row = call(id, Some(if id % 5 == 0 { 2 } else { 0 }));
+        row.args = &args;
+        row.syscall = Some(if id % 3 == 0 { "read" } else { "open" });
+        row.thread_id = (id % 4 != 0).then_some(id / 100);
+        l.call(&row).unwrap();
+        want.push((
+            id,
+            format!("{},{}", word(args[0]), word(args[1])),
+            row.syscall.unwrap().to_string(),
+            row.errno,
+            row.thread_id,
+        ));
+    }
+    l.flush().unwrap();
+    drop(l);
+    let stored: Vec<Stored> = conn
+        .prepare("SELECT call_id, args, syscall, errno, thread_id FROM call ORDER BY call_id")
+        .unwrap()
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(stored.len(), want.len());
+    assert_eq!(stored, want);
+}
