@@ -153,32 +153,43 @@ impl<'c> Insert<'c> {
         cols: usize,
         max_id: &mut Option<i64>,
     ) -> rusqlite::Result<()> {
+        let Insert { stmt, held } = self;
+        debug_assert_eq!(rows.len(), held.len(), "one value per parameter");
+        // Parameter `i + 1` holds `held[i]`; zipped, so no index is checked
+        // per value.
         let mut at = 0;
-        for row in rows.chunks_exact(cols) {
-            let (first, rest) = row.split_first().expect("a row has columns");
-            self.bind(at, appended(*first, max_id), bytes)?;
-            for &v in rest {
+        for (row, held) in rows.chunks_exact(cols).zip(held.chunks_exact_mut(cols)) {
+            let first = appended(row[0], max_id);
+            for (v, h) in std::iter::once(first)
+                .chain(row[1..].iter().copied())
+                .zip(held)
+            {
                 at += 1;
-                self.bind(at, v, bytes)?;
+                bind(stmt, at, h, v, bytes)?;
             }
-            at += 1;
         }
         Ok(())
     }
+}
 
-    /// Bind parameter `at` (from 0) to `v`, unless it holds `v` already.
-    #[inline]
-    fn bind(&mut self, at: usize, v: SqlValue, bytes: &[u8]) -> rusqlite::Result<()> {
-        let held = &mut self.held[at];
-        if let Some(old) = *held {
-            if old.same(v, bytes) {
-                return Ok(());
-            }
+/// Bind parameter `at` (from 1) of `stmt`, which holds `held`, to `v`,
+/// unless it holds `v` already.
+#[inline]
+fn bind(
+    stmt: &mut CachedStatement<'_>,
+    at: usize,
+    held: &mut Option<SqlValue>,
+    v: SqlValue,
+    bytes: &[u8],
+) -> rusqlite::Result<()> {
+    if let Some(old) = *held {
+        if old.same(v, bytes) {
+            return Ok(());
         }
-        self.stmt.raw_bind_parameter(at + 1, Bound(v, bytes))?;
-        *held = Some(v);
-        Ok(())
     }
+    stmt.raw_bind_parameter(at, Bound(v, bytes))?;
+    *held = Some(v);
+    Ok(())
 }
 
 /// A value and the bytes of its batch, as rusqlite binds it.
