@@ -16,7 +16,7 @@
 //! row and in a call's `errno`, and about a fifth of the other values, the
 //! same as the row [`PER_INSERT`] rows before (a call's `error` and
 //! `success`, a lookup's `resolution` and `seq`, an event's `trace_id`).
-//! A bind is ~130 instructions (rusqlite's checks, SQLite releasing the old
+//! A bind is 150–180 instructions (rusqlite's checks, SQLite releasing the old
 //! value, a text copied); the comparison a few.
 
 use rusqlite::types::ToSqlOutput;
