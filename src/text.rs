@@ -205,10 +205,10 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         out.push_ascii(b"\"");
         return;
     }
-    // Room for the longest unit (a `\u` escape, six bytes, stored as
-    // eight) past `BLOCK`.
+    // Room for eight units (`\u` escapes, six bytes each, the last stored
+    // as eight) past `BLOCK`.
     const BLOCK: usize = 1024;
-    let mut block = [0u8; BLOCK + 8];
+    let mut block = [0u8; BLOCK + 64];
     block[0] = b'"';
     let mut k = 1;
     let mut i = 0;
@@ -216,6 +216,23 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         if k > BLOCK {
             out.push_utf8(&block[..k]);
             k = 0;
+        }
+        // Of the next eight bytes, those before the first that can start
+        // a character (both top bits set): each is its unit, with no
+        // branch per byte.
+        if let Some(eight) = b[i..].first_chunk::<8>() {
+            let w = u64::from_le_bytes(*eight);
+            let leads = w & (w << 1) & 0x8080_8080_8080_8080;
+            let run = (leads.trailing_zeros() / 8) as usize;
+            for &c in &eight[..run] {
+                let unit = &JSON_UNITS[usize::from(c)];
+                block[k..k + 8].copy_from_slice(unit);
+                k += usize::from(unit[7]);
+            }
+            i += run;
+            if run == 8 {
+                continue;
+            }
         }
         let unit = &JSON_UNITS[usize::from(b[i])];
         let n = usize::from(unit[7]);
@@ -246,6 +263,14 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
                     i += 1;
                 }
             }
+            continue;
+        }
+        // A longer lead: every UTF-8 sequence has a continuation byte
+        // second (most random bytes after a lead are not one).
+        if b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80) {
+            block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
+            k += 3;
+            i += 1;
             continue;
         }
         let (len, ch) = utf8_char(&b[i..]);
@@ -651,13 +676,18 @@ mod tests {
         ]
         .concat();
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..200_000 {
+        let mut next = || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let len = (seed % 7) as usize;
+            seed
+        };
+        for _ in 0..200_000 {
+            // Up to 20 bytes: a sequence at every place of an eight-byte
+            // word and across two.
+            let len = (next() % 21) as usize;
             let b: Vec<u8> = (0..len)
-                .map(|k| alphabet[(seed >> (8 + 6 * k)) as usize % alphabet.len()])
+                .map(|_| alphabet[(next() >> 8) as usize % alphabet.len()])
                 .collect();
             let mut s = String::new();
             json_str(&mut s, &b);
