@@ -113,6 +113,12 @@ pub trait TextSink {
     fn push_utf8(&mut self, b: &[u8]);
     /// Append text.
     fn push_text(&mut self, s: &str);
+    /// Append the first `n` bytes of `b`, known to be ASCII (numbers put
+    /// together in a fixed-size buffer).
+    #[inline]
+    fn push_first(&mut self, b: &[u8; 20], n: usize) {
+        self.push_ascii(&b[..n]);
+    }
 }
 
 impl TextSink for String {
@@ -147,6 +153,13 @@ impl TextSink for Vec<u8> {
     #[inline]
     fn push_text(&mut self, s: &str) {
         self.extend_from_slice(s.as_bytes());
+    }
+    /// The whole buffer in one copy of a known size (no call to `memcpy`
+    /// for a few digits), then cut back to `n`.
+    #[inline]
+    fn push_first(&mut self, b: &[u8; 20], n: usize) {
+        self.extend_from_slice(b);
+        self.truncate(self.len() - (b.len() - n));
     }
 }
 
@@ -192,10 +205,10 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         out.push_ascii(b"\"");
         return;
     }
-    // Room for the longest unit (a `\u` escape, six bytes, stored as
-    // eight) past `BLOCK`.
+    // Room for eight units (`\u` escapes, six bytes each, the last stored
+    // as eight) past `BLOCK`.
     const BLOCK: usize = 1024;
-    let mut block = [0u8; BLOCK + 8];
+    let mut block = [0u8; BLOCK + 64];
     block[0] = b'"';
     let mut k = 1;
     let mut i = 0;
@@ -203,6 +216,23 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         if k > BLOCK {
             out.push_utf8(&block[..k]);
             k = 0;
+        }
+        // Of the next eight bytes, those before the first that can start
+        // a character (both top bits set): each is its unit, with no
+        // branch per byte.
+        if let Some(eight) = b[i..].first_chunk::<8>() {
+            let w = u64::from_le_bytes(*eight);
+            let leads = w & (w << 1) & 0x8080_8080_8080_8080;
+            let run = (leads.trailing_zeros() / 8) as usize;
+            for &c in &eight[..run] {
+                let unit = &JSON_UNITS[usize::from(c)];
+                block[k..k + 8].copy_from_slice(unit);
+                k += usize::from(unit[7]);
+            }
+            i += run;
+            if run == 8 {
+                continue;
+            }
         }
         let unit = &JSON_UNITS[usize::from(b[i])];
         let n = usize::from(unit[7]);
@@ -233,6 +263,14 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
                     i += 1;
                 }
             }
+            continue;
+        }
+        // A longer lead: every UTF-8 sequence has a continuation byte
+        // second (most random bytes after a lead are not one).
+        if b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80) {
+            block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
+            k += 3;
+            i += 1;
             continue;
         }
         let (len, ch) = utf8_char(&b[i..]);
@@ -431,24 +469,38 @@ const DECIMAL2: [[u8; 2]; 100] = {
     t
 };
 
-/// Append `v` in decimal (what `{v}` writes, without the formatter), two
-/// digits at a time (a record of `dump --format jsonl` has ten numbers).
+/// Append `v` in decimal (what `{v}` writes, without the formatter), four
+/// digits at a time (a record of `dump --format jsonl` has ten numbers,
+/// its time nineteen digits). The digits end at the middle of a buffer
+/// twice their greatest width, so a byte sink appends them with one copy
+/// of a known size ([`TextSink::push_first`]).
+#[inline]
 pub fn push_uint(out: &mut impl TextSink, mut v: u64) {
-    let mut buf = [0u8; 20];
-    let mut i = buf.len();
-    while v >= 100 {
+    const END: usize = 20;
+    let mut buf = [0u8; 2 * END];
+    let mut i = END;
+    while v >= 10_000 {
+        let r = (v % 10_000) as usize;
+        v /= 10_000;
+        i -= 4;
+        buf[i..i + 2].copy_from_slice(&DECIMAL2[r / 100]);
+        buf[i + 2..i + 4].copy_from_slice(&DECIMAL2[r % 100]);
+    }
+    let mut v = v as usize;
+    if v >= 100 {
         i -= 2;
-        buf[i..i + 2].copy_from_slice(&DECIMAL2[(v % 100) as usize]);
+        buf[i..i + 2].copy_from_slice(&DECIMAL2[v % 100]);
         v /= 100;
     }
     if v >= 10 {
         i -= 2;
-        buf[i..i + 2].copy_from_slice(&DECIMAL2[v as usize]);
+        buf[i..i + 2].copy_from_slice(&DECIMAL2[v]);
     } else {
         i -= 1;
         buf[i] = b'0' + v as u8;
     }
-    out.push_ascii(&buf[i..]);
+    let digits: &[u8; END] = buf[i..i + END].first_chunk().unwrap_or(&[0; END]);
+    out.push_first(digits, END - i);
 }
 
 /// Append `v` in decimal, `-` first when negative.
@@ -510,10 +562,20 @@ mod tests {
             json_str(&mut b, s.as_bytes());
             assert_eq!(a, b, "{s:?}");
         }
-        for v in [0, 9, 10, 12345, u64::MAX] {
-            let mut s = String::new();
+        // Every digit count, at both ends, into both kinds of sink, after
+        // text already there.
+        let powers = (0..20).map(|k| 10u64.pow(k));
+        let ends = powers.flat_map(|p| [p - 1, p, p + 1, p.saturating_mul(5)]);
+        for v in ends.chain([12345, 1 << 63, u64::MAX - 1, u64::MAX]) {
+            let mut s = String::from("x");
             push_uint(&mut s, v);
-            assert_eq!(s, v.to_string());
+            assert_eq!(s, format!("x{v}"));
+            let mut b = b"x".to_vec();
+            push_uint(&mut b, v);
+            assert_eq!(b, format!("x{v}").as_bytes());
+            let mut b = Vec::new();
+            push_int(&mut b, (v as i64).wrapping_neg());
+            assert_eq!(b, (v as i64).wrapping_neg().to_string().as_bytes());
         }
     }
 
@@ -614,13 +676,18 @@ mod tests {
         ]
         .concat();
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        for _ in 0..200_000 {
+        let mut next = || {
             seed ^= seed << 13;
             seed ^= seed >> 7;
             seed ^= seed << 17;
-            let len = (seed % 7) as usize;
+            seed
+        };
+        for _ in 0..200_000 {
+            // Up to 20 bytes: a sequence at every place of an eight-byte
+            // word and across two.
+            let len = (next() % 21) as usize;
             let b: Vec<u8> = (0..len)
-                .map(|k| alphabet[(seed >> (8 + 6 * k)) as usize % alphabet.len()])
+                .map(|_| alphabet[(next() >> 8) as usize % alphabet.len()])
                 .collect();
             let mut s = String::new();
             json_str(&mut s, &b);

@@ -3,30 +3,133 @@
 //! `ts` (ns since the epoch), `cpu`, `dropped`; then the type's own fields.
 //! Byte strings are JSON strings; where the bytes are not UTF-8 a
 //! `<key>_hex` field carries them exactly.
+//!
+//! Written by [`Line`], not [`crate::json::Obj`]: the same text, but its
+//! keys are literals with nothing to escape, each copied whole with its
+//! quotes, colon and comma (a copy of a size known when compiled, where
+//! `Obj` checks and copies each key at run time: most of the instructions
+//! of a record without I/O data, `bench/NOTES.md`).
 
-use crate::json::Obj;
+use crate::json::Int;
 use crate::names::{self, Numbering};
 use crate::record::{Body, IoDir, Record};
-use crate::text::json_str;
+use crate::text::{hex_into, is_utf8, json_plain, json_str, json_text, push_uint, TextSink as _};
 
 /// Append `r` as one JSON line (with its newline) to `out`.
 pub fn record(r: &Record<'_>, names: Numbering, out: &mut Vec<u8>) {
-    let mut o = Obj::new(out);
-    o.int("offset", r.offset)
-        .int("index", r.index)
+    out.extend_from_slice(b"{\"offset\":");
+    push_uint(out, r.offset);
+    let mut o = Line { out };
+    o.int("index", r.index)
         .str("type", r.body.label())
         .int("pid", r.pid)
         .opt("tid", r.tid)
         .bytes("comm", &r.comm)
         .int("ts", r.ts)
         .opt("cpu", r.cpu)
-        .raw("dropped", if r.dropped { "true" } else { "false" });
+        .raw("dropped", bool_str(r.dropped));
     body(&r.body, names, &mut o);
-    o.end();
-    out.push(b'\n');
+    o.out.extend_from_slice(b"}\n");
 }
 
-fn body(b: &Body<'_>, names: Numbering, o: &mut Obj<'_, Vec<u8>>) {
+/// The fields after the first of one JSON object, appended to `out`.
+/// Every key is a literal of plain ASCII (checked in debug builds, as the
+/// tests run them).
+struct Line<'o> {
+    out: &'o mut Vec<u8>,
+}
+
+impl Line<'_> {
+    /// `,"k":`, three copies of sizes known where this is inlined.
+    #[inline(always)]
+    fn key(&mut self, k: &'static str) {
+        debug_assert!(json_plain(k.as_bytes()), "{k}");
+        self.out.extend_from_slice(b",\"");
+        self.out.extend_from_slice(k.as_bytes());
+        self.out.extend_from_slice(b"\":");
+    }
+
+    /// A number.
+    #[inline(always)]
+    fn int(&mut self, k: &'static str, v: impl Int) -> &mut Self {
+        self.key(k);
+        v.push(self.out);
+        self
+    }
+
+    /// A number, or `null`.
+    #[inline(always)]
+    fn opt(&mut self, k: &'static str, v: Option<impl Int>) -> &mut Self {
+        match v {
+            Some(v) => self.int(k, v),
+            None => self.raw(k, "null"),
+        }
+    }
+
+    /// JSON text the caller has written.
+    #[inline(always)]
+    fn raw(&mut self, k: &'static str, v: &str) -> &mut Self {
+        self.key(k);
+        self.out.extend_from_slice(v.as_bytes());
+        self
+    }
+
+    /// A string.
+    #[inline(always)]
+    fn str(&mut self, k: &'static str, v: &str) -> &mut Self {
+        self.key(k);
+        json_text(self.out, v);
+        self
+    }
+
+    /// A string, or `null`.
+    #[inline(always)]
+    fn name(&mut self, k: &'static str, v: Option<&str>) -> &mut Self {
+        match v {
+            Some(s) => self.str(k, s),
+            None => self.raw(k, "null"),
+        }
+    }
+
+    /// `"k": [v, …]` for numbers.
+    fn ints(&mut self, k: &'static str, v: &[u64]) -> &mut Self {
+        self.key(k);
+        self.out.push(b'[');
+        for (i, n) in v.iter().enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            push_uint(self.out, *n);
+        }
+        self.out.push(b']');
+        self
+    }
+
+    /// A byte string, plus `<k>_hex` when it is not UTF-8.
+    #[inline(always)]
+    fn bytes(&mut self, k: &'static str, v: &[u8]) -> &mut Self {
+        self.key(k);
+        json_str(self.out, v);
+        if !is_utf8(v) {
+            self.hex(k, v);
+        }
+        self
+    }
+
+    /// `<k>_hex`: the exact bytes of field `k`.
+    #[inline(always)]
+    fn hex(&mut self, k: &'static str, v: &[u8]) -> &mut Self {
+        debug_assert!(json_plain(k.as_bytes()), "{k}");
+        self.out.extend_from_slice(b",\"");
+        self.out.extend_from_slice(k.as_bytes());
+        self.out.extend_from_slice(b"_hex\":\"");
+        hex_into(self.out, v);
+        self.out.push_ascii(b"\"");
+        self
+    }
+}
+
+fn body(b: &Body<'_>, names: Numbering, o: &mut Line<'_>) {
     let sys = |code: i32| names::syscall_name(names, code.into());
     match b {
         Body::Start | Body::ProcDtor => {}
