@@ -41,7 +41,7 @@ use super::{critical_path, each_slice, extents, int, on_path, out_err, slice, Op
 use crate::json::Obj;
 use crate::report::{each, prepare, Cell};
 use crate::schema::sql_err;
-use crate::text::{is_utf8, Digits};
+use crate::text::{is_utf8, push_int, push_uint, Digits};
 use crate::Error;
 
 /// The pid of the synthetic track holding the counter and the critical path.
@@ -91,6 +91,20 @@ impl Events<'_> {
 /// Microseconds with three decimals for `ns` after `origin`.
 pub fn micros(ns: i64, origin: i64) -> String {
     Digits::default().micros(ns, origin).to_string()
+}
+
+/// Append what [`micros`] gives, digits straight into `out` (a call's
+/// slice has two of these; [`Digits`] hands each out through a `&str`).
+fn push_micros(out: &mut Vec<u8>, ns: i64, origin: i64) {
+    let d = ns - origin;
+    if d < 0 {
+        out.push(b'-');
+    }
+    let a = d.unsigned_abs();
+    push_uint(out, a / 1000);
+    let f = a % 1000;
+    let digit = |v: u64| b'0' + (v % 10) as u8;
+    out.extend_from_slice(&[b'.', digit(f / 100), digit(f / 10), digit(f)]);
 }
 
 /// Write the Chrome Trace Event JSON of `opts` to `out`.
@@ -462,7 +476,6 @@ impl<'r> Call<'r> {
 #[derive(Default)]
 struct CallWriter {
     buf: Vec<u8>,
-    num: Digits,
     /// A text field that needs escaping or is not UTF-8, written by [`Obj`].
     odd: Vec<u8>,
 }
@@ -478,13 +491,19 @@ impl CallWriter {
         } else {
             b",\"cat\":\"syscall\",\"ph\":\"X\",\"ts\":"
         });
-        self.push(b"", |n| n.micros(c.ts, origin));
-        self.push(b",\"dur\":", |n| n.micros(c.dur, 0));
-        self.push(b",\"pid\":", |n| n.int(track));
-        self.push(b",\"tid\":", |n| n.int(tid));
-        self.push(b",\"args\":{\"call_id\":", |n| n.int(c.call_id));
+        let b = &mut self.buf;
+        push_micros(b, c.ts, origin);
+        b.extend_from_slice(b",\"dur\":");
+        push_micros(b, c.dur, 0);
+        b.extend_from_slice(b",\"pid\":");
+        push_int(b, track);
+        b.extend_from_slice(b",\"tid\":");
+        push_int(b, tid);
+        b.extend_from_slice(b",\"args\":{\"call_id\":");
+        push_int(b, c.call_id);
         if let Some(v) = c.retval {
-            self.push(b",\"retval\":", |n| n.int(v));
+            b.extend_from_slice(b",\"retval\":");
+            push_int(b, v);
         }
         if c.failed {
             self.buf.push(b',');
@@ -500,12 +519,6 @@ impl CallWriter {
             self.text("unpaired", u);
         }
         self.buf.extend_from_slice(b"}}");
-    }
-
-    /// `text` then the number `f` writes.
-    fn push(&mut self, text: &[u8], f: impl FnOnce(&mut Digits) -> &str) {
-        self.buf.extend_from_slice(text);
-        self.buf.extend_from_slice(f(&mut self.num).as_bytes());
     }
 
     /// `"k":"v"` as [`Obj::bytes`] writes it (`k` a plain key).
@@ -679,5 +692,15 @@ mod tests {
         assert_eq!(micros(1_234_567, 0), "1234.567");
         assert_eq!(micros(5, 0), "0.005");
         assert_eq!(micros(0, 1500), "-1.500");
+        let mut b = Vec::new();
+        let edges = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, 123_456_789_012];
+        let wide = [i64::MAX / 2, i64::MIN / 2, 1_700_000_000_123_456_789];
+        for ns in edges.into_iter().flat_map(|n| [n, -n]).chain(wide) {
+            for origin in [0, 7, -1_000, 1_700_000_000_000_000_000] {
+                b.clear();
+                push_micros(&mut b, ns, origin);
+                assert_eq!(b, micros(ns, origin).as_bytes(), "{ns} - {origin}");
+            }
+        }
     }
 }
