@@ -2,8 +2,8 @@
 -- them: the same rows in the same order, each with its process lifetime
 -- and thread (ids) in place of the OS pid and tid. The timeline maps
 -- those once per process and thread (timeline_tracks.sql,
--- timeline_threads.sql), where a search of `process` and of `thread` per
--- call was a quarter of this query's time on a big build.
+-- timeline_threads.sql) instead of searching `process` and `thread` for
+-- every call.
 --
 -- @param  trace      Only this trace_id (default: every trace).
 -- @param  pid        Only every lifetime of this pid and their descendants
