@@ -82,6 +82,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/syscall_top.sql"),
     ),
     (
+        "timeline_call_rows.sql",
+        include_str!("../../queries/timeline_call_rows.sql"),
+    ),
+    (
         "timeline_calls.sql",
         include_str!("../../queries/timeline_calls.sql"),
     ),
@@ -100,6 +104,10 @@ pub const QUERIES: &[(&str, &str)] = &[
     (
         "timeline_slices.sql",
         include_str!("../../queries/timeline_slices.sql"),
+    ),
+    (
+        "timeline_threads.sql",
+        include_str!("../../queries/timeline_threads.sql"),
     ),
     (
         "timeline_tracks.sql",

@@ -186,9 +186,10 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 }
 
 /// The canned queries of the reports that take `-p` whose cost follows the
-/// process tree (`tree`, `tree -v`, the calls, forks, rows, slices and
-/// tracks of `timeline`) or the subtree's lookups (`files`, `files -v`,
-/// `inputs`, `outputs` and `graph`, through the index namei_process;
+/// process tree (`tree`, `tree -v`, the calls, forks, rows, slices,
+/// threads and tracks of `timeline`) or the subtree's lookups (`files`,
+/// `files -v`, `inputs`, `outputs` and `graph`, through the index
+/// namei_process;
 /// `inputs` then seeks the writes of those paths, not their reads;
 /// `outputs` and `graph` take the subtree as the build, _scope_changed;
 /// the timeline's file arrows and the critical path, through namei_process
@@ -198,13 +199,15 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 /// with the rest of the build), and at most twice a block's share of the
 /// whole: a scoped form may pay a constant more per row than the
 /// whole-build form (an index probe per lookup where the whole build makes
-/// one pass; sorting the scope's rows: `timeline_calls` reads the whole
-/// build in call_id order from the table, a scope's calls through
-/// call_process and then sorts them).
+/// one pass; sorting the scope's rows: `timeline_calls` and
+/// `timeline_call_rows` read the whole build in call_id order from the
+/// table, a scope's calls through call_process and then sort them).
 const PROPORTIONAL: &[&str] = &[
     "tree",
     "tree_calls",
     "timeline_calls",
+    "timeline_call_rows",
+    "timeline_threads",
     "timeline_forks",
     "timeline_rows",
     "timeline_slices",

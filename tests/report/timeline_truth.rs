@@ -13,7 +13,7 @@ use serde_json::Value;
 use super::timeline::{arrows, check_events, chrome, commands, lives, ns, os_pids, Lives};
 use super::{composed, kt2sql};
 use crate::util::{compose, Composed, COMPOSE_DIALECTS};
-use kt2sql::report::timeline;
+use kt2sql::report::{self, timeline};
 
 /// The lifetimes of several truths, trace `i + 1` for `truths[i]`, keyed
 /// `trace/key` (parents too).
@@ -362,6 +362,86 @@ fn two_traces_sharing_pids_get_their_own_tracks_and_trace_keeps_one() {
             for s in steps {
                 assert_eq!(s["args"]["trace_id"], i + 1, "{ctx}: {s}");
             }
+        }
+    }
+}
+
+/// Each call slice of `--calls` is a row of `query timeline-calls`, the
+/// query a user runs: the same calls in the same order, on the track of
+/// the call's own lifetime (a reused pid's too), with its OS tid (the pid
+/// where the dialect records none), times and call_id. The timeline reads
+/// the rows with their ids (`timeline-call-rows`) and maps those itself.
+#[test]
+fn call_slices_are_the_timeline_calls_rows() {
+    crate::require_shared!(python);
+    for d in COMPOSE_DIALECTS {
+        let two = two_traces(d);
+        let conn = report::open(&two.db).unwrap();
+        let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+        let reused =
+            one("SELECT pid FROM process GROUP BY pid HAVING count(*) > 1 ORDER BY pid LIMIT 1");
+        let mut process_of = BTreeMap::new();
+        let mut st = conn
+            .prepare("SELECT call_id, process_id FROM call")
+            .unwrap();
+        let mut rows = st.raw_query();
+        while let Some(r) = rows.next().unwrap() {
+            process_of.insert(r.get::<_, i64>(0).unwrap(), r.get::<_, i64>(1).unwrap());
+        }
+        let scopes = [
+            (None, None, None),
+            (Some(2), None, None),
+            (None, None, Some(20_000)),
+            (None, Some(reused), None),
+            (Some(1), Some(reused), Some(1_000)),
+        ];
+        for (trace, pid, min_dur) in scopes {
+            let ctx = format!("{d}: --trace {trace:?} -p {pid:?} --min-dur {min_dur:?}");
+            let scope = report::Scope { trace, pid };
+            let opts = timeline::Options {
+                scope,
+                calls: true,
+                min_dur,
+                ..Default::default()
+            };
+            let v = chrome(&two.db, &opts);
+            let origin = v["otherData"]["origin_ns"].as_i64().unwrap();
+            let events = v["traceEvents"].as_array().unwrap();
+            // Each track's lifetime and OS pid, from its name.
+            let track: BTreeMap<i64, (i64, i64)> = events
+                .iter()
+                .filter(|e| e["name"] == "process_name" && e["pid"] != 0)
+                .map(|e| {
+                    let a = &e["args"];
+                    let n = |k: &str| a[k].as_i64().unwrap();
+                    (e["pid"].as_i64().unwrap(), (n("process_id"), n("os_pid")))
+                })
+                .collect();
+            let got: Vec<_> = events
+                .iter()
+                .filter(|e| e["cat"].as_str().is_some_and(|c| c.starts_with("syscall")))
+                .map(|e| {
+                    let call = e["args"]["call_id"].as_i64().unwrap();
+                    let (process, pid) = track[&e["pid"].as_i64().unwrap()];
+                    assert_eq!(process, process_of[&call], "{ctx}: the track of {e}");
+                    let name = e["name"].as_str().unwrap().to_string();
+                    let tid = e["tid"].as_i64().unwrap();
+                    (pid, tid, name, ns(&e["ts"]) + origin, ns(&e["dur"]), call)
+                })
+                .collect();
+            let mut params = scope.params();
+            params.push(("min_dur", report::opt_int(min_dur)));
+            let t = report::run(&conn, "timeline_calls", &params).unwrap();
+            let want: Vec<_> = t
+                .rows
+                .iter()
+                .map(|r| {
+                    let n = |i: usize| r[i].int().unwrap();
+                    (n(0), n(1), r[2].display().into_owned(), n(3), n(4), n(10))
+                })
+                .collect();
+            assert!(!want.is_empty(), "{ctx}: no calls");
+            assert_eq!(got, want, "{ctx}");
         }
     }
 }

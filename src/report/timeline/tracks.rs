@@ -5,11 +5,13 @@
 //! same pid (a reused pid, or two traces sharing it); then the k-th of
 //! them (by trace, start) is drawn under pid + (k − 1)·M, M the smallest
 //! power of ten above every pid in scope, and its track name says
-//! `pid P, lifetime k of n`. Held per process, never per call.
+//! `pid P, lifetime k of n`. The calls of `--calls` are drawn on their
+//! lifetime's track and their thread's OS id ([`Threads`], from
+//! `queries/timeline_threads.sql`). Held per process and thread, never per
+//! call.
 
-use std::collections::{HashMap, HashSet};
-
-use rusqlite::{Connection, OptionalExtension};
+use foldhash::{HashMap, HashMapExt};
+use rusqlite::Connection;
 
 use super::{int, Options};
 use crate::report::each;
@@ -38,17 +40,17 @@ impl Track {
 }
 
 /// Every lifetime's track in scope, by process_id.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Tracks {
     by_process: HashMap<i64, Track>,
-    /// OS pids that more than one lifetime in scope has.
-    shared: HashSet<i64>,
 }
 
 impl Tracks {
     /// The tracks of `opts`' scope.
     pub fn load(conn: &Connection, opts: &Options) -> Result<Self, Error> {
-        let mut t = Tracks::default();
+        let mut t = Tracks {
+            by_process: HashMap::new(),
+        };
         each(conn, "timeline_tracks", &opts.params(), |r| {
             let track = Track {
                 track: int(&r[3]),
@@ -57,9 +59,6 @@ impl Tracks {
                 lifetime: int(&r[4]),
                 lifetimes: int(&r[5]),
             };
-            if track.shared() {
-                t.shared.insert(track.pid);
-            }
             t.by_process.insert(int(&r[0]), track);
             Ok(())
         })?;
@@ -76,21 +75,30 @@ impl Tracks {
     pub fn get(&self, process_id: i64) -> Option<&Track> {
         self.by_process.get(&process_id)
     }
+}
 
-    /// The track of call `call_id`, made by OS pid `pid`: its pid unless
-    /// that pid is shared, then its lifetime's (looked up by the call).
-    pub fn of_call(&self, conn: &Connection, pid: i64, call_id: i64) -> Result<i64, Error> {
-        if !self.shared.contains(&pid) {
-            return Ok(pid);
-        }
-        let sql = "SELECT process_id FROM call WHERE call_id = ?1";
-        let process: Option<i64> = conn
-            .prepare_cached(sql)
-            .and_then(|mut s| s.query_row([call_id], |r| r.get(0)).optional())
-            .map_err(|source| Error::Sqlite {
-                context: format!("finding the process of call {call_id}"),
-                source,
-            })?;
-        Ok(process.map_or(pid, |p| self.of(p, pid)))
+/// The OS id of every thread in scope, by thread_id.
+#[derive(Debug)]
+pub struct Threads {
+    by_thread: HashMap<i64, i64>,
+}
+
+impl Threads {
+    /// The threads of `opts`' scope.
+    pub fn load(conn: &Connection, opts: &Options) -> Result<Self, Error> {
+        let mut by_thread = HashMap::new();
+        each(conn, "timeline_threads", &opts.params(), |r| {
+            by_thread.insert(int(&r[0]), int(&r[2]));
+            Ok(())
+        })?;
+        Ok(Threads { by_thread })
+    }
+
+    /// The OS id of thread `thread_id`; `pid` (its process's OS pid) when
+    /// the call has no thread, as `queries/timeline_calls.sql` gives it.
+    pub fn tid(&self, thread_id: Option<i64>, pid: i64) -> i64 {
+        thread_id
+            .and_then(|t| self.by_thread.get(&t).copied())
+            .unwrap_or(pid)
     }
 }
