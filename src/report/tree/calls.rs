@@ -10,8 +10,12 @@
 use rusqlite::types::ValueRef;
 use rusqlite::{Rows, Statement};
 
+use std::collections::HashMap;
+
+use crate::decode::abi::Width;
 use crate::decode::Abi;
 use crate::dump::args::{translate, Words};
+use crate::names::Numbering;
 
 use super::super::json::Obj;
 use super::super::Cell;
@@ -215,30 +219,30 @@ fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
 
 /// Append `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`
 /// to `out`, the arguments translated for `abi` (as stored when it is not
-/// known); `words` is scratch space for the argument words.
-pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
+/// known).
+pub(super) fn call_text(out: &mut Vec<u8>, args: &mut ArgsText, c: &Call, abi: Option<Abi>) {
     vis_into(out, &c.syscall, false);
-    out.push('(');
-    args_text(out, words, c, abi);
-    out.push(')');
+    out.push(b'(');
+    args.write(out, c, abi);
+    out.push(b')');
     for p in &c.paths {
-        out.push_str(" \"");
+        out.extend_from_slice(b" \"");
         vis_into(out, p, true);
-        out.push('"');
+        out.push(b'"');
     }
     match (c.retval, c.errno) {
         (_, Some(e)) => match &c.errno_name {
             Some(name) => {
-                out.push_str(" = -1 ");
+                out.extend_from_slice(b" = -1 ");
                 vis_into(out, name, false);
             }
             None => {
-                out.push_str(" = -1 errno ");
+                out.extend_from_slice(b" = -1 errno ");
                 push_int(out, e);
             }
         },
         (Some(r), None) => {
-            out.push_str(" = ");
+            out.extend_from_slice(b" = ");
             push_int(out, r);
         }
         (None, None) => {}
@@ -249,35 +253,94 @@ pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: O
     match &*vis(unpaired) {
         "exit" | "thread exit" => {}
         why if c.retval.is_none() => {
-            out.push_str(" = ? (");
-            out.push_str(why);
-            out.push(')');
+            out.extend_from_slice(b" = ? (");
+            out.extend_from_slice(why.as_bytes());
+            out.push(b')');
         }
         why => {
-            out.push_str(" (");
-            out.push_str(why);
-            out.push(')');
+            out.extend_from_slice(b" (");
+            out.extend_from_slice(why.as_bytes());
+            out.push(b')');
         }
     }
 }
 
-/// Append the argument words as `kt2sql dump` prints them for a trace of
-/// `abi`: hex words, with named constants where kdump has them.
-fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
-    let Some(abi) = abi.filter(|_| parse_words(&c.args, words)) else {
-        vis_into(out, &c.args, false);
-        return;
-    };
-    let mut w = Words::new(words, abi.width, false);
-    // The words are written as bytes (as `dump` writes them), onto the
-    // line taken out of `out` and given back: no copy, one UTF-8 check.
-    let mut line = std::mem::take(out).into_bytes();
-    if let Ok(name) = std::str::from_utf8(&c.syscall) {
-        translate(abi.name_table(), name, &mut w, &mut line);
+/// Writes a call's argument words as `kt2sql dump` prints them, with
+/// scratch space kept from one call to the next.
+#[derive(Default)]
+pub(super) struct ArgsText {
+    /// The argument words of the call being written.
+    words: Vec<u64>,
+    /// Per name table, per syscall name: whether dump names any of its
+    /// words (false: every word is a plain number).
+    named: HashMap<Numbering, HashMap<Vec<u8>, bool>>,
+}
+
+impl ArgsText {
+    /// Append the argument words as `kt2sql dump` prints them for a trace
+    /// of `abi`: hex words, with named constants where kdump has them.
+    fn write(&mut self, out: &mut Vec<u8>, c: &Call, abi: Option<Abi>) {
+        let Some(abi) = abi else {
+            vis_into(out, &c.args, false);
+            return;
+        };
+        // Most calls (read, write, close, …) have no word dump names: their
+        // words, already stored as dump prints numbers, are copied whole.
+        if !self.names_words(abi.name_table(), &c.syscall) && as_printed(&c.args, abi.width) {
+            out.extend_from_slice(&c.args);
+            return;
+        }
+        if !parse_words(&c.args, &mut self.words) {
+            vis_into(out, &c.args, false);
+            return;
+        }
+        let mut w = Words::new(&self.words, abi.width, false);
+        if let Ok(name) = std::str::from_utf8(&c.syscall) {
+            translate(abi.name_table(), name, &mut w, out);
+        }
+        w.rest(out);
     }
-    w.rest(&mut line);
-    *out = String::from_utf8(line)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+
+    /// Whether dump names any word of the syscall `name` in `table`:
+    /// [`translate`] asked once per name, with words to spare (every rule
+    /// writes the first word it reads, so one that writes nothing names
+    /// none).
+    fn names_words(&mut self, table: Numbering, name: &[u8]) -> bool {
+        let known = self.named.entry(table).or_default();
+        if let Some(&named) = known.get(name) {
+            return named;
+        }
+        let mut probe = Vec::new();
+        if let Ok(n) = std::str::from_utf8(name) {
+            translate(
+                table,
+                n,
+                &mut Words::new(&[0; 8], Width::W64, false),
+                &mut probe,
+            );
+        }
+        known.insert(name.to_vec(), !probe.is_empty());
+        !probe.is_empty()
+    }
+}
+
+/// Whether `args` (`0x3,0x7ffe12,0`) is exactly what dump prints for its
+/// words on a system of `width`: each word `0`, or `0x` and lowercase hex
+/// digits without a leading zero that fit the width.
+fn as_printed(args: &[u8], width: Width) -> bool {
+    let max = match width {
+        Width::W32 => 8,
+        Width::W64 => 16,
+    };
+    args.is_empty()
+        || args.split(|&b| b == b',').all(|w| match w {
+            b"0" => true,
+            _ => w.strip_prefix(b"0x").is_some_and(|d| {
+                (1..=max).contains(&d.len())
+                    && d[0] != b'0'
+                    && d.iter().all(|&x| matches!(x, b'0'..=b'9' | b'a'..=b'f'))
+            }),
+        })
 }
 
 /// Parse `call.args` (`0x3,0x7ffe12,0`) into `words`; false if it is not
@@ -363,6 +426,96 @@ pub(super) fn call_json(c: &Call, s: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The arguments as dump's rules print them, word by word: what
+    /// [`ArgsText::write`] must give whichever way it takes.
+    fn by_the_rules(c: &Call, abi: Abi) -> Vec<u8> {
+        let (mut out, mut words) = (Vec::new(), Vec::new());
+        if !parse_words(&c.args, &mut words) {
+            vis_into(&mut out, &c.args, false);
+            return out;
+        }
+        let mut w = Words::new(&words, abi.width, false);
+        translate(
+            abi.name_table(),
+            std::str::from_utf8(&c.syscall).unwrap(),
+            &mut w,
+            &mut out,
+        );
+        w.rest(&mut out);
+        out
+    }
+
+    #[test]
+    fn arguments_copied_whole_are_what_the_rules_print() {
+        let call = |syscall: &str, args: &str| Call {
+            call_id: 1,
+            syscall: syscall.into(),
+            args: args.into(),
+            retval: None,
+            errno: None,
+            errno_name: None,
+            unpaired: None,
+            paths: Vec::new(),
+        };
+        let mut text = ArgsText::default();
+        for abi in [
+            "freebsd-v1:le:64",
+            "netbsd-v2:le:32",
+            "openbsd:le:64",
+            "darwin:le:32",
+        ] {
+            let abi: Abi = abi.parse().unwrap();
+            for syscall in [
+                "read", "close", "open", "openat", "mmap", "fcntl", "lseek", "nosuch",
+            ] {
+                for args in [
+                    "",
+                    "0",
+                    "0x3,0x7ffe12,0",
+                    "0x3,0x7ffe12,0x601,0x1b6",
+                    "0x0,0x1",
+                    "0x03",
+                    "0xA",
+                    "0x+5",
+                    "0x,1",
+                    "0xffffffff",
+                    "0x1ffffffff",
+                    "0xffffffffffffffff",
+                    "0x10000000000000000",
+                    "3,4",
+                    "0x3,",
+                    "a\tb",
+                ] {
+                    let c = call(syscall, args);
+                    let mut got = Vec::new();
+                    text.write(&mut got, &c, Some(abi));
+                    let want = by_the_rules(&c, abi);
+                    assert_eq!(got, want, "{abi} {syscall}({args})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_call_dump_names_words_of_is_known_as_such() {
+        let mut text = ArgsText::default();
+        let names = crate::dump::args::TRANSLATED_NAMES
+            .iter()
+            .chain(crate::dump::args::AT_CALLS);
+        for name in names {
+            assert!(
+                text.names_words(Numbering::FreeBsd, name.as_bytes()),
+                "{name}"
+            );
+        }
+        for name in ["read", "write", "close", "fstat", "#400"] {
+            assert!(
+                !text.names_words(Numbering::FreeBsd, name.as_bytes()),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn hex_words_read_as_from_str_radix_reads_them() {

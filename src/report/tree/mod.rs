@@ -42,7 +42,7 @@ use crate::Error;
 pub mod calls;
 
 pub use calls::Call;
-use calls::{call_json, call_text, Calls};
+use calls::{call_json, call_text, ArgsText, Calls};
 
 /// One node: a process image.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,11 +154,11 @@ fn label(n: &Node) -> String {
 }
 
 /// Append `n` spaces, whole slices at a time.
-fn push_spaces(out: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
+fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
+    const SPACES: &[u8] = b"                                                                ";
     while n > 0 {
         let k = n.min(SPACES.len());
-        out.push_str(&SPACES[..k]);
+        out.extend_from_slice(&SPACES[..k]);
         n -= k;
     }
 }
@@ -240,8 +240,9 @@ impl Tree {
         writeln!(out, "Process tree:").map_err(out_err)?;
         writeln!(out, " <process_root> [0]").map_err(out_err)?;
         self.walk(conn, |w| {
-            // A call's line, reused: a big build makes millions.
-            let (mut line, mut words) = (String::new(), Vec::new());
+            // A call's line, reused: a big build makes millions. Bytes, as
+            // `dump` writes them: every piece appended is text already.
+            let (mut line, mut args) = (Vec::new(), ArgsText::default());
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
                 writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
@@ -249,9 +250,9 @@ impl Tree {
                 w.calls_of(i, |c| {
                     line.clear();
                     push_spaces(&mut line, pad + 4);
-                    call_text(&mut line, &mut words, c, abi);
-                    line.push('\n');
-                    out.write_all(line.as_bytes())
+                    call_text(&mut line, &mut args, c, abi);
+                    line.push(b'\n');
+                    out.write_all(&line)
                 })?;
             }
             Ok(())
