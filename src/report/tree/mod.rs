@@ -25,7 +25,9 @@
 //! The images (rows of tree.sql, one per process image) are held; the
 //! calls never are: every format writes them as tree_calls.sql yields
 //! them ([`calls`]), so memory stays flat however big the build, and a
-//! reader that stops early (`| head`) stops the query.
+//! reader that stops early (`| head`) stops the query. Their paths come
+//! from each process's lookups, read once per process and held only until
+//! its calls have taken them ([`calls::Lookups`]).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -42,7 +44,7 @@ use crate::Error;
 pub mod calls;
 
 pub use calls::Call;
-use calls::{call_json, call_text, ArgsText, Calls};
+use calls::{call_json, call_text, ArgsText, Calls, Lookups};
 
 /// One node: a process image.
 #[derive(Debug, Clone, PartialEq)]
@@ -230,8 +232,13 @@ impl Tree {
         if !self.calls {
             return f(&mut Walk::new(self, None));
         }
-        let (mut stmt, context) = prepare(conn, "tree_calls", &self.scope.params())?;
-        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context)));
+        // The rows without their paths: each process's lookups are read
+        // once and handed to its calls ([`Lookups`]).
+        let mut params = self.scope.params();
+        params.push(("paths", Cell::Int(0)));
+        let (mut stmt, context) = prepare(conn, "tree_calls", &params)?;
+        let lookups = Lookups::new(conn, self.nodes.iter().map(|n| (n.exec_id, n.process_id)))?;
+        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context, lookups)));
         f(&mut walk)
     }
 
