@@ -219,8 +219,7 @@ pub(super) struct Lookups<'s> {
     /// maps are asked once per image, not per call).
     image: Option<(i64, Option<i64>)>,
     current: Pending,
-    /// Lookups of the other processes whose lookups were read; an empty
-    /// entry for one whose lookups are all handed out.
+    /// Lookups of the other processes not handed out yet.
     open: HashMap<i64, Pending>,
     /// Emptied [`Pending`]s, reused.
     pool: Vec<Pending>,
@@ -285,8 +284,8 @@ impl<'s> Lookups<'s> {
             p.next += 1;
         }
         // All handed out: the buffers go back to the pool; the empty
-        // `current` stays the process's, so its later calls (and images)
-        // do not read its lookups again.
+        // `current` stays the process's, so its later calls do not read
+        // its lookups again.
         if p.next == p.items.len() && p.items.capacity() > 0 {
             self.pool.push(std::mem::take(p));
         }
@@ -310,8 +309,16 @@ impl<'s> Lookups<'s> {
             None => Pending::default(),
         };
         std::mem::swap(&mut self.current, &mut p);
-        if let Some(id) = last {
-            self.open.insert(id, p);
+        // The last process keeps what it has not handed out; one with
+        // nothing left is not held (should it come back, a later image
+        // after its children, it reads its lookups again and passes over
+        // those of the calls it has shown).
+        match last {
+            Some(id) if p.next < p.items.len() => {
+                self.open.insert(id, p);
+            }
+            _ if p.items.capacity() > 0 => self.pool.push(p),
+            _ => {}
         }
         Ok(())
     }
