@@ -1,8 +1,9 @@
 //! The calls under each image of `kt2sql tree -v`: the rows of
 //! `queries/tree_calls.sql` pulled one at a time while the tree is written,
-//! never collected (a big build makes millions of calls), each call's rows
-//! (one per path it looked up) folded into one [`Call`]; and a call's text
-//! and JSON. The text shows the arguments as `kt2sql dump` does, named
+//! never collected (a big build makes millions of calls), read without
+//! their paths (`paths` 0), each call given the paths it looked up from its
+//! process's lookups, read once per process ([`Lookups`]), as one
+//! [`Call`]; and a call's text and JSON. The text shows the arguments as `kt2sql dump` does, named
 //! constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`), by
 //! dump's own rules ([`crate::dump::args`]) for the system that recorded
 //! the trace; JSON and CSV keep the words as stored (`call.args`).
