@@ -118,6 +118,7 @@ fn sample(name: &str, pid: i64) -> String {
         "pid" => pid.to_string(),
         "trace" | "all" => "1".into(),
         "limit" => "3".into(),
+        "paths" => "0".into(),
         "min_dur" => "20000".into(),
         "syscall" => "'open'".into(),
         "under" => "'/usr/src/proj'".into(),

@@ -11,6 +11,8 @@ use std::process::{Command as Std, Stdio};
 use std::time::{Duration, Instant};
 
 use super::{import_into, kt2sql};
+use crate::util::example_trace::{sys, Script};
+use crate::util::writer::TraceWriter;
 use crate::util::{corpus, manifest_dir, CORPUS};
 
 /// Peak resident memory (VmHWM, KiB) of a running process, if procfs has it.
@@ -154,50 +156,112 @@ fn tree_v_csv_is_query_tree_and_tree_calls() {
     let db = import_into(dir.path(), "ex.db", &[trace], Some("/usr/src/proj"));
     let scopes: [&[(&str, &str)]; 3] = [&[], &[("pid", "2313")], &[("trace", "1")]];
     for scope in scopes {
-        let flags: Vec<String> = scope
+        assert_csv_is_queries(&db, scope);
+    }
+}
+
+/// `tree -v --format csv` in `scope` against `query tree` and `query
+/// tree-calls` with the same parameters.
+fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
+    let flags: Vec<String> = scope
+        .iter()
+        .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+        .collect();
+    let tree = kt2sql()
+        .args(["tree", "-v", "--format", "csv"])
+        .arg(db)
+        .args(flags.iter().map(|f| f.replace("--pid", "-p")))
+        .output()
+        .unwrap();
+    assert!(tree.status.success(), "{scope:?}");
+    assert!(tree.stdout.len() > 200, "{scope:?}");
+    let got = csv_records(&String::from_utf8_lossy(&tree.stdout));
+    let head = &got[0];
+    assert_eq!(head[0], "section", "{head:?}");
+    for (name, section) in [("tree-calls", "call"), ("tree", "image")] {
+        let mut query = kt2sql();
+        query.arg("query").arg(db).args([name, "--format", "csv"]);
+        for (k, v) in scope {
+            query.args(["--param", &format!("{k}={v}")]);
+        }
+        let query = query.output().unwrap();
+        assert!(query.status.success(), "{scope:?}");
+        let want = csv_records(&String::from_utf8_lossy(&query.stdout));
+        let at: Vec<usize> = want[0]
             .iter()
-            .flat_map(|(k, v)| [format!("--{k}"), v.to_string()])
+            .map(|c| head.iter().position(|h| h == c).unwrap())
             .collect();
-        let tree = kt2sql()
-            .args(["tree", "-v", "--format", "csv"])
-            .arg(&db)
-            .args(flags.iter().map(|f| f.replace("--pid", "-p")))
-            .output()
-            .unwrap();
-        assert!(tree.status.success(), "{scope:?}");
-        assert!(tree.stdout.len() > 1000, "{scope:?}");
-        let got = csv_records(&String::from_utf8_lossy(&tree.stdout));
-        let head = &got[0];
-        assert_eq!(head[0], "section", "{head:?}");
-        for (name, section) in [("tree-calls", "call"), ("tree", "image")] {
-            let mut query = kt2sql();
-            query.arg("query").arg(&db).args([name, "--format", "csv"]);
-            for (k, v) in scope {
-                query.args(["--param", &format!("{k}={v}")]);
-            }
-            let query = query.output().unwrap();
-            assert!(query.status.success(), "{scope:?}");
-            let want = csv_records(&String::from_utf8_lossy(&query.stdout));
-            let at: Vec<usize> = want[0]
-                .iter()
-                .map(|c| head.iter().position(|h| h == c).unwrap())
-                .collect();
-            let rows: Vec<Vec<String>> = got[1..]
-                .iter()
-                .filter(|r| r[0] == section)
-                .map(|r| at.iter().map(|&i| r[i].clone()).collect())
-                .collect();
-            assert_eq!(rows, want[1..], "{scope:?} {name}");
+        let rows: Vec<Vec<String>> = got[1..]
+            .iter()
+            .filter(|r| r[0] == section)
+            .map(|r| at.iter().map(|&i| r[i].clone()).collect())
+            .collect();
+        assert_eq!(rows, want[1..], "{scope:?} {name}");
+    }
+    // Each call follows its image.
+    let exec = head.iter().position(|h| h == "exec_id").unwrap();
+    let mut image = String::new();
+    for r in &got[1..] {
+        match r[0].as_str() {
+            "image" => image = r[exec].clone(),
+            _ => assert_eq!(r[exec], image, "{scope:?}: {r:?}"),
         }
-        // Each call follows its image.
-        let exec = head.iter().position(|h| h == "exec_id").unwrap();
-        let mut image = String::new();
-        for r in &got[1..] {
-            match r[0].as_str() {
-                "image" => image = r[exec].clone(),
-                _ => assert_eq!(r[exec], image, "{scope:?}: {r:?}"),
-            }
-        }
+    }
+}
+
+/// Two threads of one process open a file each, the second call ending
+/// first: its lookup is numbered before the first call's (lookups are
+/// numbered as their call ends). `tree -v`, which reads a process's
+/// lookups in that order, still gives each call its own path, as the
+/// per-call rows of `query tree-calls` do.
+#[test]
+fn tree_v_gives_each_call_its_paths_when_threads_end_out_of_order() {
+    const LD: i64 = 800;
+    let mut s = Script::default();
+    s.ctor(LD, "ld");
+    s.call(LD, "ld", sys::OPEN, &[0x1000, 0]);
+    s.call(LD, "ld", sys::OPEN, &[0x2000, 0]);
+    s.nami(LD, "ld", "/b/two");
+    s.nami(LD, "ld", "/a/one");
+    s.ret(LD, "ld", sys::OPEN, 0, 4);
+    s.ret(LD, "ld", sys::OPEN, 0, 3);
+    s.path_call(LD, "ld", sys::OPEN, &[0x3000, 0], "/c/three", Ok(5));
+    s.exit(LD, "ld", 0);
+    let mut recs = s.records();
+    // The second open, its lookup and its return are another thread's.
+    for i in [2, 3, 5] {
+        recs[i].tid = Some(200_000);
+    }
+    let abi = "freebsd-v1:le:64".parse().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("threads.ktrace");
+    std::fs::write(&trace, TraceWriter::new(abi).records(recs.iter()).bytes()).unwrap();
+    let db = import_into(dir.path(), "threads.db", &[trace], Some("/"));
+    let order = kt2sql()
+        .arg("sql")
+        .arg(&db)
+        .arg("SELECT group_concat(call_id, ' ') FROM (SELECT call_id FROM namei ORDER BY namei_id)")
+        .output()
+        .unwrap();
+    let order = String::from_utf8_lossy(&order.stdout);
+    let ids: Vec<i64> = order
+        .lines()
+        .last()
+        .unwrap()
+        .split(' ')
+        .map(|n| n.trim().parse().unwrap())
+        .collect();
+    assert!(
+        ids.len() == 3 && ids[0] > ids[1] && ids[1] < ids[2],
+        "lookups out of call order: {ids:?}"
+    );
+    assert_csv_is_queries(&db, &[]);
+    let text = kt2sql().args(["tree", "-v"]).arg(&db).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    let opens: Vec<&str> = text.lines().filter(|l| l.contains("open(")).collect();
+    assert_eq!(opens.len(), 3, "{text}");
+    for (line, path) in opens.iter().zip(["/a/one", "/b/two", "/c/three"]) {
+        assert!(line.contains(&format!(") \"{path}\" = ")), "{line}");
     }
 }
 

@@ -1,17 +1,22 @@
 //! The calls under each image of `kt2sql tree -v`: the rows of
 //! `queries/tree_calls.sql` pulled one at a time while the tree is written,
-//! never collected (a big build makes millions of calls), each call's rows
-//! (one per path it looked up) folded into one [`Call`]; and a call's text
-//! and JSON. The text shows the arguments as `kt2sql dump` does, named
+//! never collected (a big build makes millions of calls), read without
+//! their paths (`paths` 0), each call given the paths it looked up from its
+//! process's lookups, read once per process ([`Lookups`]), as one
+//! [`Call`]; and a call's text and JSON. The text shows the arguments as `kt2sql dump` does, named
 //! constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`), by
 //! dump's own rules ([`crate::dump::args`]) for the system that recorded
 //! the trace; JSON and CSV keep the words as stored (`call.args`).
 
 use rusqlite::types::ValueRef;
-use rusqlite::{Rows, Statement};
+use rusqlite::{Connection, Rows, Statement};
 
+use foldhash::{HashMap, HashMapExt};
+
+use crate::decode::abi::Width;
 use crate::decode::Abi;
 use crate::dump::args::{translate, Words};
+use crate::names::Numbering;
 
 use super::super::json::Obj;
 use super::super::Cell;
@@ -72,12 +77,19 @@ pub(super) struct Calls<'s> {
     /// Path buffers of calls handed out before, reused for the next
     /// paths (no allocation per lookup).
     spare: Vec<Vec<u8>>,
+    /// Where the paths come from: the rows leave them out.
+    lookups: Lookups<'s>,
 }
 
 impl<'s> Calls<'s> {
     /// The calls of a prepared and bound tree_calls.sql; `context` names it
-    /// in errors.
-    pub(super) fn new(stmt: &'s mut Statement<'_>, context: String) -> Calls<'s> {
+    /// in errors, bound with `paths` 0: each call's paths come from
+    /// `lookups`.
+    pub(super) fn new(
+        stmt: &'s mut Statement<'_>,
+        context: String,
+        lookups: Lookups<'s>,
+    ) -> Calls<'s> {
         let names: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
         let c = |n: &str| {
             names
@@ -115,6 +127,7 @@ impl<'s> Calls<'s> {
             current: empty(),
             done: false,
             spare: Vec::new(),
+            lookups,
         }
     }
 
@@ -180,12 +193,168 @@ impl<'s> Calls<'s> {
                 other => {
                     self.done = other.is_none();
                     self.ahead_exec = other;
+                    self.lookups
+                        .paths_into(exec_id, &mut self.current, &mut self.spare)?;
                     return Ok(Some(&self.current));
                 }
             }
         }
     }
 }
+
+/// The lookups of each process, read once per process through
+/// `namei_process` (in namei_id order) and handed to its calls as they come,
+/// instead of a `namei_call` probe for every call (most calls look nothing
+/// up). A process's calls come in call_id order whichever of its images
+/// they belong to (its images are printed in order, each one's calls a
+/// later range than the one before), so one pass over its lookups, sorted
+/// by call, serves them all. Only the processes whose lookups are not all
+/// handed out yet are held: a process that forks before its last image
+/// keeps the rest of its lookups while its children are written.
+pub(super) struct Lookups<'s> {
+    stmt: Statement<'s>,
+    /// The process of each image (exec_id) the tree shows.
+    process_of: HashMap<i64, i64>,
+    /// The image of the last call given paths, its process and that
+    /// process's lookups (consecutive calls are mostly of one image: the
+    /// maps are asked once per image, not per call).
+    image: Option<(i64, Option<i64>)>,
+    current: Pending,
+    /// Lookups of the other processes not handed out yet.
+    open: HashMap<i64, Pending>,
+    /// Emptied [`Pending`]s, reused.
+    pool: Vec<Pending>,
+}
+
+/// One process's lookups: (call_id, where its path is in `bytes`), sorted
+/// by call_id and, within a call, in namei_id order; `next` the first not
+/// handed out.
+#[derive(Default)]
+struct Pending {
+    items: Vec<(i64, usize, usize)>,
+    bytes: Vec<u8>,
+    next: usize,
+}
+
+/// A process's lookups with the paths they resolved to, in file order
+/// (namei_id, the order of `namei_process` entries: no sorting); a lookup
+/// without a call (a core file) belongs to no call's line.
+const PROCESS_LOOKUPS: &str = "SELECT n.call_id, rp.path FROM namei AS n \
+     JOIN path AS rp ON rp.path_id = n.resolved_id \
+     WHERE n.process_id = ?1 AND n.call_id IS NOT NULL ORDER BY n.namei_id";
+
+impl<'s> Lookups<'s> {
+    /// The lookups of the processes of `images` (exec_id, process_id).
+    pub(super) fn new(
+        conn: &'s Connection,
+        images: impl IntoIterator<Item = (i64, i64)>,
+    ) -> Result<Self, Error> {
+        Ok(Lookups {
+            stmt: conn
+                .prepare(PROCESS_LOOKUPS)
+                .map_err(sql_err(LOOKUPS_CONTEXT.to_string()))?,
+            process_of: images.into_iter().collect(),
+            image: None,
+            current: Pending::default(),
+            open: HashMap::new(),
+            pool: Vec::new(),
+        })
+    }
+
+    /// Give `call`, made by image `exec_id`, the paths it looked up,
+    /// path buffers taken from `spare`.
+    fn paths_into(
+        &mut self,
+        exec_id: i64,
+        call: &mut Call,
+        spare: &mut Vec<Vec<u8>>,
+    ) -> Result<(), Error> {
+        if self.image.is_none_or(|(e, _)| e != exec_id) {
+            self.switch(exec_id)?;
+        }
+        let p = &mut self.current;
+        // Lookups of calls before this one were of calls no line shows.
+        while p.items.get(p.next).is_some_and(|&(c, ..)| c < call.call_id) {
+            p.next += 1;
+        }
+        while let Some(&(_, from, to)) = p.items.get(p.next).filter(|(c, ..)| *c == call.call_id) {
+            let mut v = spare.pop().unwrap_or_default();
+            v.clear();
+            v.extend_from_slice(&p.bytes[from..to]);
+            call.paths.push(v);
+            p.next += 1;
+        }
+        // All handed out: the buffers go back to the pool; the empty
+        // `current` stays the process's, so its later calls do not read
+        // its lookups again.
+        if p.next == p.items.len() && p.items.capacity() > 0 {
+            self.pool.push(std::mem::take(p));
+        }
+        Ok(())
+    }
+
+    /// Make `current` the lookups of image `exec_id`'s process (none for
+    /// an image the tree does not show), keeping the last process's.
+    fn switch(&mut self, exec_id: i64) -> Result<(), Error> {
+        let process = self.process_of.get(&exec_id).copied();
+        let last = self.image.and_then(|(_, p)| p);
+        self.image = Some((exec_id, process));
+        if last == process {
+            return Ok(());
+        }
+        let mut p = match process {
+            Some(id) => match self.open.remove(&id) {
+                Some(p) => p,
+                None => self.read(id)?,
+            },
+            None => Pending::default(),
+        };
+        std::mem::swap(&mut self.current, &mut p);
+        // The last process keeps what it has not handed out; one with
+        // nothing left is not held (should it come back, a later image
+        // after its children, it reads its lookups again and passes over
+        // those of the calls it has shown).
+        match last {
+            Some(id) if p.next < p.items.len() => {
+                self.open.insert(id, p);
+            }
+            _ if p.items.capacity() > 0 => self.pool.push(p),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Read `process`'s lookups, sorted by call.
+    fn read(&mut self, process: i64) -> Result<Pending, Error> {
+        let mut p = self.pool.pop().unwrap_or_default();
+        p.items.clear();
+        p.bytes.clear();
+        p.next = 0;
+        let ctx = |e| sql_err(LOOKUPS_CONTEXT.to_string())(e);
+        let mut rows = self.stmt.query([process]).map_err(ctx)?;
+        while let Some(row) = rows.next().map_err(ctx)? {
+            let (ValueRef::Integer(call), Some(path)) = (
+                row.get_ref(0).map_err(ctx)?,
+                bytes(row.get_ref(1).map_err(ctx)?),
+            ) else {
+                continue;
+            };
+            let from = p.bytes.len();
+            p.bytes.extend_from_slice(path);
+            p.items.push((call, from, p.bytes.len()));
+        }
+        // A call's lookups are numbered when it ends: calls of threads
+        // that overlap end out of order. A stable sort keeps each call's
+        // in file order.
+        if !p.items.is_sorted_by_key(|&(c, ..)| c) {
+            p.items.sort_by_key(|&(c, ..)| c);
+        }
+        Ok(p)
+    }
+}
+
+/// Names the per-process lookup query in errors.
+const LOOKUPS_CONTEXT: &str = "reading a process's lookups for tree -v";
 
 /// An INTEGER's value.
 fn int(v: ValueRef<'_>) -> Option<i64> {
@@ -215,30 +384,30 @@ fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
 
 /// Append `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`
 /// to `out`, the arguments translated for `abi` (as stored when it is not
-/// known); `words` is scratch space for the argument words.
-pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
+/// known).
+pub(super) fn call_text(out: &mut Vec<u8>, args: &mut ArgsText, c: &Call, abi: Option<Abi>) {
     vis_into(out, &c.syscall, false);
-    out.push('(');
-    args_text(out, words, c, abi);
-    out.push(')');
+    out.push(b'(');
+    args.write(out, c, abi);
+    out.push(b')');
     for p in &c.paths {
-        out.push_str(" \"");
+        out.extend_from_slice(b" \"");
         vis_into(out, p, true);
-        out.push('"');
+        out.push(b'"');
     }
     match (c.retval, c.errno) {
         (_, Some(e)) => match &c.errno_name {
             Some(name) => {
-                out.push_str(" = -1 ");
+                out.extend_from_slice(b" = -1 ");
                 vis_into(out, name, false);
             }
             None => {
-                out.push_str(" = -1 errno ");
+                out.extend_from_slice(b" = -1 errno ");
                 push_int(out, e);
             }
         },
         (Some(r), None) => {
-            out.push_str(" = ");
+            out.extend_from_slice(b" = ");
             push_int(out, r);
         }
         (None, None) => {}
@@ -249,35 +418,101 @@ pub(super) fn call_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: O
     match &*vis(unpaired) {
         "exit" | "thread exit" => {}
         why if c.retval.is_none() => {
-            out.push_str(" = ? (");
-            out.push_str(why);
-            out.push(')');
+            out.extend_from_slice(b" = ? (");
+            out.extend_from_slice(why.as_bytes());
+            out.push(b')');
         }
         why => {
-            out.push_str(" (");
-            out.push_str(why);
-            out.push(')');
+            out.extend_from_slice(b" (");
+            out.extend_from_slice(why.as_bytes());
+            out.push(b')');
         }
     }
 }
 
-/// Append the argument words as `kt2sql dump` prints them for a trace of
-/// `abi`: hex words, with named constants where kdump has them.
-fn args_text(out: &mut String, words: &mut Vec<u64>, c: &Call, abi: Option<Abi>) {
-    let Some(abi) = abi.filter(|_| parse_words(&c.args, words)) else {
-        vis_into(out, &c.args, false);
-        return;
-    };
-    let mut w = Words::new(words, abi.width, false);
-    // The words are written as bytes (as `dump` writes them), onto the
-    // line taken out of `out` and given back: no copy, one UTF-8 check.
-    let mut line = std::mem::take(out).into_bytes();
-    if let Ok(name) = std::str::from_utf8(&c.syscall) {
-        translate(abi.name_table(), name, &mut w, &mut line);
+/// Writes a call's argument words as `kt2sql dump` prints them, with
+/// scratch space kept from one call to the next.
+#[derive(Default)]
+pub(super) struct ArgsText {
+    /// The argument words of the call being written.
+    words: Vec<u64>,
+    /// Per name table (a trace or two), per syscall name: whether dump
+    /// names any of its words (false: every word is a plain number).
+    named: Vec<(Numbering, HashMap<Vec<u8>, bool>)>,
+}
+
+impl ArgsText {
+    /// Append the argument words as `kt2sql dump` prints them for a trace
+    /// of `abi`: hex words, with named constants where kdump has them.
+    fn write(&mut self, out: &mut Vec<u8>, c: &Call, abi: Option<Abi>) {
+        let Some(abi) = abi else {
+            vis_into(out, &c.args, false);
+            return;
+        };
+        // Most calls (read, write, close, …) have no word dump names: their
+        // words, already stored as dump prints numbers, are copied whole.
+        if !self.names_words(abi.name_table(), &c.syscall) && as_printed(&c.args, abi.width) {
+            out.extend_from_slice(&c.args);
+            return;
+        }
+        if !parse_words(&c.args, &mut self.words) {
+            vis_into(out, &c.args, false);
+            return;
+        }
+        let mut w = Words::new(&self.words, abi.width, false);
+        if let Ok(name) = std::str::from_utf8(&c.syscall) {
+            translate(abi.name_table(), name, &mut w, out);
+        }
+        w.rest(out);
     }
-    w.rest(&mut line);
-    *out = String::from_utf8(line)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+
+    /// Whether dump names any word of the syscall `name` in `table`:
+    /// [`translate`] asked once per name, with words to spare (every rule
+    /// writes the first word it reads, so one that writes nothing names
+    /// none).
+    fn names_words(&mut self, table: Numbering, name: &[u8]) -> bool {
+        let at = match self.named.iter().position(|(t, _)| *t == table) {
+            Some(at) => at,
+            None => {
+                self.named.push((table, HashMap::new()));
+                self.named.len() - 1
+            }
+        };
+        let known = &mut self.named[at].1;
+        if let Some(&named) = known.get(name) {
+            return named;
+        }
+        let mut probe = Vec::new();
+        if let Ok(n) = std::str::from_utf8(name) {
+            translate(
+                table,
+                n,
+                &mut Words::new(&[0; 8], Width::W64, false),
+                &mut probe,
+            );
+        }
+        known.insert(name.to_vec(), !probe.is_empty());
+        !probe.is_empty()
+    }
+}
+
+/// Whether `args` (`0x3,0x7ffe12,0`) is exactly what dump prints for its
+/// words on a system of `width`: each word `0`, or `0x` and lowercase hex
+/// digits without a leading zero that fit the width.
+fn as_printed(args: &[u8], width: Width) -> bool {
+    let max = match width {
+        Width::W32 => 8,
+        Width::W64 => 16,
+    };
+    args.is_empty()
+        || args.split(|&b| b == b',').all(|w| match w {
+            b"0" => true,
+            _ => w.strip_prefix(b"0x").is_some_and(|d| {
+                (1..=max).contains(&d.len())
+                    && d[0] != b'0'
+                    && d.iter().all(|&x| matches!(x, b'0'..=b'9' | b'a'..=b'f'))
+            }),
+        })
 }
 
 /// Parse `call.args` (`0x3,0x7ffe12,0`) into `words`; false if it is not
@@ -363,6 +598,96 @@ pub(super) fn call_json(c: &Call, s: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The arguments as dump's rules print them, word by word: what
+    /// [`ArgsText::write`] must give whichever way it takes.
+    fn by_the_rules(c: &Call, abi: Abi) -> Vec<u8> {
+        let (mut out, mut words) = (Vec::new(), Vec::new());
+        if !parse_words(&c.args, &mut words) {
+            vis_into(&mut out, &c.args, false);
+            return out;
+        }
+        let mut w = Words::new(&words, abi.width, false);
+        translate(
+            abi.name_table(),
+            std::str::from_utf8(&c.syscall).unwrap(),
+            &mut w,
+            &mut out,
+        );
+        w.rest(&mut out);
+        out
+    }
+
+    #[test]
+    fn arguments_copied_whole_are_what_the_rules_print() {
+        let call = |syscall: &str, args: &str| Call {
+            call_id: 1,
+            syscall: syscall.into(),
+            args: args.into(),
+            retval: None,
+            errno: None,
+            errno_name: None,
+            unpaired: None,
+            paths: Vec::new(),
+        };
+        let mut text = ArgsText::default();
+        for abi in [
+            "freebsd-v1:le:64",
+            "netbsd-v2:le:32",
+            "openbsd:le:64",
+            "darwin:le:32",
+        ] {
+            let abi: Abi = abi.parse().unwrap();
+            for syscall in [
+                "read", "close", "open", "openat", "mmap", "fcntl", "lseek", "nosuch",
+            ] {
+                for args in [
+                    "",
+                    "0",
+                    "0x3,0x7ffe12,0",
+                    "0x3,0x7ffe12,0x601,0x1b6",
+                    "0x0,0x1",
+                    "0x03",
+                    "0xA",
+                    "0x+5",
+                    "0x,1",
+                    "0xffffffff",
+                    "0x1ffffffff",
+                    "0xffffffffffffffff",
+                    "0x10000000000000000",
+                    "3,4",
+                    "0x3,",
+                    "a\tb",
+                ] {
+                    let c = call(syscall, args);
+                    let mut got = Vec::new();
+                    text.write(&mut got, &c, Some(abi));
+                    let want = by_the_rules(&c, abi);
+                    assert_eq!(got, want, "{abi} {syscall}({args})");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_call_dump_names_words_of_is_known_as_such() {
+        let mut text = ArgsText::default();
+        let names = crate::dump::args::TRANSLATED_NAMES
+            .iter()
+            .chain(crate::dump::args::AT_CALLS);
+        for name in names {
+            assert!(
+                text.names_words(Numbering::FreeBsd, name.as_bytes()),
+                "{name}"
+            );
+        }
+        for name in ["read", "write", "close", "fstat", "#400"] {
+            assert!(
+                !text.names_words(Numbering::FreeBsd, name.as_bytes()),
+                "{name}"
+            );
+        }
+    }
 
     #[test]
     fn hex_words_read_as_from_str_radix_reads_them() {

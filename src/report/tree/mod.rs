@@ -25,7 +25,9 @@
 //! The images (rows of tree.sql, one per process image) are held; the
 //! calls never are: every format writes them as tree_calls.sql yields
 //! them ([`calls`]), so memory stays flat however big the build, and a
-//! reader that stops early (`| head`) stops the query.
+//! reader that stops early (`| head`) stops the query. Their paths come
+//! from each process's lookups, read once per process and held only until
+//! its calls have taken them ([`calls::Lookups`]).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -42,7 +44,7 @@ use crate::Error;
 pub mod calls;
 
 pub use calls::Call;
-use calls::{call_json, call_text, Calls};
+use calls::{call_json, call_text, ArgsText, Calls, Lookups};
 
 /// One node: a process image.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,11 +156,11 @@ fn label(n: &Node) -> String {
 }
 
 /// Append `n` spaces, whole slices at a time.
-fn push_spaces(out: &mut String, mut n: usize) {
-    const SPACES: &str = "                                                                ";
+fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
+    const SPACES: &[u8] = b"                                                                ";
     while n > 0 {
         let k = n.min(SPACES.len());
-        out.push_str(&SPACES[..k]);
+        out.extend_from_slice(&SPACES[..k]);
         n -= k;
     }
 }
@@ -230,8 +232,13 @@ impl Tree {
         if !self.calls {
             return f(&mut Walk::new(self, None));
         }
-        let (mut stmt, context) = prepare(conn, "tree_calls", &self.scope.params())?;
-        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context)));
+        // The rows without their paths: each process's lookups are read
+        // once and handed to its calls ([`Lookups`]).
+        let mut params = self.scope.params();
+        params.push(("paths", Cell::Int(0)));
+        let (mut stmt, context) = prepare(conn, "tree_calls", &params)?;
+        let lookups = Lookups::new(conn, self.nodes.iter().map(|n| (n.exec_id, n.process_id)))?;
+        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context, lookups)));
         f(&mut walk)
     }
 
@@ -240,8 +247,9 @@ impl Tree {
         writeln!(out, "Process tree:").map_err(out_err)?;
         writeln!(out, " <process_root> [0]").map_err(out_err)?;
         self.walk(conn, |w| {
-            // A call's line, reused: a big build makes millions.
-            let (mut line, mut words) = (String::new(), Vec::new());
+            // A call's line, reused: a big build makes millions. Bytes, as
+            // `dump` writes them: every piece appended is text already.
+            let (mut line, mut args) = (Vec::new(), ArgsText::default());
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
                 writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
@@ -249,9 +257,9 @@ impl Tree {
                 w.calls_of(i, |c| {
                     line.clear();
                     push_spaces(&mut line, pad + 4);
-                    call_text(&mut line, &mut words, c, abi);
-                    line.push('\n');
-                    out.write_all(line.as_bytes())
+                    call_text(&mut line, &mut args, c, abi);
+                    line.push(b'\n');
+                    out.write_all(&line)
                 })?;
             }
             Ok(())
