@@ -27,7 +27,7 @@
 //! them ([`calls`]), so memory stays flat however big the build, and a
 //! reader that stops early (`| head`) stops the query. Their paths come
 //! from each process's lookups, read once per process and held only until
-//! its calls have taken them ([`calls::Lookups`]).
+//! its calls have taken them ([`lookups::Lookups`]).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -42,9 +42,11 @@ use crate::text::vis;
 use crate::Error;
 
 pub mod calls;
+mod lookups;
 
 pub use calls::Call;
-use calls::{call_json, call_text, ArgsText, Calls, Lookups};
+use calls::{call_json, call_text, ArgsText, Calls};
+use lookups::Lookups;
 
 /// One node: a process image.
 #[derive(Debug, Clone, PartialEq)]
