@@ -2,7 +2,7 @@
 //! `queries/tree_calls.sql` pulled one at a time while the tree is written,
 //! never collected (a big build makes millions of calls), read without
 //! their paths (`paths` 0), each call given the paths it looked up from its
-//! process's lookups, read once per process ([`super::lookups::Lookups`]), as one
+//! process's lookups, read once per process (`super::lookups::Lookups`), as one
 //! [`Call`]; and a call's text and JSON. The text shows the arguments as `kt2sql dump` does, named
 //! constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`), by
 //! dump's own rules ([`crate::dump::args`]) for the system that recorded

@@ -27,7 +27,7 @@
 //! them ([`calls`]), so memory stays flat however big the build, and a
 //! reader that stops early (`| head`) stops the query. Their paths come
 //! from each process's lookups, read once per process and held only until
-//! its calls have taken them ([`lookups::Lookups`]).
+//! its calls have taken them (`lookups::Lookups`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
