@@ -58,6 +58,6 @@ pub use lookup::{
 pub use meta::Query;
 pub use registry::{queries, query, QUERIES};
 pub use render::{Format, Render, RowSink};
-pub use result_set::{write_sections_csv, Cell, ResultSet};
+pub use result_set::{value_bytes, value_int, write_sections_csv, Cell, ResultSet};
 pub use run::{each, opt_int, prepare, run, run_sql, stream, Scope};
 pub use schema_text::{schema_objects, schema_text};

@@ -42,6 +42,25 @@ impl From<ValueRef<'_>> for Cell {
     }
 }
 
+/// An INTEGER value's integer, or `None` (rows read as SQLite hands them
+/// over, without a [`Cell`]).
+#[inline]
+pub fn value_int(v: ValueRef<'_>) -> Option<i64> {
+    match v {
+        ValueRef::Integer(i) => Some(i),
+        _ => None,
+    }
+}
+
+/// A TEXT or BLOB value's bytes, or `None`.
+#[inline]
+pub fn value_bytes(v: ValueRef<'_>) -> Option<&[u8]> {
+    match v {
+        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
+        _ => None,
+    }
+}
+
 impl Cell {
     /// Become `v`, reusing this cell's buffer when both are text or both
     /// blobs (rows read one after another keep their allocations). A buffer

@@ -14,7 +14,7 @@ use super::chrome::Events;
 use super::tracks::{Threads, Tracks};
 use super::Options;
 use crate::json::Obj;
-use crate::report::{prepare, Cell};
+use crate::report::{prepare, value_bytes, value_int, Cell};
 use crate::schema::sql_err;
 use crate::text::{push_int, push_uint};
 use crate::Error;
@@ -44,7 +44,7 @@ pub(super) fn write(
                 (pid, pid)
             }
         };
-        let tid = threads.tid(opt_ref(col(1)), pid);
+        let tid = threads.tid(value_int(col(1)), pid);
         w.event(&Call::read(col), track, tid, ev.origin);
         ev.write(&w.buf)?;
     }
@@ -64,25 +64,9 @@ fn pid_of(conn: &Connection, process_id: i64) -> Result<i64, Error> {
         })
 }
 
-/// An integer value (0 for anything else, as [`int`] reads a cell).
+/// An integer value (0 for anything else, as [`super::int`] reads a cell).
 fn int_ref(v: ValueRef<'_>) -> i64 {
-    opt_ref(v).unwrap_or(0)
-}
-
-/// An integer value, or `None`.
-fn opt_ref(v: ValueRef<'_>) -> Option<i64> {
-    match v {
-        ValueRef::Integer(i) => Some(i),
-        _ => None,
-    }
-}
-
-/// The bytes of a TEXT or BLOB value.
-fn bytes_ref(v: ValueRef<'_>) -> Option<&[u8]> {
-    match v {
-        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
-        _ => None,
-    }
+    value_int(v).unwrap_or(0)
 }
 
 /// A call as its slice shows it: a row of `queries/timeline_call_rows.sql`
@@ -110,11 +94,11 @@ impl<'r> Call<'r> {
             name,
             ts: int_ref(col(3)),
             dur: int_ref(col(4)),
-            retval: opt_ref(col(5)),
-            errno: opt_ref(col(6)),
-            errno_name: bytes_ref(col(7)),
-            failed: opt_ref(col(8)) == Some(0),
-            unpaired: bytes_ref(col(9)),
+            retval: value_int(col(5)),
+            errno: value_int(col(6)),
+            errno_name: value_bytes(col(7)),
+            failed: value_int(col(8)) == Some(0),
+            unpaired: value_bytes(col(9)),
             call_id: int_ref(col(10)),
         }
     }

@@ -19,7 +19,7 @@ use crate::dump::args::{translate, Words};
 use crate::names::Numbering;
 
 use super::super::json::Obj;
-use super::super::Cell;
+use super::super::{value_bytes, value_int, Cell};
 use super::lookups::Lookups;
 use crate::schema::sql_err;
 use crate::text::{hex, is_utf8, json_str, push_int, vis, vis_into};
@@ -139,10 +139,10 @@ impl<'s> Calls<'s> {
         let ctx = |e| sql_err(self.context.clone())(e);
         while let Some(row) = self.rows.next().map_err(ctx)? {
             let cell = |i: usize| row.get_ref(i).map_err(ctx);
-            let Some(exec_id) = int(cell(self.cols.exec_id)?) else {
+            let Some(exec_id) = value_int(cell(self.cols.exec_id)?) else {
                 continue;
             };
-            let opt = |to: &mut Option<Vec<u8>>, v: ValueRef<'_>| match bytes(v) {
+            let opt = |to: &mut Option<Vec<u8>>, v: ValueRef<'_>| match value_bytes(v) {
                 Some(b) => {
                     let v = to.get_or_insert_with(Vec::new);
                     v.clear();
@@ -151,15 +151,15 @@ impl<'s> Calls<'s> {
                 None => *to = None,
             };
             let a = &mut self.ahead;
-            a.call_id = int(cell(self.cols.call_id)?).unwrap_or(0);
+            a.call_id = value_int(cell(self.cols.call_id)?).unwrap_or(0);
             set_text(&mut a.syscall, cell(self.cols.syscall)?);
             set_text(&mut a.args, cell(self.cols.args)?);
-            a.retval = int(cell(self.cols.retval)?);
-            a.errno = int(cell(self.cols.errno)?);
+            a.retval = value_int(cell(self.cols.retval)?);
+            a.errno = value_int(cell(self.cols.errno)?);
             opt(&mut a.errno_name, cell(self.cols.errno_name)?);
             opt(&mut a.unpaired, cell(self.cols.unpaired)?);
             self.spare.append(&mut a.paths);
-            if let Some(p) = bytes(cell(self.cols.path)?) {
+            if let Some(p) = value_bytes(cell(self.cols.path)?) {
                 let mut v = self.spare.pop().unwrap_or_default();
                 v.clear();
                 v.extend_from_slice(p);
@@ -203,27 +203,11 @@ impl<'s> Calls<'s> {
     }
 }
 
-/// An INTEGER's value.
-fn int(v: ValueRef<'_>) -> Option<i64> {
-    match v {
-        ValueRef::Integer(i) => Some(i),
-        _ => None,
-    }
-}
-
-/// A TEXT's or BLOB's bytes.
-pub(super) fn bytes(v: ValueRef<'_>) -> Option<&[u8]> {
-    match v {
-        ValueRef::Text(b) | ValueRef::Blob(b) => Some(b),
-        _ => None,
-    }
-}
-
 /// `to` becomes the bytes of a TEXT or BLOB, or the text of any other
 /// value ([`Cell::to_bytes`]), in its own buffer.
 fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
     to.clear();
-    match bytes(v) {
+    match value_bytes(v) {
         Some(b) => to.extend_from_slice(b),
         None => to.extend_from_slice(&Cell::from(v).to_bytes()),
     }

@@ -9,7 +9,8 @@ use rusqlite::{Connection, Statement};
 
 use foldhash::{HashMap, HashMapExt};
 
-use super::calls::{bytes, Call};
+use super::calls::Call;
+use crate::report::value_bytes;
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -146,7 +147,7 @@ impl<'s> Lookups<'s> {
         while let Some(row) = rows.next().map_err(ctx)? {
             let (ValueRef::Integer(call), Some(path)) = (
                 row.get_ref(0).map_err(ctx)?,
-                bytes(row.get_ref(1).map_err(ctx)?),
+                value_bytes(row.get_ref(1).map_err(ctx)?),
             ) else {
                 continue;
             };
