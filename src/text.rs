@@ -35,6 +35,17 @@ pub fn quoted(b: &[u8]) -> String {
     out
 }
 
+/// Append `n` spaces, whole slices of a constant, not a character at a time
+/// (padding of table cells and tree indents).
+pub fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
+    const SPACES: &[u8] = b"                                                                ";
+    while n > 0 {
+        let k = n.min(SPACES.len());
+        out.extend_from_slice(&SPACES[..k]);
+        n -= k;
+    }
+}
+
 /// Append the escaped form of `b` to `out`. Runs of printable ASCII are
 /// appended whole.
 pub fn vis_into(out: &mut impl TextSink, b: &[u8], escape_quote: bool) {
@@ -663,6 +674,16 @@ mod tests {
         out
     }
 
+    /// A xorshift64 generator from `seed`: the same bytes on every run.
+    fn xorshift(mut seed: u64) -> impl FnMut() -> u64 {
+        move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        }
+    }
+
     #[test]
     fn json_strings_match_the_reference() {
         // Bytes that exercise every UTF-8 rule: ASCII, continuation bytes,
@@ -675,13 +696,7 @@ mod tests {
             ],
         ]
         .concat();
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..200_000 {
             // Up to 20 bytes: a sequence at every place of an eight-byte
             // word and across two.
@@ -710,13 +725,7 @@ mod tests {
     /// bytes written to a `Vec<u8>` are the text written to a `String`.
     #[test]
     fn long_json_strings_match_the_reference() {
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for round in 0..400 {
             let len = (next() % 5000) as usize;
             // Mostly NUL, mostly text, or any byte.

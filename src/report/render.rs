@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use super::json::Obj;
 use super::result_set::Cell;
-use crate::text::{vis, vis_plain, Digits};
+use crate::text::{push_spaces, vis, vis_plain, Digits};
 
 /// Rows an aligned table holds back to size its columns.
 pub const WIDTH_ROWS: usize = 1000;
@@ -252,16 +252,6 @@ impl RowSink for Render<'_> {
             Format::Table if self.widths.is_none() => self.flush_held(),
             _ => Ok(()),
         }
-    }
-}
-
-/// Append `n` spaces: whole slices of a constant, not a character at a time.
-fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
-    const SPACES: &[u8] = b"                                                                ";
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        out.extend_from_slice(&SPACES[..k]);
-        n -= k;
     }
 }
 

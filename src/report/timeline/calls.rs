@@ -16,7 +16,7 @@ use super::Options;
 use crate::json::Obj;
 use crate::report::{prepare, value_bytes, value_int, Cell};
 use crate::schema::sql_err;
-use crate::text::{push_int, push_uint};
+use crate::text::{json_plain, push_int, push_uint};
 use crate::Error;
 
 /// One slice per system call, on its lifetime's track and its thread.
@@ -157,9 +157,7 @@ impl CallWriter {
 
     /// `"k":"v"` as [`Obj::bytes`] writes it (`k` a plain key).
     fn text(&mut self, k: &str, v: &[u8]) {
-        if v.iter()
-            .all(|&c| (0x20..0x7f).contains(&c) && c != b'"' && c != b'\\')
-        {
+        if json_plain(v) {
             for part in [b"\"", k.as_bytes(), b"\":\""] {
                 self.buf.extend_from_slice(part);
             }

@@ -38,7 +38,7 @@ use super::json::Obj;
 use super::render::{Format, Render, RowSink};
 use super::{prepare, run, trace_systems, Cell, ResultSet, Scope};
 use crate::decode::Abi;
-use crate::text::vis;
+use crate::text::{push_spaces, vis};
 use crate::Error;
 
 pub mod calls;
@@ -154,16 +154,6 @@ fn label(n: &Node) -> String {
     match n.lifetime {
         Some((k, of)) => format!("{} [{}] (lifetime {k} of {of})", vis(&n.comm), n.pid),
         None => format!("{} [{}]", vis(&n.comm), n.pid),
-    }
-}
-
-/// Append `n` spaces, whole slices at a time.
-fn push_spaces(out: &mut Vec<u8>, mut n: usize) {
-    const SPACES: &[u8] = b"                                                                ";
-    while n > 0 {
-        let k = n.min(SPACES.len());
-        out.extend_from_slice(&SPACES[..k]);
-        n -= k;
     }
 }
 
