@@ -24,11 +24,15 @@ WITH
     SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   ),
   -- The rows of tree_node the scope lies in: all, or from the pid's first
-  -- lifetime to the end of its last one's subtree.
-  span (lo, hi) AS (
-    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(first_pos) END,
-           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(last_pos) END
-    FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- lifetime to the end of its last one's subtree; and the depth of its
+  -- top (0, or the shallowest of the pid's lifetimes: every other process
+  -- of the scope is below one of them).
+  span (lo, hi, top) AS (
+    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(s.first_pos) END,
+           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(s.last_pos) END,
+           CASE WHEN $pid IS NULL THEN 0 ELSE min(a.depth) END
+    FROM _scope_span AS s JOIN tree_node AS a ON a.pos = s.first_pos
+    WHERE s.root_pid = $pid AND ($trace IS NULL OR s.trace_id = $trace)
   ),
   -- The pid's lifetimes numbered as pid_lifetimes.sql orders them.
   lives (process_id, k, n) AS (
@@ -36,7 +40,7 @@ WITH
            count(*) OVER ()
     FROM process WHERE pid = $pid AND ($trace IS NULL OR trace_id = $trace)
   )
-SELECT t.depth - min(t.depth) OVER () AS depth, p.pid, e.comm, t.process_id, t.image,
+SELECT t.depth - (SELECT top FROM span) AS depth, p.pid, e.comm, t.process_id, t.image,
        t.exec_id, t.trace_id,
        CASE WHEN l.n > 1 THEN l.k END AS lifetime, CASE WHEN l.n > 1 THEN l.n END AS lifetimes
 FROM tree_node AS t

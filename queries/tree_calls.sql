@@ -7,8 +7,6 @@
 -- @param  trace      Only this trace_id (default: every trace).
 -- @param  pid        Only every lifetime of this pid and their descendants
 --                    (default: every process).
--- @param  paths      0: leave the lookups out (one row per call, path NULL),
---                    for a reader that gets them itself (default: every path).
 -- @column exec_id    The image (process_tree.exec_id) that made the call.
 -- @column pid        OS pid.
 -- @column call_id    The call (call.call_id).
@@ -34,7 +32,7 @@ WITH
 -- Walked in printed order without sorting: the images by tree_node.pos,
 -- each one's calls as a range of call_process, each call's lookups and
 -- the paths they resolved to by namei_call alone (namei_id: the order of
--- its NAMI records). With `paths` 0 the key probed is NULL: no probe.
+-- its NAMI records).
 SELECT t.exec_id, p.pid, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
        c.retval, c.errno, c.errno_name, c.unpaired,
        rp.path
@@ -42,7 +40,7 @@ FROM tree_node AS t
 JOIN process AS p USING (process_id)
 JOIN call AS c
   ON c.process_id = t.process_id AND c.call_id >= t.calls_from AND c.call_id < t.calls_to
-LEFT JOIN namei AS n ON n.call_id = CASE WHEN $paths IS DISTINCT FROM 0 THEN c.call_id END
+LEFT JOIN namei AS n ON n.call_id = c.call_id
 LEFT JOIN path AS rp ON rp.path_id = n.resolved_id
 WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
   AND ($trace IS NULL OR t.trace_id = $trace)

@@ -116,6 +116,10 @@ pub const QUERIES: &[(&str, &str)] = &[
     ("traces.sql", include_str!("../../queries/traces.sql")),
     ("tree.sql", include_str!("../../queries/tree.sql")),
     (
+        "tree_call_rows.sql",
+        include_str!("../../queries/tree_call_rows.sql"),
+    ),
+    (
         "tree_calls.sql",
         include_str!("../../queries/tree_calls.sql"),
     ),

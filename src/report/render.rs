@@ -11,7 +11,7 @@ use std::io::{self, Write};
 
 use super::json::Obj;
 use super::result_set::Cell;
-use crate::text::{push_spaces, vis, vis_plain, Digits};
+use crate::text::{all_plain, push_spaces, vis, vis_plain, Digits};
 
 /// Rows an aligned table holds back to size its columns.
 pub const WIDTH_ROWS: usize = 1000;
@@ -131,10 +131,10 @@ impl<'w> Render<'w> {
             let shown;
             let (s, width): (&[u8], usize) = match c {
                 Cell::Int(v) => {
-                    let d = digits.int(*v);
-                    (d.as_bytes(), d.len())
+                    let d = digits.int_bytes(*v);
+                    (d, d.len())
                 }
-                Cell::Text(b) if b.iter().all(|&c| vis_plain(c)) => (b, b.len()),
+                Cell::Text(b) if all_plain(b) => (b, b.len()),
                 c => {
                     shown = c.display();
                     (shown.as_bytes(), shown.chars().count())
@@ -168,7 +168,7 @@ impl<'w> Render<'w> {
             }
             match c {
                 Cell::Null => {}
-                Cell::Int(v) => out.extend_from_slice(digits.int(*v).as_bytes()),
+                Cell::Int(v) => out.extend_from_slice(digits.int_bytes(*v)),
                 Cell::Text(b) if b.iter().all(|&c| vis_plain(c) && c != b',' && c != b'"') => {
                     // csv_field quotes a field with a space at either end.
                     if b.first() == Some(&b' ') || b.last() == Some(&b' ') {

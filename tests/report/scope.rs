@@ -205,6 +205,7 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 const PROPORTIONAL: &[&str] = &[
     "tree",
     "tree_calls",
+    "tree_call_rows",
     "timeline_calls",
     "timeline_call_rows",
     "timeline_threads",

@@ -1,7 +1,8 @@
 //! `kt2sql tree` beyond the golden files: on a big build `-v` streams its
 //! calls, never holding them (peak memory barely above the tree's own,
 //! whatever the output size, in every format), a reader that stops early
-//! stops it, and its rows are exactly those of `query tree-calls`; the
+//! stops it, and its rows are exactly those of `query tree-calls` (its
+//! calls, read without their paths, those of `query tree-call-rows`); the
 //! calls' arguments read as `kt2sql dump` prints them; `-p` of a reused
 //! pid says which lifetime each process is.
 
@@ -198,6 +199,32 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
             .collect();
         assert_eq!(rows, want[1..], "{scope:?} {name}");
     }
+    // What tree -v reads: the calls of tree-calls, one row per call
+    // (a call's first row), without its pid and paths.
+    let query = |name: &str| {
+        let mut query = kt2sql();
+        query.arg("query").arg(db).args([name, "--format", "csv"]);
+        for (k, v) in scope {
+            query.args(["--param", &format!("{k}={v}")]);
+        }
+        let out = query.output().unwrap();
+        assert!(out.status.success(), "{scope:?} {name}");
+        csv_records(&String::from_utf8_lossy(&out.stdout))
+    };
+    let (rows, calls) = (query("tree-call-rows"), query("tree-calls"));
+    let at: Vec<usize> = rows[0]
+        .iter()
+        .map(|c| calls[0].iter().position(|h| h == c).unwrap())
+        .collect();
+    let call_id = calls[0].iter().position(|h| h == "call_id").unwrap();
+    let mut want = vec![rows[0].clone()];
+    for (k, r) in calls.iter().enumerate().skip(1) {
+        if k == 1 || calls[k - 1][call_id] != r[call_id] {
+            want.push(at.iter().map(|&i| r[i].clone()).collect());
+        }
+    }
+    assert!(want.len() > 3, "{scope:?}");
+    assert_eq!(rows, want, "{scope:?} tree-call-rows");
     // Each call follows its image.
     let exec = head.iter().position(|h| h == "exec_id").unwrap();
     let mut image = String::new();

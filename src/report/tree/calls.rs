@@ -1,11 +1,12 @@
 //! The calls under each image of `kt2sql tree -v`: the rows of
-//! `queries/tree_calls.sql` pulled one at a time while the tree is written,
-//! never collected (a big build makes millions of calls), read without
-//! their paths (`paths` 0), each call given the paths it looked up from its
-//! process's lookups, read once per process (`super::lookups::Lookups`), as one
-//! [`Call`]; and a call's text and JSON. The text shows the arguments as `kt2sql dump` does, named
-//! constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`), by
-//! dump's own rules ([`crate::dump::args`]) for the system that recorded
+//! `queries/tree_call_rows.sql` (the calls of `queries/tree_calls.sql`
+//! without their paths, one row per call) pulled one at a time while the
+//! tree is written, never collected (a big build makes millions of calls),
+//! each call given the paths it looked up from its process's lookups, read
+//! once per process (`super::lookups::Lookups`), as one [`Call`]; and a
+//! call's text and JSON. The text shows the arguments as `kt2sql dump`
+//! does, named constants and all (`open(0x1000,0x1000000<O_RDONLY|O_CLOEXEC>)`),
+//! by dump's own rules ([`crate::dump::args`]) for the system that recorded
 //! the trace; JSON and CSV keep the words as stored (`call.args`).
 
 use rusqlite::types::ValueRef;
@@ -46,7 +47,7 @@ pub struct Call {
     pub paths: Vec<Vec<u8>>,
 }
 
-/// Where tree_calls.sql's columns are.
+/// Where tree_call_rows.sql's columns are.
 struct Cols {
     exec_id: usize,
     call_id: usize,
@@ -56,19 +57,18 @@ struct Cols {
     errno: usize,
     errno_name: usize,
     unpaired: usize,
-    path: usize,
 }
 
-/// The calls of tree_calls.sql in its order (tree order, then file order),
-/// one at a time, each with the image that made it. The rows are read
-/// into two [`Call`]s kept from one call to the next (a big build makes
-/// millions of calls: no allocation per call).
+/// The calls of tree_call_rows.sql in its order (tree order, then file
+/// order), one at a time, each with the image that made it. The rows are
+/// read into two [`Call`]s kept from one call to the next (a big build
+/// makes millions of calls: no allocation per call).
 pub(super) struct Calls<'s> {
     rows: Rows<'s>,
     cols: Cols,
     context: String,
-    /// The first row of the next call, read ahead: the call with that
-    /// row's path, and its image (`None`: not read, or no row left).
+    /// The next call, read ahead (without its paths), and its image
+    /// (`None`: not read, or no row left).
     ahead: Call,
     ahead_exec: Option<i64>,
     /// The call [`Calls::next`] handed out last.
@@ -83,9 +83,8 @@ pub(super) struct Calls<'s> {
 }
 
 impl<'s> Calls<'s> {
-    /// The calls of a prepared and bound tree_calls.sql; `context` names it
-    /// in errors, bound with `paths` 0: each call's paths come from
-    /// `lookups`.
+    /// The calls of a prepared and bound tree_call_rows.sql; `context`
+    /// names it in errors; each call's paths come from `lookups`.
     pub(super) fn new(
         stmt: &'s mut Statement<'_>,
         context: String,
@@ -96,7 +95,7 @@ impl<'s> Calls<'s> {
             names
                 .iter()
                 .position(|c| c == n)
-                .unwrap_or_else(|| panic!("tree_calls.sql has no column {n:?}"))
+                .unwrap_or_else(|| panic!("tree_call_rows.sql has no column {n:?}"))
         };
         let cols = Cols {
             exec_id: c("exec_id"),
@@ -107,7 +106,6 @@ impl<'s> Calls<'s> {
             errno: c("errno"),
             errno_name: c("errno_name"),
             unpaired: c("unpaired"),
-            path: c("path"),
         };
         let empty = || Call {
             call_id: 0,
@@ -132,8 +130,8 @@ impl<'s> Calls<'s> {
         }
     }
 
-    /// Read the next row into `ahead` (the call with at most this row's
-    /// path) and give its image; rows without an image are passed over.
+    /// Read the next row into `ahead` (the call without its paths) and
+    /// give its image; rows without an image are passed over.
     fn read(&mut self) -> Result<Option<i64>, Error> {
         // The context is copied only for an error, never per row.
         let ctx = |e| sql_err(self.context.clone())(e);
@@ -158,13 +156,6 @@ impl<'s> Calls<'s> {
             a.errno = value_int(cell(self.cols.errno)?);
             opt(&mut a.errno_name, cell(self.cols.errno_name)?);
             opt(&mut a.unpaired, cell(self.cols.unpaired)?);
-            self.spare.append(&mut a.paths);
-            if let Some(p) = value_bytes(cell(self.cols.path)?) {
-                let mut v = self.spare.pop().unwrap_or_default();
-                v.clear();
-                v.extend_from_slice(p);
-                a.paths.push(v);
-            }
             return Ok(Some(exec_id));
         }
         Ok(None)
@@ -186,20 +177,10 @@ impl<'s> Calls<'s> {
             return Ok(None);
         };
         std::mem::swap(&mut self.current, &mut self.ahead);
-        loop {
-            match self.read()? {
-                Some(e) if e == exec_id && self.ahead.call_id == self.current.call_id => {
-                    self.current.paths.append(&mut self.ahead.paths)
-                }
-                other => {
-                    self.done = other.is_none();
-                    self.ahead_exec = other;
-                    self.lookups
-                        .paths_into(exec_id, &mut self.current, &mut self.spare)?;
-                    return Ok(Some(&self.current));
-                }
-            }
-        }
+        self.spare.append(&mut self.current.paths);
+        self.lookups
+            .paths_into(exec_id, &mut self.current, &mut self.spare)?;
+        Ok(Some(&self.current))
     }
 }
 

@@ -1,6 +1,6 @@
 //! `kt2sql tree`: ptrace.py's process tree from `queries/tree.sql` (and,
-//! with calls, `queries/tree_calls.sql`), rendered as text, JSON, CSV or a
-//! Graphviz digraph.
+//! with calls, the rows of `queries/tree_calls.sql`), rendered as text,
+//! JSON, CSV or a Graphviz digraph.
 //!
 //! Shapes (stable):
 //! * text: `Process tree:`, ` <process_root> [0]`, then `comm [pid]` per
@@ -23,11 +23,12 @@
 //!   the forking image, exec edges dashed from the previous image.
 //!
 //! The images (rows of tree.sql, one per process image) are held; the
-//! calls never are: every format writes them as tree_calls.sql yields
-//! them ([`calls`]), so memory stays flat however big the build, and a
-//! reader that stops early (`| head`) stops the query. Their paths come
-//! from each process's lookups, read once per process and held only until
-//! its calls have taken them (`lookups::Lookups`).
+//! calls never are: every format writes them as tree_call_rows.sql (the
+//! calls of tree_calls.sql, without their paths) yields them ([`calls`]),
+//! so memory stays flat however big the build, and a reader that stops
+//! early (`| head`) stops the query. Their paths come from each process's
+//! lookups, read once per process and held only until its calls have
+//! taken them (`lookups::Lookups`).
 
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -215,7 +216,7 @@ impl<'t, 's> Walk<'t, 's> {
 
 impl Tree {
     /// Run `f` with the walk over this tree's nodes and, when calls were
-    /// asked for, tree_calls.sql's rows in the same scope.
+    /// asked for, tree_call_rows.sql's rows in the same scope.
     fn walk<R>(
         &self,
         conn: &Connection,
@@ -224,11 +225,9 @@ impl Tree {
         if !self.calls {
             return f(&mut Walk::new(self, None));
         }
-        // The rows without their paths: each process's lookups are read
+        // The calls without their paths: each process's lookups are read
         // once and handed to its calls ([`Lookups`]).
-        let mut params = self.scope.params();
-        params.push(("paths", Cell::Int(0)));
-        let (mut stmt, context) = prepare(conn, "tree_calls", &params)?;
+        let (mut stmt, context) = prepare(conn, "tree_call_rows", &self.scope.params())?;
         let lookups = Lookups::new(conn, self.nodes.iter().map(|n| (n.exec_id, n.process_id)))?;
         let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context, lookups)));
         f(&mut walk)

@@ -1,0 +1,40 @@
+-- The calls of `tree_calls.sql` as `kt2sql tree -v` reads them: the same
+-- calls in the same order, one row per call, without the paths they
+-- looked up. tree -v reads each process's lookups once and hands them to
+-- its calls instead of probing `namei` for every call (most calls look
+-- nothing up), and takes each image's pid from the tree.
+--
+-- @param  trace      Only this trace_id (default: every trace).
+-- @param  pid        Only every lifetime of this pid and their descendants
+--                    (default: every process).
+-- @column exec_id    The image (process_tree.exec_id) that made the call.
+-- @column call_id    The call (call.call_id).
+-- @column syscall    Syscall name, or `#N` when the table does not know number N.
+-- @column args       Argument words, kdump style (`0x3,0x7ffe12,0`).
+-- @column retval     Return value as the program saw it (-1 when it failed); NULL without a return.
+-- @column errno      errno of a failed call (an integer), else NULL.
+-- @column errno_name Its symbolic name (`ENOENT`) when known.
+-- @column unpaired   Why the call lacks a half (call.unpaired); NULL when paired.
+WITH
+  -- The scope: the trace's processes, or the pid's lifetimes and descendants.
+  member (process_id) AS (
+    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  ),
+  -- The rows of tree_node the scope lies in: all, or from the pid's first
+  -- lifetime to the end of its last one's subtree.
+  span (lo, hi) AS (
+    SELECT CASE WHEN $pid IS NULL THEN 0 ELSE min(first_pos) END,
+           CASE WHEN $pid IS NULL THEN 9223372036854775807 ELSE max(last_pos) END
+    FROM _scope_span WHERE root_pid = $pid AND ($trace IS NULL OR trace_id = $trace)
+  )
+-- Walked as tree_calls.sql walks: the images by tree_node.pos, each one's
+-- calls as a range of call_process.
+SELECT t.exec_id, c.call_id, COALESCE(c.syscall, '#' || c.code) AS syscall, c.args,
+       c.retval, c.errno, c.errno_name, c.unpaired
+FROM tree_node AS t
+JOIN call AS c
+  ON c.process_id = t.process_id AND c.call_id >= t.calls_from AND c.call_id < t.calls_to
+WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
+  AND ($trace IS NULL OR t.trace_id = $trace)
+  AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))
+ORDER BY t.pos, c.call_id;
