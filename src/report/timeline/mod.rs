@@ -2,9 +2,9 @@
 //! Trace Event file ([`chrome`], for ui.perfetto.dev, chrome://tracing,
 //! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`]). Both are written as the
 //! rows of `queries/timeline_*.sql` come from SQLite, never held whole in
-//! memory: what is kept is per process (track names), per thread (its OS
-//! id, for `--calls`) or per step of the critical path
-//! (`queries/critical_path.sql`), never per call.
+//! memory: what is kept is per process (track names, the lifetimes the
+//! critical path walks), per thread (its OS id, for `--calls`), per file
+//! flow or per step of the critical path, never per call.
 //!
 //! The critical path is found per trace (each trace is its own build) and
 //! highlighted in both formats; `kt2sql stats` prints it as text. The
