@@ -98,6 +98,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/timeline_forks.sql"),
     ),
     (
+        "timeline_lifetimes.sql",
+        include_str!("../../queries/timeline_lifetimes.sql"),
+    ),
+    (
         "timeline_rows.sql",
         include_str!("../../queries/timeline_rows.sql"),
     ),

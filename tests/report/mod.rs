@@ -435,7 +435,7 @@ fn every_pid_scope_comes_from_the_scope_view() {
         assert!(!q.sql.contains("process_descendant"), "{}", q.file);
         scoped += 1;
     }
-    assert_eq!(scoped, 25);
+    assert_eq!(scoped, 26);
 }
 
 /// `process_descendant` is the transitive closure of `process.parent_id`

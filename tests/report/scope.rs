@@ -187,7 +187,7 @@ fn steps(conn: &Connection, name: &str, pid: Option<i64>) -> i64 {
 
 /// The canned queries of the reports that take `-p` whose cost follows the
 /// process tree (`tree`, `tree -v`, the calls, forks, rows, slices,
-/// threads and tracks of `timeline`) or the subtree's lookups (`files`,
+/// threads, tracks and lifetimes of `timeline`) or the subtree's lookups (`files`,
 /// `files -v`, `inputs`, `outputs` and `graph`, through the index
 /// namei_process;
 /// `inputs` then seeks the writes of those paths, not their reads;
@@ -213,6 +213,7 @@ const PROPORTIONAL: &[&str] = &[
     "timeline_rows",
     "timeline_slices",
     "timeline_tracks",
+    "timeline_lifetimes",
     "timeline_flows",
     "critical_path",
     "files",

@@ -34,8 +34,10 @@ use std::io::Write;
 
 use rusqlite::Connection;
 
+use super::critical::Lifetimes;
+use super::flows::{self, Flow};
 use super::tracks::Tracks;
-use super::{critical_path, each_slice, extents, int, on_path, out_err, slice, Options, Step};
+use super::{each_slice, int, on_path, out_err, slice, Options, Step};
 use crate::json::Obj;
 use crate::report::{each, Cell};
 use crate::text::{is_utf8, Digits};
@@ -93,10 +95,10 @@ pub fn micros(ns: i64, origin: i64) -> String {
 
 /// Write the Chrome Trace Event JSON of `opts` to `out`.
 pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
-    let ext = extents(conn, opts.scope)?;
-    let origin = ext.iter().map(|e| e.start_ts).min().unwrap_or(0);
-    let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
-    let steps = critical_path(conn, opts.scope, &traces)?;
+    let lifetimes = Lifetimes::load(conn, opts.scope)?;
+    let origin = lifetimes.origin();
+    let flows = flows::load(conn, opts)?;
+    let steps = lifetimes.critical_path(&lifetimes.traces(), &flows);
     writeln!(
         out,
         "{{\"otherData\":{{\"generator\":\"kt2sql\",\"origin_ns\":{origin}}},\
@@ -113,7 +115,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     build_track(&mut ev, &steps)?;
     let named = slices(conn, opts, &mut ev, &lives, &on_path(&steps))?;
     forks(conn, opts, &mut ev, &lives)?;
-    file_flows(conn, opts, &mut ev, &lives)?;
+    file_flows(&flows, &mut ev, &lives)?;
     counter(conn, opts, &mut ev)?;
     if opts.calls {
         super::calls::write(conn, opts, &mut ev, &lives)?;
@@ -311,33 +313,30 @@ fn forks(
 
 /// A flow arrow per producer → consumer file flow: from the producer's
 /// slice at its write to the consumer's slice at its read.
-fn file_flows(
-    conn: &Connection,
-    opts: &Options,
-    ev: &mut Events<'_>,
-    lives: &Tracks,
-) -> Result<(), Error> {
-    each(conn, "timeline_flows", &opts.params(), |r| {
-        let id = int(&r[0]);
-        let path = r[1].to_bytes().into_owned();
-        let producer = lives.of(int(&r[10]), int(&r[3]));
-        let consumer = lives.of(int(&r[11]), int(&r[7]));
-        for (ph, pid, tid, ts) in [("s", producer, &r[4], &r[5]), ("f", consumer, &r[8], &r[9])] {
+fn file_flows(flows: &[Flow], ev: &mut Events<'_>, lives: &Tracks) -> Result<(), Error> {
+    for f in flows {
+        let producer = lives.of(f.producer_process, f.producer_pid);
+        let consumer = lives.of(f.consumer_process, f.consumer_pid);
+        let ends = [
+            ("s", producer, f.producer_tid, f.write_ts),
+            ("f", consumer, f.consumer_tid, f.read_ts),
+        ];
+        for (ph, pid, tid, ts) in ends {
             ev.event(|o, origin| {
-                o.bytes("name", &path)
+                o.bytes("name", &f.path)
                     .str("cat", "file")
                     .str("ph", ph)
-                    .int("id", id)
-                    .raw("ts", &micros(int(ts), origin))
+                    .int("id", f.id)
+                    .raw("ts", &micros(ts, origin))
                     .int("pid", pid)
-                    .int("tid", int(tid));
+                    .int("tid", tid);
                 if ph == "f" {
                     o.str("bp", "e");
                 }
             })?;
         }
-        Ok(())
-    })
+    }
+    Ok(())
 }
 
 /// The running-processes counter on track 0.

@@ -20,8 +20,10 @@ use std::io::Write;
 
 use rusqlite::Connection;
 
+use super::critical::Lifetimes;
+use super::flows::{self, Flow};
 use super::fold::{self, Fold};
-use super::{critical_path, each_slice, extents, int, out_err, slice, Options, Step};
+use super::{each_slice, extents, int, out_err, slice, Options, Step};
 use crate::report::each;
 use crate::report::stats::duration;
 use crate::text::vis;
@@ -114,7 +116,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     let commands: i64 = ext.iter().map(|e| e.commands).sum();
     let fold = fold::plan(conn, opts, usize::try_from(commands).unwrap_or(0))?;
     let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
-    let steps = critical_path(conn, opts.scope, &traces)?;
+    let flows = flows::load(conn, opts)?;
+    let steps = Lifetimes::load(conn, opts.scope)?.critical_path(&traces, &flows);
     let note = fold.folded > 0;
     let sc = Scale {
         start,
@@ -152,7 +155,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     strip(conn, opts, out, &sc, end)?;
     axis(out, &sc, end, height)?;
     let (drawn, row_of) = command_rows(conn, opts, out, &sc, &steps, &fold)?;
-    file_lines(conn, opts, out, &sc, &row_of)?;
+    file_lines(&flows, out, &sc, &row_of)?;
     path_line(out, &sc, &steps, &drawn)?;
     w(out, "</svg>\n".into())?;
     Ok(fold)
@@ -371,25 +374,25 @@ fn end_run(out: &mut dyn Write, run: &Run, fold: &Fold) -> Result<(), Error> {
 /// A thin line per producer → consumer file flow, from the producer's row
 /// at its write to the consumer's row at its read.
 fn file_lines(
-    conn: &Connection,
-    opts: &Options,
+    flows: &[Flow],
     out: &mut dyn Write,
     sc: &Scale,
     row_of: &Drawn<i64>,
 ) -> Result<(), Error> {
-    each(conn, "timeline_flows", &opts.params(), |r| {
-        let (Some(ya), Some(yb)) = (row_of.get(&int(&r[2])), row_of.get(&int(&r[6]))) else {
-            return Ok(());
+    for f in flows {
+        let (Some(ya), Some(yb)) = (row_of.get(&f.producer_id), row_of.get(&f.consumer_id)) else {
+            continue;
         };
-        let (xa, xb) = (sc.x(int(&r[5])), sc.x(int(&r[9])));
+        let (xa, xb) = (sc.x(f.write_ts), sc.x(f.read_ts));
         writeln!(
             out,
             "<line class=\"file\" x1=\"{xa:.2}\" y1=\"{ya:.1}\" x2=\"{xb:.2}\" y2=\"{yb:.1}\" \
              stroke=\"#555\" stroke-width=\"0.4\"><title>{}</title></line>",
-            xml(&r[1].to_bytes())
+            xml(&f.path)
         )
-        .map_err(out_err)
-    })
+        .map_err(out_err)?;
+    }
+    Ok(())
 }
 
 /// The red line from each critical step's end to the next one's start.
