@@ -54,18 +54,27 @@ WITH kinds (kind) AS (
   WHERE p.parent_id IS NULL AND 'read-outside' IN (SELECT kind FROM kinds) AND $allow IS NOT NULL
     AND EXISTS (SELECT 1 FROM call AS c WHERE c.process_id = p.process_id
                 AND c.syscall = 'ktrace' AND c.ts IS NULL)
+), reads AS (
+  -- The reads the read-outside check looks at: none without $allow (the
+  -- branch whose test on the parameters fails is skipped before it reads
+  -- a row); without $pid one pass over the lookups, with it the
+  -- subtree's own through the index namei_process.
+  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+  SELECT trace_id, path_id, command_id, ts, "offset" FROM build_access
+  WHERE $allow IS NOT NULL AND $pid IS NULL
+    AND access IN (SELECT access FROM _access_class WHERE effect = 'read') AND effect = 'read'
+    AND ($trace IS NULL OR trace_id = $trace)
+  UNION ALL
+  SELECT trace_id, path_id, command_id, ts, "offset" FROM build_access
+  WHERE $allow IS NOT NULL AND $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
+    AND access IN (SELECT access FROM _access_class WHERE effect = 'read') AND effect = 'read'
 ), first AS (
   -- Each path's first read, the tracer's left out.
   SELECT trace_id, path_id, command_id, ts, "offset"
   FROM (SELECT trace_id, path_id, command_id, ts, "offset",
                row_number() OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS n
-        FROM build_access
-        -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-        WHERE access IN (SELECT access FROM _access_class WHERE effect = 'read')
-          AND effect = 'read' AND EXISTS (SELECT 1 FROM allowed)
-          AND command_id NOT IN (SELECT exec_id FROM tracer)
-          AND ($trace IS NULL OR trace_id = $trace)
-          AND ($pid IS NULL OR process_id IN (SELECT process_id FROM member)))
+        FROM reads
+        WHERE EXISTS (SELECT 1 FROM allowed) AND command_id NOT IN (SELECT exec_id FROM tracer))
   WHERE n = 1
 ), outside AS (
   SELECT f.trace_id, f.command_id, f.ts, pa.path

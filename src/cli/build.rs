@@ -184,6 +184,11 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         let mut render = report::Render::new(&mut out, format);
         let mut tally = report::lint::Tally::new(&mut render, format != Rows::Table);
         let q = report::query("lint").ok_or("queries/lint.sql is missing")?;
+        // -p: the hazard rules over the paths the subtree looked up only
+        // (the same rows as the whole build's, filtered).
+        if let Some(pid) = a.subtree.pid {
+            conn.in_temp(|c| report::lint_scope::scope_hazards(c, pid, a.trace.id))?;
+        }
         report::stream(
             &conn,
             q.sql,
@@ -191,6 +196,9 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
             "running queries/lint.sql",
             &mut tally,
         )?;
+        if a.subtree.pid.is_some() {
+            conn.in_temp(report::lint_scope::unscope_hazards)?;
+        }
         let counts = tally.counts().to_vec();
         std::io::Write::flush(&mut out)?;
         counts

@@ -6,6 +6,7 @@
 //! named as one, to be imported first.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OpenFlags};
@@ -26,6 +27,23 @@ pub struct Database {
     pub path: PathBuf,
     /// What the guard refused last ([`guard::refused`]).
     pub(super) refused: Arc<Mutex<Option<String>>>,
+    /// Set while the guard lets statements change the temporary schema
+    /// ([`Database::in_temp`]).
+    temp: Arc<AtomicBool>,
+}
+
+impl Database {
+    /// Run `f` with the guard lifted for the connection's temporary schema
+    /// only: the statements it prepares may create, fill and drop
+    /// temporary tables and views, which live and die with this
+    /// connection; the database stays read-only. For a report's own
+    /// statements, never for SQL a user gave.
+    pub fn in_temp<T>(&self, f: impl FnOnce(&Connection) -> Result<T, Error>) -> Result<T, Error> {
+        self.temp.store(true, Ordering::Relaxed);
+        let out = f(&self.conn);
+        self.temp.store(false, Ordering::Relaxed);
+        out
+    }
 }
 
 impl std::ops::Deref for Database {
@@ -83,10 +101,12 @@ pub fn open(db: &Path) -> Result<Database, Error> {
             "has no report views (imported by an older kt2sql); import the trace again".into(),
         ));
     }
-    let refused = guard::install(&conn);
+    let temp = Arc::new(AtomicBool::new(false));
+    let refused = guard::install(&conn, Arc::clone(&temp));
     Ok(Database {
         conn,
         path: db.to_owned(),
         refused,
+        temp,
     })
 }

@@ -3,8 +3,12 @@
 //! `VACUUM INTO` (a new file), `ATTACH`, temporary tables or PRAGMAs that
 //! change the connection; SQLite's authorizer, set here, refuses all of
 //! them while each statement is prepared, before anything runs, and
-//! remembers what it refused so the error can say.
+//! remembers what it refused so the error can say. Only a report's own
+//! code may lift it, for the connection's temporary schema alone
+//! ([`super::Database::in_temp`]: `lint -p` runs the hazard rules over a
+//! subtree's paths there); never for SQL a user gave.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
@@ -36,13 +40,19 @@ const ACTING_PRAGMAS: &[&str] = &[
 ];
 
 /// Install the authorizer on `conn`; what it last refused goes to the
-/// returned slot (taken by [`refused`]).
-pub fn install(conn: &Connection) -> Arc<Mutex<Option<String>>> {
+/// returned slot (taken by [`refused`]). While `temp` is set, anything
+/// done to the connection's temporary schema is allowed too (creating,
+/// filling and dropping its tables and views); the database itself stays
+/// read-only.
+pub fn install(conn: &Connection, temp: Arc<AtomicBool>) -> Arc<Mutex<Option<String>>> {
     let slot = Arc::new(Mutex::new(None));
     let seen = Arc::clone(&slot);
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
         match verdict(&ctx.action) {
             Ok(()) => Authorization::Allow,
+            Err(_) if ctx.database_name == Some("temp") && temp.load(Ordering::Relaxed) => {
+                Authorization::Allow
+            }
             Err(what) => {
                 // The first refusal names the statement; SQLite may go on
                 // asking about its parts.
@@ -128,7 +138,7 @@ mod tests {
     fn try_sql(sql: &str) -> Result<(), String> {
         let conn = Connection::open_in_memory().unwrap();
         conn.execute_batch("CREATE TABLE t (a)").unwrap();
-        let slot = install(&conn);
+        let slot = install(&conn, Arc::new(AtomicBool::new(false)));
         let verdict = match conn.prepare(sql) {
             Ok(_) => Ok(()),
             Err(e) => Err(refused(&slot).unwrap_or_else(|| e.to_string())),
@@ -163,5 +173,33 @@ mod tests {
             let got = try_sql(bad).unwrap_err();
             assert!(got.contains(says), "{bad}: {got}");
         }
+    }
+
+    #[test]
+    fn the_temporary_schema_only_while_lifted() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE t (a)").unwrap();
+        let temp = Arc::new(AtomicBool::new(false));
+        let slot = install(&conn, Arc::clone(&temp));
+        let temp_ddl = "CREATE TEMP TABLE x AS SELECT a FROM t";
+        assert!(conn.execute_batch(temp_ddl).is_err());
+        assert!(refused(&slot).unwrap().contains("a schema change"));
+        temp.store(true, Ordering::Relaxed);
+        conn.execute_batch(temp_ddl).unwrap();
+        conn.execute_batch("CREATE TEMP VIEW v AS SELECT a FROM x; INSERT INTO x VALUES (1)")
+            .unwrap();
+        // Lifted for the temporary schema only.
+        for bad in [
+            "INSERT INTO t VALUES (1)",
+            "CREATE TABLE main.u (a)",
+            "DROP TABLE t",
+        ] {
+            assert!(conn.execute_batch(bad).is_err(), "{bad}");
+        }
+        conn.execute_batch("DROP VIEW v; DROP TABLE x").unwrap();
+        temp.store(false, Ordering::Relaxed);
+        assert!(conn
+            .execute_batch("CREATE TEMP VIEW w AS SELECT 1")
+            .is_err());
     }
 }

@@ -3,6 +3,7 @@
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
 //! (the build as DOT, streamed), [`lint`] (its rows counted by kind),
+//! [`lint_scope`] (`lint -p`: the hazard rules over the subtree's paths),
 //! [`deps`] and [`depfile`] (the rows of `deps` and `rdeps` and their make
 //! rules), [`compile_commands`] (`compile_commands.json`) and [`diff`] (two
 //! builds compared, both read at once and streamed); which programs compile
@@ -21,7 +22,8 @@
 //! - `lookup.rs`: small lookups the commands share (the traces, a pid's
 //!   lifetimes); `schema_text.rs`: the documented schema for `kt2sql schema`.
 //!
-//! It never writes a database, and decodes no trace: the decoder is asked
+//! It never writes a database (`lint -p` makes temporary views that live
+//! and die with its connection), and decodes no trace: the decoder is asked
 //! only whether a file given as the database is a trace, to say so
 //! (`database.rs`). Every filter is a bound parameter.
 //!
@@ -38,6 +40,7 @@ pub mod graph;
 mod guard;
 mod json;
 pub mod lint;
+pub mod lint_scope;
 pub mod meta;
 pub mod render;
 pub mod result_set;

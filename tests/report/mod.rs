@@ -14,6 +14,7 @@ mod golden;
 mod graph;
 mod lint;
 mod lint_allow;
+mod lint_scope;
 mod real_build;
 mod safety;
 mod scope;
