@@ -177,10 +177,12 @@ impl TextSink for Vec<u8> {
 /// What [`json_str`] writes for each byte, padded to eight bytes, its
 /// length in the last: printable ASCII but `"` and `\` as itself; `\"`,
 /// `\\`, `\n`, `\t`, `\r`, else `\u00XX` for the rest of ASCII; U+FFFD
-/// for a byte that cannot start a UTF-8 character (a continuation byte,
-/// `C0`, `C1`, `F5`..`FF`); length 0 for a lead byte, whose character is
-/// decoded. One table lookup and one store a byte: binary I/O data is
-/// random bytes, where a branch per class was mispredicted most of the time.
+/// for every other byte: what a byte that cannot start a UTF-8 character
+/// (a continuation byte, `C0`, `C1`, `F5`..`FF`) or a lead byte without a
+/// continuation byte after it stands for. A lead byte followed by a
+/// continuation byte ([`starts`]) is decoded instead. One table lookup and
+/// one store a byte: binary I/O data is random bytes, where a branch per
+/// class was mispredicted most of the time.
 const JSON_UNITS: [[u8; 8]; 256] = {
     let mut t = [[0u8; 8]; 256];
     let mut c = 0;
@@ -193,7 +195,6 @@ const JSON_UNITS: [[u8; 8]; 256] = {
             b'\r' => *b"\\r\0\0\0\0\0\x02",
             0x20..=0x7e => [c as u8, 0, 0, 0, 0, 0, 0, 1],
             0..=0x7f => [b'\\', b'u', b'0', b'0', HEX[c >> 4], HEX[c & 0xf], 0, 6],
-            0xc2..=0xf4 => [0; 8],
             _ => [0xef, 0xbf, 0xbd, 0, 0, 0, 0, 3],
         };
         c += 1;
@@ -206,8 +207,8 @@ const JSON_UNITS: [[u8; 8]; 256] = {
 /// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
 /// them. The escaped text is put together in a block on the stack, each
 /// byte's text from [`JSON_UNITS`], and appended a block at a time. This
-/// is most of `dump
-/// --format jsonl`, whose I/O data is binary (`bench/NOTES.md`).
+/// is most of `dump --format jsonl`, whose I/O data is binary
+/// (`bench/NOTES.md`).
 pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
     // Keys, names and paths: nothing to escape, copied whole.
     if json_plain(b) {
@@ -228,60 +229,50 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
             out.push_utf8(&block[..k]);
             k = 0;
         }
-        // Of the next eight bytes, those before the first that can start
-        // a character (both top bits set): each is its unit, with no
-        // branch per byte.
-        if let Some(eight) = b[i..].first_chunk::<8>() {
-            let w = u64::from_le_bytes(*eight);
-            let leads = w & (w << 1) & 0x8080_8080_8080_8080;
-            let run = (leads.trailing_zeros() / 8) as usize;
-            for &c in &eight[..run] {
+        // Eight bytes at a time, each its unit, with no branch per byte;
+        // then, if one of them starts a character (a lead byte followed by
+        // a continuation byte, one in sixteen random bytes), the units from
+        // it on are taken back and it is decoded below. The ninth byte
+        // tells whether the eighth starts one.
+        if let Some(nine) = b[i..].first_chunk::<9>() {
+            let word = |b: &[u8]| b.first_chunk().map_or(0, |&e| u64::from_le_bytes(e));
+            let starts = starts(word(nine), word(&nine[1..]));
+            let mut at = [0usize; 8];
+            for (j, &c) in nine[..8].iter().enumerate() {
+                at[j] = k;
                 let unit = &JSON_UNITS[usize::from(c)];
                 block[k..k + 8].copy_from_slice(unit);
                 k += usize::from(unit[7]);
             }
-            i += run;
-            if run == 8 {
+            if starts == 0 {
+                i += 8;
                 continue;
             }
-        }
-        let unit = &JSON_UNITS[usize::from(b[i])];
-        let n = usize::from(unit[7]);
-        if n != 0 {
+            let run = (starts.trailing_zeros() / 8) as usize;
+            k = at[run];
+            i += run;
+        } else if !(0xc2..=0xf4).contains(&b[i]) || b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80)
+        {
+            // The last eight bytes, one at a time.
+            let unit = &JSON_UNITS[usize::from(b[i])];
             block[k..k + 8].copy_from_slice(unit);
-            k += n;
+            k += usize::from(unit[7]);
             i += 1;
             continue;
         }
-        // A two-byte lead (the most common in binary data) without the
-        // general decoder: valid with a continuation byte after it.
-        if b[i] < 0xe0 {
-            match b.get(i + 1) {
-                Some(&c2) if c2 & 0xc0 == 0x80 => {
-                    if b[i] == 0xc2 && c2 < 0xa0 {
-                        // C1 control.
-                        block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
-                        k += 6;
-                    } else {
-                        block[k..k + 2].copy_from_slice(&b[i..i + 2]);
-                        k += 2;
-                    }
-                    i += 2;
-                }
-                _ => {
-                    block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
-                    k += 3;
-                    i += 1;
-                }
+        // A lead byte with a continuation byte after it. A two-byte lead
+        // (the most common in binary data) without the general decoder.
+        if (0xc2..0xe0).contains(&b[i]) {
+            let c2 = b[i + 1];
+            if b[i] == 0xc2 && c2 < 0xa0 {
+                // C1 control.
+                block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
+                k += 6;
+            } else {
+                block[k..k + 2].copy_from_slice(&b[i..i + 2]);
+                k += 2;
             }
-            continue;
-        }
-        // A longer lead: every UTF-8 sequence has a continuation byte
-        // second (most random bytes after a lead are not one).
-        if b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80) {
-            block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
-            k += 3;
-            i += 1;
+            i += 2;
             continue;
         }
         let (len, ch) = utf8_char(&b[i..]);
@@ -306,6 +297,15 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
     }
     block[k] = b'"';
     out.push_utf8(&block[..k + 1]);
+}
+
+/// The top bit of each byte of `w` that may start a UTF-8 character of
+/// more than one byte: both its top bits set (`C0`..`FF`), and the byte
+/// after it (the same byte of `after`, `w`'s bytes from the second on and
+/// the next) a continuation byte (top bits `10`).
+#[inline]
+fn starts(w: u64, after: u64) -> u64 {
+    w & (w << 1) & after & !(after << 1) & 0x8080_8080_8080_8080
 }
 
 /// Whether `b` is printable ASCII without `"` and `\\`: a JSON string as
