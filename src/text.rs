@@ -208,14 +208,15 @@ const JSON_UNITS: [[u8; 8]; 256] = {
 /// them. The escaped text is put together in a block on the stack, each
 /// byte's text from [`JSON_UNITS`], and appended a block at a time. This
 /// is most of `dump --format jsonl`, whose I/O data is binary
-/// (`bench/NOTES.md`).
-pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
+/// (`bench/NOTES.md`). Returns whether `b` is UTF-8 (nothing replaced), as
+/// [`is_utf8`] would.
+pub fn json_str(out: &mut impl TextSink, b: &[u8]) -> bool {
     // Keys, names and paths: nothing to escape, copied whole.
     if json_plain(b) {
         out.push_ascii(b"\"");
         out.push_ascii(b);
         out.push_ascii(b"\"");
-        return;
+        return true;
     }
     // Room for eight units (`\u` escapes, six bytes each, the last stored
     // as eight) past `BLOCK`.
@@ -224,6 +225,8 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
     block[0] = b'"';
     let mut k = 1;
     let mut i = 0;
+    // Not 0 once a byte has been replaced.
+    let mut replaced = 0;
     while i < b.len() {
         if k > BLOCK {
             out.push_utf8(&block[..k]);
@@ -236,7 +239,11 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         // tells whether the eighth starts one.
         if let Some(nine) = b[i..].first_chunk::<9>() {
             let word = |b: &[u8]| b.first_chunk().map_or(0, |&e| u64::from_le_bytes(e));
-            let starts = starts(word(nine), word(&nine[1..]));
+            let w = word(nine);
+            let starts = starts(w, word(&nine[1..]));
+            // Every byte above ASCII before the first start is replaced.
+            let before = (starts & starts.wrapping_neg()).wrapping_sub(1);
+            replaced |= w & before & 0x8080_8080_8080_8080;
             let mut at = [0usize; 8];
             for (j, &c) in nine[..8].iter().enumerate() {
                 at[j] = k;
@@ -254,6 +261,7 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
         } else if !(0xc2..=0xf4).contains(&b[i]) || b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80)
         {
             // The last eight bytes, one at a time.
+            replaced |= u64::from(b[i] >> 7);
             let unit = &JSON_UNITS[usize::from(b[i])];
             block[k..k + 8].copy_from_slice(unit);
             k += usize::from(unit[7]);
@@ -291,12 +299,14 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
             None => {
                 block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
                 k += 3;
+                replaced = 1;
             }
         }
         i += len;
     }
     block[k] = b'"';
     out.push_utf8(&block[..k + 1]);
+    replaced == 0
 }
 
 /// The top bit of each byte of `w` that may start a UTF-8 character of
@@ -751,7 +761,7 @@ mod tests {
                 .map(|_| alphabet[(next() >> 8) as usize % alphabet.len()])
                 .collect();
             let mut s = String::new();
-            json_str(&mut s, &b);
+            assert_eq!(json_str(&mut s, &b), is_utf8(&b), "{b:02x?}");
             assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
         }
         for text in [
@@ -786,7 +796,7 @@ mod tests {
                 })
                 .collect();
             let mut s = String::new();
-            json_str(&mut s, &b);
+            assert_eq!(json_str(&mut s, &b), is_utf8(&b));
             assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
             let mut v = Vec::new();
             json_str(&mut v, &b);
