@@ -133,11 +133,11 @@ pub trait TextSink {
     fn push_utf8(&mut self, b: &[u8]);
     /// Append text.
     fn push_text(&mut self, s: &str);
-    /// Append the first `n` bytes of `b`, known to be ASCII (numbers put
-    /// together in a fixed-size buffer).
+    /// Append the first `n` (at most eight) bytes of `w`'s, read
+    /// little-endian, known to be ASCII (digits worked out in a register).
     #[inline]
-    fn push_first(&mut self, b: &[u8; 20], n: usize) {
-        self.push_ascii(&b[..n]);
+    fn push_word(&mut self, w: u64, n: usize) {
+        self.push_ascii(&w.to_le_bytes()[..n]);
     }
 }
 
@@ -174,22 +174,24 @@ impl TextSink for Vec<u8> {
     fn push_text(&mut self, s: &str) {
         self.extend_from_slice(s.as_bytes());
     }
-    /// The whole buffer in one copy of a known size (no call to `memcpy`
-    /// for a few digits), then cut back to `n`.
+    /// All eight bytes in one store (no call to `memcpy` for a few
+    /// digits), then cut back to `n`.
     #[inline]
-    fn push_first(&mut self, b: &[u8; 20], n: usize) {
-        self.extend_from_slice(b);
-        self.truncate(self.len() - (b.len() - n));
+    fn push_word(&mut self, w: u64, n: usize) {
+        self.extend_from_slice(&w.to_le_bytes());
+        self.truncate(self.len() - (8 - n));
     }
 }
 
 /// What [`json_str`] writes for each byte, padded to eight bytes, its
 /// length in the last: printable ASCII but `"` and `\` as itself; `\"`,
 /// `\\`, `\n`, `\t`, `\r`, else `\u00XX` for the rest of ASCII; U+FFFD
-/// for a byte that cannot start a UTF-8 character (a continuation byte,
-/// `C0`, `C1`, `F5`..`FF`); length 0 for a lead byte, whose character is
-/// decoded. One table lookup and one store a byte: binary I/O data is
-/// random bytes, where a branch per class was mispredicted most of the time.
+/// for every other byte: what a byte that cannot start a UTF-8 character
+/// (a continuation byte, `C0`, `C1`, `F5`..`FF`) or a lead byte without a
+/// continuation byte after it stands for. A lead byte followed by a
+/// continuation byte ([`starts`]) is decoded instead. One table lookup and
+/// one store a byte: binary I/O data is random bytes, where a branch per
+/// class was mispredicted most of the time.
 const JSON_UNITS: [[u8; 8]; 256] = {
     let mut t = [[0u8; 8]; 256];
     let mut c = 0;
@@ -202,7 +204,6 @@ const JSON_UNITS: [[u8; 8]; 256] = {
             b'\r' => *b"\\r\0\0\0\0\0\x02",
             0x20..=0x7e => [c as u8, 0, 0, 0, 0, 0, 0, 1],
             0..=0x7f => [b'\\', b'u', b'0', b'0', HEX[c >> 4], HEX[c & 0xf], 0, 6],
-            0xc2..=0xf4 => [0; 8],
             _ => [0xef, 0xbf, 0xbd, 0, 0, 0, 0, 3],
         };
         c += 1;
@@ -215,15 +216,16 @@ const JSON_UNITS: [[u8; 8]; 256] = {
 /// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
 /// them. The escaped text is put together in a block on the stack, each
 /// byte's text from [`JSON_UNITS`], and appended a block at a time. This
-/// is most of `dump
-/// --format jsonl`, whose I/O data is binary (`bench/NOTES.md`).
-pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
+/// is most of `dump --format jsonl`, whose I/O data is binary
+/// (`bench/NOTES.md`). Returns whether `b` is UTF-8 (nothing replaced), as
+/// [`is_utf8`] would.
+pub fn json_str(out: &mut impl TextSink, b: &[u8]) -> bool {
     // Keys, names and paths: nothing to escape, copied whole.
     if json_plain(b) {
         out.push_ascii(b"\"");
         out.push_ascii(b);
         out.push_ascii(b"\"");
-        return;
+        return true;
     }
     // Room for eight units (`\u` escapes, six bytes each, the last stored
     // as eight) past `BLOCK`.
@@ -232,65 +234,62 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
     block[0] = b'"';
     let mut k = 1;
     let mut i = 0;
+    // Not 0 once a byte has been replaced.
+    let mut replaced = 0;
     while i < b.len() {
         if k > BLOCK {
             out.push_utf8(&block[..k]);
             k = 0;
         }
-        // Of the next eight bytes, those before the first that can start
-        // a character (both top bits set): each is its unit, with no
-        // branch per byte.
-        if let Some(eight) = b[i..].first_chunk::<8>() {
-            let w = u64::from_le_bytes(*eight);
-            let leads = w & (w << 1) & 0x8080_8080_8080_8080;
-            let run = (leads.trailing_zeros() / 8) as usize;
-            for &c in &eight[..run] {
+        // Eight bytes at a time, each its unit, with no branch per byte;
+        // then, if one of them starts a character (a lead byte followed by
+        // a continuation byte, one in sixteen random bytes), the units from
+        // it on are taken back and it is decoded below. The ninth byte
+        // tells whether the eighth starts one.
+        if let Some(nine) = b[i..].first_chunk::<9>() {
+            let word = |b: &[u8]| b.first_chunk().map_or(0, |&e| u64::from_le_bytes(e));
+            let w = word(nine);
+            let starts = starts(w, word(&nine[1..]));
+            // Every byte above ASCII before the first start is replaced.
+            let before = (starts & starts.wrapping_neg()).wrapping_sub(1);
+            replaced |= w & before & 0x8080_8080_8080_8080;
+            let mut at = [0usize; 8];
+            for (j, &c) in nine[..8].iter().enumerate() {
+                at[j] = k;
                 let unit = &JSON_UNITS[usize::from(c)];
                 block[k..k + 8].copy_from_slice(unit);
                 k += usize::from(unit[7]);
             }
-            i += run;
-            if run == 8 {
+            if starts == 0 {
+                i += 8;
                 continue;
             }
-        }
-        let unit = &JSON_UNITS[usize::from(b[i])];
-        let n = usize::from(unit[7]);
-        if n != 0 {
+            let run = (starts.trailing_zeros() / 8) as usize;
+            k = at[run];
+            i += run;
+        } else if !(0xc2..=0xf4).contains(&b[i]) || b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80)
+        {
+            // The last eight bytes, one at a time.
+            replaced |= u64::from(b[i] >> 7);
+            let unit = &JSON_UNITS[usize::from(b[i])];
             block[k..k + 8].copy_from_slice(unit);
-            k += n;
+            k += usize::from(unit[7]);
             i += 1;
             continue;
         }
-        // A two-byte lead (the most common in binary data) without the
-        // general decoder: valid with a continuation byte after it.
-        if b[i] < 0xe0 {
-            match b.get(i + 1) {
-                Some(&c2) if c2 & 0xc0 == 0x80 => {
-                    if b[i] == 0xc2 && c2 < 0xa0 {
-                        // C1 control.
-                        block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
-                        k += 6;
-                    } else {
-                        block[k..k + 2].copy_from_slice(&b[i..i + 2]);
-                        k += 2;
-                    }
-                    i += 2;
-                }
-                _ => {
-                    block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
-                    k += 3;
-                    i += 1;
-                }
+        // A lead byte with a continuation byte after it. A two-byte lead
+        // (the most common in binary data) without the general decoder.
+        if (0xc2..0xe0).contains(&b[i]) {
+            let c2 = b[i + 1];
+            if b[i] == 0xc2 && c2 < 0xa0 {
+                // C1 control.
+                block[k..k + 6].copy_from_slice(&u_escape(u32::from(c2)));
+                k += 6;
+            } else {
+                block[k..k + 2].copy_from_slice(&b[i..i + 2]);
+                k += 2;
             }
-            continue;
-        }
-        // A longer lead: every UTF-8 sequence has a continuation byte
-        // second (most random bytes after a lead are not one).
-        if b.get(i + 1).is_none_or(|&c2| c2 & 0xc0 != 0x80) {
-            block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
-            k += 3;
-            i += 1;
+            i += 2;
             continue;
         }
         let (len, ch) = utf8_char(&b[i..]);
@@ -309,12 +308,23 @@ pub fn json_str(out: &mut impl TextSink, b: &[u8]) {
             None => {
                 block[k..k + 3].copy_from_slice("\u{fffd}".as_bytes());
                 k += 3;
+                replaced = 1;
             }
         }
         i += len;
     }
     block[k] = b'"';
     out.push_utf8(&block[..k + 1]);
+    replaced == 0
+}
+
+/// The top bit of each byte of `w` that may start a UTF-8 character of
+/// more than one byte: both its top bits set (`C0`..`FF`), and the byte
+/// after it (the same byte of `after`, `w`'s bytes from the second on and
+/// the next) a continuation byte (top bits `10`).
+#[inline]
+fn starts(w: u64, after: u64) -> u64 {
+    w & (w << 1) & after & !(after << 1) & 0x8080_8080_8080_8080
 }
 
 /// Whether `b` is printable ASCII without `"` and `\\`: a JSON string as
@@ -476,61 +486,105 @@ pub fn hex_pair(b: u8) -> [u8; 2] {
     HEX2[usize::from(b)]
 }
 
-/// Append the lower-case hex of `b` to `out`, put together a block at a
-/// time on the stack (the `_hex` twin of `dump`'s binary I/O data).
+/// Append the lower-case hex of `b` to `out` (the `_hex` twin of `dump`'s
+/// binary I/O data), put together a block at a time on the stack: four
+/// bytes at a time worked out in a register ([`hex_digits`]) and stored
+/// whole, the last few from [`hex_pair`].
 pub fn hex_into(out: &mut impl TextSink, b: &[u8]) {
     let mut block = [0u8; 512];
     for chunk in b.chunks(256) {
-        for (d, &c) in block.chunks_exact_mut(2).zip(chunk) {
+        let mut fours = chunk.chunks_exact(4);
+        for (d, four) in block.chunks_exact_mut(8).zip(&mut fours) {
+            let x = hex_digits(four.first_chunk().map_or([0; 4], |&f| f));
+            d.copy_from_slice(&x.to_le_bytes());
+        }
+        let whole = 2 * (chunk.len() - fours.remainder().len());
+        for (d, &c) in block[whole..].chunks_exact_mut(2).zip(fours.remainder()) {
             d.copy_from_slice(&hex_pair(c));
         }
         out.push_ascii(&block[..2 * chunk.len()]);
     }
 }
 
-/// The two decimal digits of 0..100.
-const DECIMAL2: [[u8; 2]; 100] = {
-    let mut t = [[0u8; 2]; 100];
-    let mut n = 0;
-    while n < 100 {
-        t[n] = [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8];
-        n += 1;
-    }
-    t
-};
-
-/// Append `v` in decimal (what `{v}` writes, without the formatter), four
-/// digits at a time (a record of `dump --format jsonl` has ten numbers,
-/// its time nineteen digits). The digits end at the middle of a buffer
-/// twice their greatest width, so a byte sink appends them with one copy
-/// of a known size ([`TextSink::push_first`]).
+/// The lower-case hex of `four`, as ASCII in the bytes of a word read
+/// little-endian (the first byte's two digits lowest): each byte spread
+/// to a 16-bit lane, its high nibble to the lane's low byte and its low
+/// nibble to the high byte, then `0`..`9` or `a`..`f` for all sixteen
+/// nibbles at once (a nibble of 10 or more carries into its byte's top bit
+/// when 0x76 is added).
 #[inline]
-pub fn push_uint(out: &mut impl TextSink, mut v: u64) {
-    const END: usize = 20;
-    let mut buf = [0u8; 2 * END];
-    let mut i = END;
-    while v >= 10_000 {
-        let r = (v % 10_000) as usize;
-        v /= 10_000;
-        i -= 4;
-        buf[i..i + 2].copy_from_slice(&DECIMAL2[r / 100]);
-        buf[i + 2..i + 4].copy_from_slice(&DECIMAL2[r % 100]);
-    }
-    let mut v = v as usize;
-    if v >= 100 {
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DECIMAL2[v % 100]);
-        v /= 100;
-    }
-    if v >= 10 {
-        i -= 2;
-        buf[i..i + 2].copy_from_slice(&DECIMAL2[v]);
+pub fn hex_digits(four: [u8; 4]) -> u64 {
+    const NIBBLES: u64 = 0x000f_000f_000f_000f;
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let x = u64::from(u32::from_le_bytes(four));
+    let x = (x | x << 16) & 0x0000_ffff_0000_ffff;
+    let x = (x | x << 8) & 0x00ff_00ff_00ff_00ff;
+    let n = (x >> 4) & NIBBLES | (x & NIBBLES) << 8;
+    let letters = ((n + 0x76 * ONES) >> 7) & ONES;
+    n + 0x30 * ONES + letters * (b'a' - b'0' - 10) as u64
+}
+
+/// Append `v` in decimal (what `{v}` writes, without the formatter), eight
+/// digits at a time worked out in a register and appended with one store
+/// (a record of `dump --format jsonl` has ten numbers, its time nineteen
+/// digits). Never read back from memory: digits stored a few bytes at a
+/// time and then copied out whole stalled the copy (`bench/NOTES.md`).
+#[inline]
+pub fn push_uint(out: &mut impl TextSink, v: u64) {
+    const ASCII: u64 = 0x3030_3030_3030_3030;
+    const E8: u64 = 100_000_000;
+    // The first chunk: no leading zeros, one digit at least.
+    let (first, rest) = if v < E8 {
+        (v, 0)
+    } else if v < E8 * E8 {
+        (v / E8, 1)
     } else {
-        i -= 1;
-        buf[i] = b'0' + v as u8;
+        (v / (E8 * E8), 2)
+    };
+    let d = eight_digits(first);
+    // The leading zeros are the low bytes that are 0 (seven when `first`
+    // is 0: its last digit is written).
+    let zeros = ((d | 1 << 56).trailing_zeros() / 8) as usize;
+    out.push_word((d | ASCII) >> (8 * zeros), 8 - zeros);
+    if rest == 2 {
+        out.push_word(eight_digits(v / E8 % E8) | ASCII, 8);
     }
-    let digits: &[u8; END] = buf[i..i + END].first_chunk().unwrap_or(&[0; END]);
-    out.push_first(digits, END - i);
+    if rest >= 1 {
+        out.push_word(eight_digits(v % E8) | ASCII, 8);
+    }
+}
+
+/// Append `v` in decimal right-aligned in `width` columns (at most eight)
+/// with spaces, as `{v:>width}` writes it; below 10^8 (pids, thread ids)
+/// as [`push_uint`] writes its first digits, the leading zeros spaces.
+#[inline]
+pub fn push_uint_padded(out: &mut impl TextSink, v: u64, width: usize) {
+    const ASCII: u64 = 0x3030_3030_3030_3030;
+    const SPACES: u64 = 0x2020_2020_2020_2020;
+    if v >= 100_000_000 {
+        return push_uint(out, v);
+    }
+    let d = eight_digits(v);
+    let zeros = ((d | 1 << 56).trailing_zeros() / 8) as usize;
+    let lead = (1u64 << (8 * zeros)) - 1;
+    let field = (d | ASCII) & !lead | SPACES & lead;
+    let n = (8 - zeros).max(width.min(8));
+    out.push_word(field >> (8 * (8 - n)), n);
+}
+
+/// The eight decimal digits of `v` (below 10^8, with leading zeros), one
+/// a byte, the first in the lowest byte: the two halves of four digits in
+/// the two 32-bit lanes of a word, then each lane split in two and each
+/// half again, every lane at once (multiplications by reciprocals exact
+/// in these ranges: `x * 10486 >> 20` is `x / 100` below 43 699, `x * 103
+/// >> 10` is `x / 10` below 179, and no product leaves its lane).
+#[inline]
+fn eight_digits(v: u64) -> u64 {
+    let x = (v / 10_000) | ((v % 10_000) << 32);
+    let hundreds = ((x * 10_486) >> 20) & 0x0000_007f_0000_007f;
+    let x = hundreds | (x - hundreds * 100) << 16;
+    let tens = ((x * 103) >> 10) & 0x000f_000f_000f_000f;
+    tens | (x - tens * 10) << 8
 }
 
 /// Append `v` in decimal, `-` first when negative.
@@ -542,19 +596,21 @@ pub fn push_int(out: &mut impl TextSink, v: i64) {
     push_uint(out, v.unsigned_abs());
 }
 
-/// Append `v` in lower-case hex without prefix (what `{v:x}` writes).
-pub fn push_hex(out: &mut impl TextSink, mut v: u64) {
-    let mut buf = [0u8; 16];
-    let mut i = buf.len();
-    loop {
-        i -= 1;
-        buf[i] = HEX[(v & 0xf) as usize];
-        v >>= 4;
-        if v == 0 {
-            break;
-        }
+/// Append `v` in lower-case hex without prefix (what `{v:x}` writes): its
+/// sixteen digits worked out in two registers ([`hex_digits`]), the
+/// leading zeros cut off, appended with a store or two.
+#[inline]
+pub fn push_hex(out: &mut impl TextSink, v: u64) {
+    let [a, b, c, d, e, f, g, h] = v.to_be_bytes();
+    // Digits to write: one at least.
+    let n = (16 - (v | 1).leading_zeros() / 4) as usize;
+    let low = hex_digits([e, f, g, h]);
+    if n > 8 {
+        out.push_word(hex_digits([a, b, c, d]) >> (8 * (16 - n)), n - 8);
+        out.push_word(low, 8);
+    } else {
+        out.push_word(low >> (8 * (8 - n)), n);
     }
-    out.push_ascii(&buf[i..]);
 }
 
 #[cfg(test)]
@@ -741,7 +797,7 @@ mod tests {
                 .map(|_| alphabet[(next() >> 8) as usize % alphabet.len()])
                 .collect();
             let mut s = String::new();
-            json_str(&mut s, &b);
+            assert_eq!(json_str(&mut s, &b), is_utf8(&b), "{b:02x?}");
             assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
         }
         for text in [
@@ -776,7 +832,7 @@ mod tests {
                 })
                 .collect();
             let mut s = String::new();
-            json_str(&mut s, &b);
+            assert_eq!(json_str(&mut s, &b), is_utf8(&b));
             assert_eq!(s, json_str_by_chunks(&b), "{b:02x?}");
             let mut v = Vec::new();
             json_str(&mut v, &b);
@@ -876,9 +932,47 @@ mod tests {
             push_uint(&mut s, v);
             assert_eq!(s, v.to_string());
         }
+        let mut next = xorshift(0xdaa6_6d2b_5c3b_9f4b);
+        for _ in 0..100_000 {
+            let v = next() >> (next() % 64);
+            let mut b = b"x".to_vec();
+            push_hex(&mut b, v);
+            assert_eq!(b, format!("x{v:x}").as_bytes());
+        }
         let bytes: Vec<u8> = (0..=255).collect();
         let want: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         assert_eq!(hex(&bytes), want);
+    }
+
+    #[test]
+    fn padded_numbers_as_the_formatter_writes_them() {
+        let mut next = xorshift(0x1405_7b7e_f767_814f);
+        for _ in 0..20_000 {
+            let v = next() >> (next() % 64);
+            for width in 0..=8 {
+                let mut b = b"x".to_vec();
+                push_uint_padded(&mut b, v, width);
+                assert_eq!(b, format!("x{v:>width$}").as_bytes());
+            }
+        }
+        let mut s = String::new();
+        push_uint_padded(&mut s, 0, 6);
+        assert_eq!(s, "     0");
+    }
+
+    /// Numbers of every width, drawn at random, as `Display` writes them.
+    #[test]
+    fn random_numbers_as_the_formatter_writes_them() {
+        let mut next = xorshift(0x853c_49e6_748f_ea9b);
+        for _ in 0..100_000 {
+            let v = next() >> (next() % 64);
+            let mut b = b"x".to_vec();
+            push_uint(&mut b, v);
+            assert_eq!(b, format!("x{v}").as_bytes());
+            let mut s = String::new();
+            push_int(&mut s, v as i64);
+            assert_eq!(s, (v as i64).to_string());
+        }
     }
 
     #[test]

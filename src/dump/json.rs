@@ -13,7 +13,7 @@
 use crate::json::Int;
 use crate::names::{self, Numbering};
 use crate::record::{Body, IoDir, Record};
-use crate::text::{hex_into, is_utf8, json_plain, json_str, json_text, push_uint, TextSink as _};
+use crate::text::{hex_into, json_plain, json_str, push_uint, TextSink as _};
 
 /// Append `r` as one JSON line (with its newline) to `out`.
 pub fn record(r: &Record<'_>, names: Numbering, out: &mut Vec<u8>) {
@@ -74,11 +74,17 @@ impl Line<'_> {
         self
     }
 
-    /// A string.
+    /// A string with nothing to escape: a name from kt2sql's own tables
+    /// (record types, syscalls, errnos, signals) or digits, copied without
+    /// a check (made in debug builds, as the tests run them, and by
+    /// `names_are_plain` for every name of every table).
     #[inline(always)]
     fn str(&mut self, k: &'static str, v: &str) -> &mut Self {
+        debug_assert!(json_plain(v.as_bytes()), "{v}");
         self.key(k);
-        json_text(self.out, v);
+        self.out.push(b'"');
+        self.out.extend_from_slice(v.as_bytes());
+        self.out.push(b'"');
         self
     }
 
@@ -109,8 +115,7 @@ impl Line<'_> {
     #[inline(always)]
     fn bytes(&mut self, k: &'static str, v: &[u8]) -> &mut Self {
         self.key(k);
-        json_str(self.out, v);
-        if !is_utf8(v) {
+        if !json_str(self.out, v) {
             self.hex(k, v);
         }
         self
@@ -261,5 +266,38 @@ fn bool_str(b: bool) -> &'static str {
         "true"
     } else {
         "false"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// [`Line::str`] copies names without escaping them: every name of
+    /// every table, and every record type's label, has nothing to escape.
+    #[test]
+    fn names_are_plain() {
+        use crate::names::{errno_name, signal_name, syscall_name};
+        for t in [
+            Numbering::FreeBsd,
+            Numbering::NetBsd,
+            Numbering::OpenBsd,
+            Numbering::OpenBsdPre55,
+            Numbering::Darwin,
+        ] {
+            for n in -4..2048 {
+                let names = [
+                    syscall_name(t, n),
+                    errno_name(t, n).map(|(name, _)| name),
+                    signal_name(t, n),
+                ];
+                for name in names.into_iter().flatten() {
+                    assert!(json_plain(name.as_bytes()), "{t:?} {n} {name}");
+                }
+            }
+        }
+        for kind in crate::record::Kind::ALL {
+            assert!(json_plain(kind.label().as_bytes()), "{kind:?}");
+        }
     }
 }

@@ -10,7 +10,9 @@ use std::io::Write as _;
 use crate::decode::abi::{Abi, TimeUnit, Width};
 use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
-use crate::text::{push_hex, push_int, quoted, vis, vis_into, Digits, TextSink as _};
+use crate::text::{
+    push_hex, push_int, push_uint_padded, quoted, vis, vis_into, Digits, TextSink as _,
+};
 
 use super::{args, data};
 
@@ -350,6 +352,9 @@ pub(super) fn hexarg(a: u64, out: &mut Vec<u8>) {
 
 /// `{v:>width}`: `v` in decimal, right-aligned (`width` at most 8).
 fn pad_int(out: &mut Vec<u8>, v: i64, width: usize) {
+    if let Ok(v) = u64::try_from(v) {
+        return push_uint_padded(out, v, width);
+    }
     let mut digits = Digits::default();
     let digits = digits.int(v).as_bytes();
     // The digits right-aligned after eight spaces: one copy.
