@@ -23,11 +23,18 @@ pub fn round_trip(abi: &Abi, recs: &[Record<'static>], junk: bool) -> Vec<u8> {
     w.junk(junk).records(recs.iter().copied());
     let bytes = w.bytes();
     for (i, r) in want.iter_mut().enumerate() {
-        assert_eq!(
-            representable(abi, r).as_ref(),
-            Some(&*r),
-            "{abi}: representable is not idempotent"
-        );
+        // A name of NULs only (EMUL, NAMI, SCTL) decodes to an empty one,
+        // which cannot be written again (an empty payload is damage); what
+        // it decodes to is still checked below.
+        let emptied =
+            matches!(&r.body, Body::Emul(p) | Body::Namei(p) | Body::Sysctl(p) if p.is_empty());
+        if !emptied {
+            assert_eq!(
+                representable(abi, r).as_ref(),
+                Some(&*r),
+                "{abi}: representable is not idempotent"
+            );
+        }
         r.index = i as u64;
         r.offset = w.offsets()[i];
     }
