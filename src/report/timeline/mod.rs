@@ -114,7 +114,7 @@ pub struct Step {
 /// The critical path of each trace in `traces` within `scope`, step by
 /// step in time order, trace after trace, as `queries/critical_path.sql`
 /// gives it (the timeline itself works it out from the flows it reads
-/// anyway: [`critical::path`]).
+/// anyway: [`critical::Lifetimes::critical_path`]).
 pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<Vec<Step>, Error> {
     let mut steps = Vec::new();
     for &trace in traces {
