@@ -21,30 +21,12 @@ only=${BENCH_ONLY:-}
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 
-# A file the build wrote, for `deps` (the one written last).
-target=$("$kt2sql" sql "$db" --format csv \
-    "SELECT path FROM build_file WHERE role = 'output' ORDER BY path DESC LIMIT 1" 2>/dev/null | tail -n +2 || true)
-[ -n "$target" ] || target=/nonexistent
-
-# @DB stands for the database, @TRACE for the trace, @TARGET for a built
-# file; a command without @DB takes the database as its last argument.
-cmds=("tree" "tree -v" "files" "files -a -v" "stats" "timeline" "timeline --format svg"
-    "timeline --calls" "inputs" "outputs" "lint" "deps @DB @TARGET" "graph" "graph --commands"
-    "compile-commands -o @OUT" "dump @TRACE" "dump --format jsonl @TRACE")
-while read -r name; do
-    cmds+=("query @DB $name")
-done < <("$kt2sql" query --list 2>&1 | awk '
-    /^[a-z]/ { if (name != "" && !req) print name; name = $1; req = 0 }
-    /\(required\)/ { req = 1 }
-    END { if (name != "" && !req) print name }')
+# shellcheck source=bench/commands.sh
+source "$(dirname "$0")/commands.sh"
 
 for cmd in "${cmds[@]}"; do
     if [ -n "$only" ] && ! [[ $cmd =~ $only ]]; then continue; fi
-    args=${cmd//@DB/$db}
-    args=${args//@TRACE/$trace}
-    args=${args//@TARGET/$target}
-    args=${args//@OUT/$scratch/out.json}
-    [[ $cmd == *@DB* || $cmd == *@TRACE* ]] || args="$args $db"
+    args=$(expand "$cmd" "$trace" "$scratch/out.json")
     best_cpu="" best_wall="" rss=0 size=0
     for _ in $(seq "$runs"); do
         rm -f "$scratch/out.json"
