@@ -38,7 +38,7 @@ pub struct ImportArgs {
     /// the traces and the database.
     #[arg(required = true, value_name = "TRACE... DB", num_args = 1..)]
     pub paths: Vec<PathBuf>,
-    /// Replace DB if it exists, whatever it is.
+    /// Replace DB if it is a kt2sql database (never a trace or another file).
     #[arg(long, short = 'f', conflicts_with = "append")]
     pub force: bool,
     /// Add the traces to DB, an existing kt2sql database (ids continue),
@@ -243,7 +243,7 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
     if !args.quiet {
         eprintln!("{}", summary_line(&summary));
     }
-    Ok(if summary.data_loss() {
+    Ok(if summary.data_loss() || summary.empty_trace() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

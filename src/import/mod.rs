@@ -169,6 +169,15 @@ impl ImportSummary {
     pub fn data_loss(&self) -> bool {
         self.traces.iter().any(|t| !t.damage.is_empty())
     }
+
+    /// Some trace gave nothing: an empty file among others (a single
+    /// empty trace, or only empty ones, is refused before anything is
+    /// written). Like data loss, the import is not all that was asked for.
+    pub fn empty_trace(&self) -> bool {
+        self.traces
+            .iter()
+            .any(|t| t.size == 0 && t.totals.records == 0)
+    }
 }
 
 /// Import `traces` into the database `db`. On error nothing changes: an

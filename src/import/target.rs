@@ -151,19 +151,31 @@ pub(super) fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
     if meta.is_dir() {
         return Err(refused(db, "is a directory"));
     }
-    match mode {
-        ImportMode::Replace => Ok(false),
-        ImportMode::Create => Err(refused(
+    // Only kt2sql's own databases are ever replaced or appended to: a
+    // trace, or any other file, given where the database goes is someone's
+    // data, whatever the flags say. An empty file holds nothing to lose.
+    match (mode, schema::inspect(db)?) {
+        (_, Existing::Foreign(_)) if crate::decode::Decoder::open(db, None).is_ok() => {
+            Err(refused(
+                db,
+                "is a ktrace file, not a database: the database comes last \
+                 (kt2sql import TRACE... DB); nothing was written",
+            ))
+        }
+        (ImportMode::Replace, Existing::Foreign(_)) if meta.len() == 0 => Ok(false),
+        (_, Existing::Foreign(why)) => Err(refused(
+            db,
+            &format!(
+                "is not a kt2sql database ({why}); kt2sql replaces or appends to its own \
+                 databases only, --force or not"
+            ),
+        )),
+        (ImportMode::Replace, _) => Ok(false),
+        (ImportMode::Create, _) => Err(refused(
             db,
             "already exists; use --force to replace it or --append to add to it",
         )),
-        ImportMode::Append => match schema::inspect(db)? {
-            Existing::Current => Ok(true),
-            Existing::OtherVersion(v) => Err(other_version(db, v)),
-            Existing::Foreign(why) => Err(refused(
-                db,
-                &format!("not a kt2sql database ({why}); will not append to it"),
-            )),
-        },
+        (ImportMode::Append, Existing::Current) => Ok(true),
+        (ImportMode::Append, Existing::OtherVersion(v)) => Err(other_version(db, v)),
     }
 }

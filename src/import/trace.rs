@@ -74,6 +74,15 @@ pub(super) fn check_traces(traces: &[PathBuf], db: &Path, abi: Option<Abi>) -> R
             Err(e) => return Err(e),
         }
     }
+    // Nothing to import at all is a failure, not an empty database: a
+    // `ktrace` that recorded nothing must not pass a script as a success.
+    if traces.iter().all(|t| is_empty_file(t)) {
+        let why = match traces.len() {
+            1 => "empty trace: no records; nothing was imported",
+            _ => "empty trace: no records, nor in the other traces given; nothing was imported",
+        };
+        return Err(refused(&traces[0], why));
+    }
     Ok(())
 }
 

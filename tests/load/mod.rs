@@ -214,7 +214,7 @@ fn an_existing_database_needs_force_or_append() {
 }
 
 #[test]
-fn a_foreign_file_is_never_appended_to_and_replaced_only_with_force() {
+fn a_foreign_file_is_never_replaced_or_appended_to() {
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("t.out");
     fs::write(&trace, open_trace(b"/etc/passwd", b"cat")).unwrap();
@@ -241,10 +241,21 @@ fn a_foreign_file_is_never_appended_to_and_replaced_only_with_force() {
         .unwrap();
     for target in [&text, &other, &newer] {
         let before = fs::read(target).unwrap();
-        for flag in [None, Some("--append")] {
+        let flags: &[Option<&str>] = if target == &newer {
+            &[None, Some("--append")]
+        } else {
+            &[None, Some("--append"), Some("--force")]
+        };
+        for &flag in flags {
             let out = kt2sql().arg(&trace).arg(target).args(flag).assert().code(2);
             let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
             assert!(err.starts_with("kt2sql: error: "), "{err}");
+            if target != &newer {
+                assert!(
+                    err.contains("not a kt2sql database") && err.contains("--force or not"),
+                    "{err}"
+                );
+            }
             assert_eq!(
                 fs::read(target).unwrap(),
                 before,
@@ -253,16 +264,109 @@ fn a_foreign_file_is_never_appended_to_and_replaced_only_with_force() {
             );
         }
     }
+    // kt2sql's own database of another version, and an empty file, hold
+    // nothing --force could destroy.
+    let empty = dir.path().join("empty.db");
+    fs::write(&empty, b"").unwrap();
+    for target in [&newer, &empty] {
+        kt2sql()
+            .arg(&trace)
+            .arg(target)
+            .arg("--force")
+            .arg("-q")
+            .assert()
+            .success();
+        let n: i64 = one(target, "SELECT count(*) FROM trace");
+        assert_eq!(n, 1);
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+/// `kt2sql -f t1.ktrace t2.ktrace` (the database forgotten) or `kt2sql -f
+/// *.ktrace` names a trace where the database goes: it is refused in every
+/// mode, with the order of the arguments, and the trace is left as it was.
+#[test]
+fn a_trace_is_never_taken_for_the_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let (t1, t2) = (dir.path().join("t1.ktrace"), dir.path().join("t2.ktrace"));
+    fs::write(&t1, open_trace(b"/etc/passwd", b"cat")).unwrap();
+    fs::write(&t2, open_trace(b"/etc/group", b"cat")).unwrap();
+    let before = fs::read(&t2).unwrap();
+    for flag in [None, Some("--force"), Some("-f"), Some("--append")] {
+        let out = kt2sql().arg(&t1).arg(&t2).args(flag).assert().code(2);
+        let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+        assert_eq!(
+            err,
+            format!(
+                "kt2sql: error: {}: is a ktrace file, not a database: the database comes \
+                 last (kt2sql import TRACE... DB); nothing was written\n",
+                t2.display()
+            ),
+            "{flag:?}"
+        );
+        assert_eq!(fs::read(&t2).unwrap(), before, "{flag:?}");
+    }
+    assert!(temp_files(dir.path()).is_empty());
+}
+
+/// A trace that recorded nothing is a failure, not an empty database (a
+/// `ktrace` that recorded nothing must not pass a script); among other
+/// traces it is a trace row with no records, a warning and exit 1.
+#[test]
+fn an_empty_trace_is_refused_alone_and_a_warning_among_others() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("empty.out");
+    fs::write(&trace, b"").unwrap();
+    let db = dir.path().join("empty.db");
+    let out = kt2sql().arg(&trace).arg(&db).arg("-q").assert().code(2);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stderr),
+        format!(
+            "kt2sql: error: {}: empty trace: no records; nothing was imported\n",
+            trace.display()
+        )
+    );
+    assert!(!db.exists());
+    assert!(temp_files(dir.path()).is_empty());
+    // Only empty traces: the same.
+    let again = dir.path().join("empty2.out");
+    fs::write(&again, b"").unwrap();
     kt2sql()
         .arg(&trace)
-        .arg(&text)
-        .arg("--force")
+        .arg(&again)
+        .arg(&db)
         .arg("-q")
         .assert()
-        .success();
-    let n: i64 = one(&text, "SELECT count(*) FROM trace");
-    assert_eq!(n, 1);
-    assert!(temp_files(dir.path()).is_empty());
+        .code(2);
+    assert!(!db.exists());
+    // Beside a trace with records: its row, a warning, exit 1.
+    let full = dir.path().join("t.out");
+    fs::write(&full, open_trace(b"/etc/passwd", b"cat")).unwrap();
+    let out = kt2sql()
+        .arg(&full)
+        .arg(&trace)
+        .arg(&db)
+        .arg("-q")
+        .assert()
+        .code(1);
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stderr),
+        format!(
+            "kt2sql: warning: {}: empty trace: no records\n",
+            trace.display()
+        )
+    );
+    let row: (i64, i64, String, i64) = Connection::open(&db)
+        .unwrap()
+        .query_row(
+            "SELECT records, size, dialect, issues FROM trace WHERE trace_id = 2",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(row, (0, 0, "unknown".into(), 1));
+    let kind: String = one(&db, "SELECT kind FROM import_issue WHERE trace_id = 2");
+    assert_eq!(kind, "empty");
 }
 
 #[test]

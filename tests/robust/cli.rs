@@ -157,32 +157,6 @@ fn corruption_in_the_middle_is_skipped_and_strict_refuses_it() {
         .code(0);
 }
 
-#[test]
-fn an_empty_file_gives_a_trace_row_and_a_warning() {
-    let dir = tempfile::tempdir().unwrap();
-    let trace = write(dir.path(), "empty.out", b"");
-    let db = dir.path().join("empty.db");
-    let out = kt2sql().arg(&trace).arg(&db).arg("-q").assert().code(0);
-    assert_eq!(
-        stderr(&out),
-        format!(
-            "kt2sql: warning: {}: empty trace: no records\n",
-            trace.display()
-        )
-    );
-    let row: (i64, i64, String, i64) = Connection::open(&db)
-        .unwrap()
-        .query_row(
-            "SELECT records, size, dialect, issues FROM trace",
-            [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
-        .unwrap();
-    assert_eq!(row, (0, 0, "unknown".into(), 1));
-    let kind: String = one(&db, "SELECT kind FROM import_issue");
-    assert_eq!(kind, "empty");
-}
-
 /// A minimal valid PNG (1×1 pixel).
 fn png() -> Vec<u8> {
     let mut v = b"\x89PNG\r\n\x1a\n".to_vec();
