@@ -205,6 +205,15 @@ fn compose_every_dialect_matches_its_truth() {
     }
 }
 
+/// The committed fixtures, which need no `../shared`.
+#[test]
+fn compose_fixtures_match_their_truth() {
+    for f in crate::util::fixtures::manifest() {
+        let abi = DIALECTS.iter().find(|d| d.0 == f.dialect).unwrap().1;
+        check(&f.dialect, abi, f.seed, &f.args());
+    }
+}
+
 #[test]
 fn compose_truncated_traces_end_in_an_error_at_the_partial_record() {
     require_shared!(python);

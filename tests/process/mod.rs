@@ -259,6 +259,15 @@ fn faithful_traces_match_truth_in_every_dialect() {
     }
 }
 
+/// The committed fixtures, which need no `../shared`: a `--faithful`
+/// trace of every dialect, with and without `--hazards`.
+#[test]
+fn committed_fixtures_match_truth() {
+    for f in crate::util::fixtures::manifest() {
+        check_all(&f.dialect, f.seed, &f.args());
+    }
+}
+
 #[test]
 fn each_kernel_behaviour_matches_truth() {
     crate::require_shared!(python);

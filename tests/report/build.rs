@@ -323,7 +323,15 @@ fn build_views_match_truth_in_every_dialect() {
     crate::require_shared!(python);
     for d in crate::util::COMPOSE_DIALECTS {
         check_build(d, 2, &[]);
-        check_build(d, 7, &["--faithful", "--hazards"]);
+    }
+}
+
+/// The same on the committed fixtures, which need no `../shared`: a
+/// `--faithful` trace of every dialect, with and without `--hazards`.
+#[test]
+fn build_views_match_truth_on_the_committed_fixtures() {
+    for f in crate::util::fixtures::manifest() {
+        check_build(&f.dialect, f.seed, &f.args());
     }
 }
 

@@ -231,6 +231,15 @@ fn reports_match_truth_on_faithful_traces() {
     }
 }
 
+/// The same on the committed fixtures, which need no `../shared`: a
+/// `--faithful` trace of every dialect, with and without `--hazards`.
+#[test]
+fn reports_match_truth_on_the_committed_fixtures() {
+    for f in crate::util::fixtures::manifest() {
+        check_truth(&f.dialect, f.seed, &f.args());
+    }
+}
+
 /// An exec whose RET the kernel lost (a full queue) succeeded when its new
 /// image shows itself: the model infers it (`exec-inferred`), and `files
 /// -p PID` lists its program as a successful lookup of that process, as

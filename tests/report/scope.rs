@@ -43,8 +43,7 @@ fn strings(conn: &Connection, sql: &str, pid: i64) -> BTreeSet<String> {
 
 #[test]
 fn pid_scopes_outputs_lint_and_graph() {
-    crate::require_shared!(python);
-    let im = composed("openbsd-amd64", 7, &["--faithful", "--hazards"]);
+    let im = composed("openbsd-amd64", 4, &["--faithful", "--hazards"]);
     let db = &im.db;
     let conn = Connection::open(db).unwrap();
     let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };

@@ -254,7 +254,7 @@ struct Two {
 fn two_traces(d: &str) -> Two {
     let traces = [
         compose(d, 4, &["--faithful"]),
-        compose(d, 5, &["--faithful"]),
+        compose(d, 4, &["--faithful", "--hazards"]),
     ];
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("two.db");
@@ -312,7 +312,6 @@ fn truth_slices(t: &Value) -> BTreeSet<(i64, i64, String, i64, i64)> {
 
 #[test]
 fn two_traces_sharing_pids_get_their_own_tracks_and_trace_keeps_one() {
-    crate::require_shared!(python);
     for d in COMPOSE_DIALECTS {
         let two = two_traces(d);
         let truths = [&two.traces[0].truth, &two.traces[1].truth];
@@ -373,7 +372,6 @@ fn two_traces_sharing_pids_get_their_own_tracks_and_trace_keeps_one() {
 /// the rows with their ids (`timeline-call-rows`) and maps those itself.
 #[test]
 fn call_slices_are_the_timeline_calls_rows() {
-    crate::require_shared!(python);
     for d in COMPOSE_DIALECTS {
         let two = two_traces(d);
         let conn = report::open(&two.db).unwrap();
@@ -463,7 +461,6 @@ fn truth_build(lv: &Lives) -> (i64, i64, i64, i64) {
 
 #[test]
 fn stats_and_the_critical_slices_are_what_the_truth_implies() {
-    crate::require_shared!(python);
     for d in COMPOSE_DIALECTS {
         let im = composed(d, 4, &["--faithful"]);
         let ctx = format!("{d} seed 4 --faithful");
@@ -685,7 +682,6 @@ fn check_slice_args(db: &Path, events: &[Value], ctx: &str) -> usize {
 
 #[test]
 fn slice_arguments_are_the_databases_command_and_process_rows() {
-    crate::require_shared!(python);
     let mut argv = 0;
     for d in COMPOSE_DIALECTS {
         let im = composed(d, 4, &["--faithful"]);
@@ -703,7 +699,6 @@ fn slice_arguments_are_the_databases_command_and_process_rows() {
 /// in every dialect with `--faithful`; `--top` caps them.
 #[test]
 fn stats_slowest_commands_are_the_truths_longest() {
-    crate::require_shared!(python);
     for d in COMPOSE_DIALECTS {
         let im = composed(d, 4, &["--faithful"]);
         let ctx = format!("{d} seed 4 --faithful");

@@ -1,17 +1,21 @@
 //! Shared test helpers: where `../shared` (real corpus, ktcompose) is and
 //! how to skip without it, golden files with an update switch, running
-//! ktcompose into a temporary directory, and decoding a byte slice fully.
+//! ktcompose into a temporary directory (or taking the committed fixture
+//! made with the same arguments), and decoding a byte slice fully.
 //! The record writer and record generators live in the submodules.
 
 #![allow(dead_code)]
 
 pub mod arb;
 pub mod example_trace;
+pub mod fixtures;
 pub mod records;
-mod skips;
+mod shared;
 pub mod strace_build;
 pub mod truth;
 pub mod writer;
+
+pub use shared::{manifest_dir, shared_dir};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -19,17 +23,6 @@ use std::process::Command;
 
 use kt2sql::decode::{Abi, DecodeError, Decoder};
 use kt2sql::record::Record;
-
-/// The crate's root directory.
-pub fn manifest_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// `../shared` next to the crate, if it is there (with its corpus and tools).
-pub fn shared_dir() -> Option<PathBuf> {
-    let d = manifest_dir().join("../shared");
-    (d.join("corpus").is_dir() && d.join("tools").is_dir()).then(|| d.canonicalize().unwrap_or(d))
-}
 
 /// Whether python3 runs.
 pub fn have_python() -> bool {
@@ -115,21 +108,58 @@ pub fn assert_golden(name: &str, actual: &str) {
 pub struct Composed {
     pub trace: PathBuf,
     pub truth: serde_json::Value,
+    /// The truth as ktcompose wrote it.
+    pub truth_file: PathBuf,
     _dir: tempfile::TempDir,
 }
 
-/// Run `ktcompose.py --dialect D --seed S [extra…]` into a temporary
-/// directory. Call `require_shared!(python)` first.
+/// The trace `ktcompose.py --dialect D --seed S [extra…]` writes: the
+/// committed fixture made with these arguments, or else ktcompose run into
+/// a temporary directory (call `require_shared!(python)` first then).
 pub fn compose(dialect: &str, seed: u64, extra: &[&str]) -> Composed {
-    let shared = shared_dir().expect("../shared");
+    composed_from(dialect, seed, extra, fixtures::find(dialect, seed, extra))
+}
+
+/// Run ktcompose, committed fixture or not. Call `require_shared!(python)` first.
+pub fn ktcompose(dialect: &str, seed: u64, extra: &[&str]) -> Composed {
+    composed_from(dialect, seed, extra, None)
+}
+
+fn composed_from(
+    dialect: &str,
+    seed: u64,
+    extra: &[&str],
+    fixture: Option<fixtures::Fixture>,
+) -> Composed {
     let dir = tempfile::tempdir().unwrap();
-    let (trace, truth) = (dir.path().join("t.out"), dir.path().join("t.json"));
+    let (trace, truth_file) = (dir.path().join("t.out"), dir.path().join("t.json"));
+    match fixture {
+        Some(f) => f.unpack(&trace, &truth_file),
+        None => run_ktcompose(dialect, seed, extra, &trace, &truth_file),
+    }
+    let truth = serde_json::from_slice(&std::fs::read(&truth_file).unwrap()).unwrap();
+    Composed {
+        trace,
+        truth,
+        truth_file,
+        _dir: dir,
+    }
+}
+
+fn run_ktcompose(dialect: &str, seed: u64, extra: &[&str], trace: &Path, truth: &Path) {
+    let shared = shared_dir().unwrap_or_else(|| {
+        panic!(
+            "ktcompose {dialect} {seed} {extra:?}: no fixture in {} has these arguments, \
+             and ../shared is not there (require_shared! skips the test)",
+            fixtures::dir().display()
+        )
+    });
     let out = Command::new("python3")
         .arg(shared.join("tools/ktcompose.py"))
         .args(["--dialect", dialect, "--seed", &seed.to_string(), "-o"])
-        .arg(&trace)
+        .arg(trace)
         .arg("--truth")
-        .arg(&truth)
+        .arg(truth)
         .args(extra)
         .output()
         .expect("run python3 ktcompose.py");
@@ -138,12 +168,6 @@ pub fn compose(dialect: &str, seed: u64, extra: &[&str]) -> Composed {
         "ktcompose {dialect} {seed} {extra:?} failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let truth = serde_json::from_slice(&std::fs::read(&truth).unwrap()).unwrap();
-    Composed {
-        trace,
-        truth,
-        _dir: dir,
-    }
 }
 
 /// Everything one decoder run gives.
