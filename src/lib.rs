@@ -51,6 +51,7 @@ pub mod process;
 pub mod record;
 pub mod report;
 pub mod schema;
+pub mod sink;
 pub mod text;
 
 pub use error::Error;

@@ -5,8 +5,8 @@
 //! type (or its `as`) says whether it is an integer, a fixed string, a
 //! recorded byte string or raw data, and an `Option` says it may be NULL;
 //! a test checks that this agrees with the DDL's NOT NULL. The `trace`
-//! table, written by [`crate::load::trace`], and `tree_node`, written by
-//! [`crate::load::tree_order`], take their forms from the DDL.
+//! table, written by [`crate::sink::trace`], and `tree_node`, written by
+//! [`crate::sink::tree`], take their forms from the DDL.
 //!
 //! Every file adds the trace key (see [`super`]) as its first column, and
 //! a recorded byte string (lossless TEXT-or-BLOB in SQLite) adds a
@@ -20,12 +20,12 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema};
 use rusqlite::Connection;
 
-use crate::load::table::Table;
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, SyscallStatRow, ThreadRow, Unpaired,
 };
 use crate::schema::sql_err;
+use crate::sink::table::Table;
 use crate::Error;
 
 /// The name of the trace key column every file of the dataset starts with.
@@ -215,10 +215,10 @@ macro_rules! form {
 model_tables!(declared_columns);
 
 /// The `trace` columns holding recorded bytes (the file's path and
-/// `--start-dir`, stored losslessly by [`crate::load::trace::start_values`]).
+/// `--start-dir`, stored losslessly by [`crate::sink::trace::start_values`]).
 const TRACE_BYTES: &[&str] = &["path", "start_cwd"];
 
-/// The table of the tree order ([`crate::load::tree_order`]), the last of
+/// The table of the tree order ([`crate::sink::tree`]), the last of
 /// the dataset's: written once a trace's rows are all in, its forms from
 /// the DDL (every column an integer).
 pub const TREE_NODE: &str = "tree_node";

@@ -3,7 +3,7 @@
 //! straight into the column builders of its table (no SQL values between),
 //! stored as [`crate::load`] stores them: the same path ids from the same
 //! [`PathCache`], the same derived columns and encodings
-//! ([`crate::load::value`]), call rows put back into `call_id` order by
+//! ([`crate::sink::value`]), call rows put back into `call_id` order by
 //! the same [`InOrder`] window. A table's columns are handed to the
 //! [`ColumnTarget`] every [`ROWS_PER_BATCH`] rows, in the order of the
 //! dataset's columns ([`TableColumns`]); a target may take the call rows
@@ -14,7 +14,7 @@
 //! tree order ([`order_tree`]) gives the `tree_node` rows from the few
 //! words per process and image gathered as their rows passed.
 //! [`finish_trace`] writes the
-//! `trace` row from the values [`crate::load::trace`] writes to SQLite.
+//! `trace` row from the values of [`crate::sink::trace`], as SQLite has them.
 //!
 //! A column's builder is of the [`Kind`] its declaration gives
 //! ([`super::columns`] derives it from the same field types), so a value
@@ -28,18 +28,18 @@ use rusqlite::types::{Value, ValueRef};
 
 use super::columns::{Kind, TableColumns, TREE_NODE};
 use super::TraceFiles;
-use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
-use crate::load::reorder::{HeldCall, InOrder};
-use crate::load::table::Table;
-use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
-use crate::load::tree_order::{order_tree, TreeImage, TreeNode, TreeProcess};
-use crate::load::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
-};
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
+use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
+use crate::sink::table::Table;
+use crate::sink::trace::{end_values, start_values, TraceEnd, TraceStart};
+use crate::sink::tree::{order_tree, TreeImage, TreeNode, TreeProcess};
+use crate::sink::value::{
+    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
+};
+use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
 /// The `trace_id` of every trace imported straight into a dataset: the id

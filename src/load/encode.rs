@@ -16,22 +16,19 @@
 //! (or its `as`) says, so no field can be dropped or put under another
 //! column.
 
-use std::hash::BuildHasher;
-
-use foldhash::{HashMap, HashMapExt};
-
 use rusqlite::types::ValueRef;
 
-use super::reorder::{HeldCall, InOrder};
-use super::table::{Table, TABLE_COUNT};
-use super::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
-};
-use crate::names::Numbering;
 use crate::process::rows::{
     model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
     ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
 };
+use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
+use crate::sink::table::{Table, TABLE_COUNT};
+use crate::sink::value::{
+    bytes_value, call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args,
+    AsciiOut,
+};
+use crate::sink::{PathCache, TraceContext};
 
 /// One SQL value of a row. Like rusqlite's `ValueRef`, but text and blobs
 /// are where they lie in their batch's [`Batch::bytes`], and the many fixed
@@ -103,16 +100,6 @@ pub struct Batch {
     pub rows: usize,
 }
 
-/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
-/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
-/// means "not UTF-8").
-pub fn bytes_value(b: &[u8]) -> ValueRef<'_> {
-    match std::str::from_utf8(b) {
-        Ok(_) => ValueRef::Text(b),
-        Err(_) => ValueRef::Blob(b),
-    }
-}
-
 /// The end of a batch's [`Batch::bytes`], where values are written.
 struct Bytes<'b>(&'b mut Vec<u8>);
 
@@ -151,99 +138,6 @@ impl AsciiOut for Bytes<'_> {
     }
 }
 
-/// Interned paths: bytes → `path_id`, for every path in the database.
-///
-/// A path is known by two 64-bit hashes of its bytes under seeds drawn per
-/// import, not by its bytes: 16 bytes a path however long, where the bytes
-/// themselves made 2 M distinct paths cost 220 MB (issue #12). The first
-/// hash is the key; the value packs the id with 24 bits of the second, so
-/// a path whose first hash collides with another's is told apart and kept
-/// in `collided` under both hashes in full. Two paths share an id only if
-/// 88 bits collide: odds about n²/2⁸⁹ (10⁻¹⁴ at 2 M paths), and a trace
-/// cannot aim at random seeds.
-#[derive(Debug)]
-pub struct PathCache {
-    ids: HashMap<u64, u64>,
-    collided: HashMap<[u64; 2], i64>,
-    seeds: [foldhash::quality::RandomState; 2],
-    /// The next id to give.
-    pub(super) next: i64,
-    pub(super) added: i64,
-}
-
-impl Default for PathCache {
-    /// An empty cache for a fresh database: ids from 1.
-    fn default() -> Self {
-        PathCache {
-            ids: HashMap::new(),
-            collided: HashMap::new(),
-            seeds: Default::default(),
-            next: 1,
-            added: 0,
-        }
-    }
-}
-
-impl PathCache {
-    /// Paths added since this cache was made.
-    pub fn added(&self) -> i64 {
-        self.added
-    }
-
-    /// The id of `path`, and whether it is new: given the next id now.
-    pub fn intern(&mut self, path: &[u8]) -> (i64, bool) {
-        if let Some(id) = self.get(path) {
-            return (id, false);
-        }
-        let id = self.next;
-        self.next += 1;
-        self.added += 1;
-        self.insert(path, id);
-        (id, true)
-    }
-
-    /// The id of `path`, if it has one.
-    pub(super) fn get(&self, path: &[u8]) -> Option<i64> {
-        let [a, b] = self.hashes(path);
-        match self.ids.get(&a) {
-            Some(&v) if v & FP_MASK == b & FP_MASK => Some((v >> FP_BITS) as i64),
-            _ => self.collided.get(&[a, b]).copied(),
-        }
-    }
-
-    /// Give `path` the id `id`.
-    pub(super) fn insert(&mut self, path: &[u8], id: i64) {
-        let [a, b] = self.hashes(path);
-        let packs = (0..1 << (64 - FP_BITS)).contains(&id);
-        if packs && !self.ids.contains_key(&a) {
-            self.ids.insert(a, (id as u64) << FP_BITS | (b & FP_MASK));
-        } else {
-            self.collided.insert([a, b], id);
-        }
-    }
-
-    fn hashes(&self, path: &[u8]) -> [u64; 2] {
-        [self.seeds[0].hash_one(path), self.seeds[1].hash_one(path)]
-    }
-}
-
-/// Bits of a path's second hash kept next to its id in [`PathCache`]; ids
-/// below 2⁴⁰ pack, larger ones (never given, only read by `--append`) go
-/// to `collided`.
-const FP_BITS: u32 = 24;
-const FP_MASK: u64 = (1 << FP_BITS) - 1;
-
-/// What every row of one trace shares.
-#[derive(Debug, Clone, Copy)]
-pub struct TraceContext {
-    /// `trace.trace_id`.
-    pub trace_id: i64,
-    /// Register width, for signed arguments.
-    pub word_bits: u32,
-    /// errno names.
-    pub names: Numbering,
-}
-
 /// Where full batches go.
 pub trait BatchTarget {
     /// Why a batch could not be taken.
@@ -273,11 +167,6 @@ impl Batch {
         self.rows = 0;
     }
 }
-
-/// Call rows held to be written in `call_id` order: well above how late a
-/// call finishes behind others in the benchmark's 8-job builds (< 1 024
-/// ids), and 2.6 MB of cells.
-pub const CALL_WINDOW: usize = 4096;
 
 /// The encoding [`Sink`]: rows in, batches out to its target.
 pub struct Encoder<'p, T> {
@@ -617,37 +506,3 @@ macro_rules! take {
 }
 
 model_tables!(encode_rows);
-
-#[cfg(test)]
-mod tests {
-    use super::PathCache;
-
-    #[test]
-    fn path_cache_gives_each_path_its_own_id() {
-        let mut cache = PathCache::default();
-        let paths: Vec<Vec<u8>> = (0..10_000)
-            .map(|i| format!("/usr/src/f{i}.c").into_bytes())
-            .collect();
-        for (id, p) in (1..).zip(&paths) {
-            assert_eq!(cache.get(p), None);
-            cache.insert(p, id);
-        }
-        for (id, p) in (1..).zip(&paths) {
-            assert_eq!(cache.get(p), Some(id));
-        }
-        assert_eq!(cache.get(b"/usr/src/f10000.c"), None);
-    }
-
-    #[test]
-    fn path_cache_keeps_ids_too_large_to_pack() {
-        // An --append database may hold any id; past 2^40 it cannot share
-        // a word with the hash check and is kept in full.
-        let mut cache = PathCache::default();
-        let big = 1_i64 << 50;
-        cache.insert(b"/etc/passwd", big);
-        cache.insert(b"/etc/group", 7);
-        assert_eq!(cache.get(b"/etc/passwd"), Some(big));
-        assert_eq!(cache.get(b"/etc/group"), Some(7));
-        assert_eq!(cache.collided.len(), 1);
-    }
-}

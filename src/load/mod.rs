@@ -17,11 +17,8 @@
 
 pub mod encode;
 pub mod fingerprint;
-pub(crate) mod reorder;
-pub mod table;
 pub mod trace;
 pub mod tree_order;
-pub mod value;
 pub mod writer;
 
 use rusqlite::types::ValueRef;
@@ -29,10 +26,12 @@ use rusqlite::Connection;
 
 use crate::process::rows::IdBase;
 use crate::schema::sql_err;
+use crate::sink::table;
+pub use crate::sink::trace::{TraceEnd, TraceStart};
+pub use crate::sink::PathCache;
 use crate::Error;
 use encode::Encoder;
-pub use encode::PathCache;
-pub use trace::{begin_trace, end_trace, same_file, TraceEnd, TraceStart};
+pub use trace::{begin_trace, end_trace, same_file};
 use writer::Writer;
 
 impl PathCache {

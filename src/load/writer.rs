@@ -23,8 +23,8 @@ use rusqlite::types::ToSqlOutput;
 use rusqlite::{CachedStatement, Connection, ToSql};
 
 use super::encode::{Batch, BatchTarget, SqlValue};
-use super::table::Table;
 use crate::schema::sql_err;
+use crate::sink::table::Table;
 use crate::Error;
 
 /// Rows per multi-row INSERT.

@@ -20,7 +20,7 @@ pub use super::vocab::{Access, End, IssueKind, Resolution, Severity, Unpaired};
 /// encoder's path cache) or `sqlite`.
 ///
 /// Every use of the list is a macro `model_tables!` hands it to: the row
-/// structs, [`Sink`] and [`IdBase`] here, `load::table::Table`, the
+/// structs, [`Sink`] and [`IdBase`] here, `sink::table::Table`, the
 /// encoder's values and the spill form of a row the model keeps live
 /// (`spilled: yes`). A new column is its line here, its DDL and comment
 /// in `schema/` (with a new schema version), and the code that decides its

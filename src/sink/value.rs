@@ -4,9 +4,21 @@
 //! One helper per encoding, so every column of a kind is stored the same
 //! way by both sinks, the database's encoder and the dataset's columns.
 
+use rusqlite::types::ValueRef;
+
 use crate::names::{errno_name, Numbering};
 use crate::process::rows::CallRow;
 use crate::text::json_str;
+
+/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
+/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
+/// means "not UTF-8").
+pub fn bytes_value(b: &[u8]) -> ValueRef<'_> {
+    match std::str::from_utf8(b) {
+        Ok(_) => ValueRef::Text(b),
+        Err(_) => ValueRef::Blob(b),
+    }
+}
 
 /// `a\0b\0` → `["a","b"]`; `None` when a string is not UTF-8.
 pub fn json_string_list(b: &[u8]) -> Option<String> {

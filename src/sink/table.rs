@@ -2,7 +2,7 @@
 //! [`model_tables!`](crate::process::rows) declares them: their names,
 //! their columns in value order, and whether their first column is their
 //! INTEGER PRIMARY KEY given by kt2sql. The writer builds its INSERTs from
-//! them, [`super::next_ids`] reads the ids to continue from them; a test
+//! them, [`crate::load::next_ids`] reads the ids to continue from them; a test
 //! checks them against `PRAGMA table_info` of the schema.
 
 use crate::process::rows::{model_tables, IdBase};
@@ -24,7 +24,7 @@ macro_rules! tables {
         }
 
         impl Table {
-            /// Every table, in the order of a [`Batch`](super::encode::Batch)'s
+            /// Every table, in the order of a [`Batch`](crate::load::encode::Batch)'s
             /// values.
             pub const ALL: &'static [Table] = &[$(Table::$table),*];
 
