@@ -11,23 +11,24 @@
 //! values are pushed straight into its table's list; a call row waits for
 //! the calls before it as its typed row, and is encoded when released.
 //!
-//! A row's values come from the one declaration of its table
-//! ([`model_tables!`]): every field is a column there, stored as its type
-//! (or its `as`) says, so no field can be dropped or put under another
+//! A row's values are the columns it puts into its [`RowValues`], the
+//! encoder's [`Columns`]: the kit's one visitor of the rows
+//! ([`crate::sink::columns`]), so every field is a column, in the form its
+//! declaration gives, and no field can be dropped or put under another
 //! column.
+
+use std::convert::Infallible;
 
 use rusqlite::types::ValueRef;
 
 use crate::process::rows::{
-    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
-    ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
+    CallRow, EventRow, ExecRow, IssueRow, NameiRow, PathRow, ProcessRow, Sink, SyscallStatRow,
+    ThreadRow,
 };
+use crate::sink::columns::Columns;
 use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
-use crate::sink::table::{Table, TABLE_COUNT};
-use crate::sink::value::{
-    bytes_value, call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args,
-    AsciiOut,
-};
+use crate::sink::table::{Row, Table, TABLE_COUNT};
+use crate::sink::value::{bytes_value, write_args};
 use crate::sink::{PathCache, TraceContext};
 
 /// One SQL value of a row. Like rusqlite's `ValueRef`, but text and blobs
@@ -100,44 +101,6 @@ pub struct Batch {
     pub rows: usize,
 }
 
-/// The end of a batch's [`Batch::bytes`], where values are written.
-struct Bytes<'b>(&'b mut Vec<u8>);
-
-impl Bytes<'_> {
-    /// `b` stored as [`bytes_value`] says.
-    #[inline]
-    fn recorded(&mut self, b: &[u8]) -> SqlValue {
-        match bytes_value(b) {
-            ValueRef::Text(t) => SqlValue::Text(self.put(t)),
-            _ => SqlValue::Blob(self.put(b)),
-        }
-    }
-
-    /// `s` as TEXT.
-    #[inline]
-    fn text(&mut self, s: &str) -> SqlValue {
-        SqlValue::Text(self.put(s.as_bytes()))
-    }
-
-    #[inline]
-    fn put(&mut self, b: &[u8]) -> Span {
-        let start = self.0.len();
-        self.0.extend_from_slice(b);
-        Span {
-            start,
-            end: self.0.len(),
-        }
-    }
-}
-
-/// Argument text written straight into a batch's bytes.
-impl AsciiOut for Bytes<'_> {
-    #[inline]
-    fn ascii(&mut self, b: &[u8]) {
-        self.0.extend_from_slice(b);
-    }
-}
-
 /// Where full batches go.
 pub trait BatchTarget {
     /// Why a batch could not be taken.
@@ -200,7 +163,7 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         let mut done = Ok(());
         calls.drain(|h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.add(&h.row());
             }
         });
         self.calls = Some(calls);
@@ -227,180 +190,22 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    /// One more value of table `t`'s row being added.
-    #[inline]
-    fn value(&mut self, t: Table, v: SqlValue) {
-        self.batch.values[t.index()].push(v);
-    }
-
-    /// The end of the batch's bytes.
-    #[inline]
-    fn bytes(&mut self) -> Bytes<'_> {
-        Bytes(&mut self.batch.bytes)
-    }
-
-    /// A row is complete: hand the batch on when it is full (never between
+    /// A row into the batch, the batch handed on when full (never between
     /// the values of a row, so a path row added meanwhile only counts).
     #[inline]
-    fn row_done(&mut self) -> Result<(), T::Error> {
+    fn add<R: Row>(&mut self, row: &R) -> Result<(), T::Error> {
+        let mut values = RowValues {
+            table: R::TABLE,
+            batch: &mut self.batch,
+            paths: &mut *self.paths,
+            ctx: &self.ctx,
+        };
+        let Ok(()) = row.put_columns(&self.ctx, &mut values);
         self.batch.rows += 1;
         if self.batch.rows >= BATCH_ROWS {
             self.send()?;
         }
         Ok(())
-    }
-
-    /// The id of `path`, adding it to the batch when it is new.
-    fn intern(&mut self, path: &[u8]) -> Result<i64, T::Error> {
-        let (id, new) = self.paths.intern(path);
-        if new {
-            PathRow::push_values(&PathRow { id, path }, self)?;
-            self.batch.rows += 1;
-        }
-        Ok(id)
-    }
-
-    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        Ok(match path {
-            Some(p) => SqlValue::Int(self.intern(p)?),
-            None => SqlValue::Null,
-        })
-    }
-}
-
-/// An optional integer.
-fn int(v: Option<i64>) -> SqlValue {
-    v.map_or(SqlValue::Null, SqlValue::Int)
-}
-
-/// An optional fixed string.
-fn text(s: Option<&'static str>) -> SqlValue {
-    s.map_or(SqlValue::Null, SqlValue::Static)
-}
-
-/// How a field of a row is stored when its type says it: the SQL value of
-/// each Rust type the rows use (its bytes, if any, written to `b`).
-trait ToColumn {
-    fn to_column(&self, b: Bytes<'_>) -> SqlValue;
-}
-
-macro_rules! to_column {
-    ($($t:ty => |$v:ident, $b:pat_param| $e:expr;)*) => {$(
-        impl ToColumn for $t {
-            #[inline]
-            fn to_column(&self, $b: Bytes<'_>) -> SqlValue {
-                let $v = self;
-                $e
-            }
-        }
-    )*};
-}
-
-to_column! {
-    i64 => |v, _| SqlValue::Int(*v);
-    Option<i64> => |v, _| int(*v);
-    i32 => |v, _| SqlValue::Int((*v).into());
-    Option<i32> => |v, _| int(v.map(i64::from));
-    bool => |v, _| SqlValue::Int((*v).into());
-    Option<bool> => |v, _| int(v.map(i64::from));
-    // File offsets fit i64 for any file that exists.
-    u64 => |v, _| SqlValue::Int(*v as i64);
-    Option<u64> => |v, _| int(v.map(|o| o as i64));
-    Vec<u8> => |v, mut b| b.recorded(v);
-    &[u8] => |v, mut b| b.recorded(v);
-    Option<&[u8]> => |v, mut b| v.map_or(SqlValue::Null, |v| b.recorded(v));
-    &'static str => |v, _| SqlValue::Static(v);
-    Option<&'static str> => |v, _| text(*v);
-    String => |v, mut b| b.text(v);
-    Option<String> => |v, mut b| v.as_deref().map_or(SqlValue::Null, |v| b.text(v));
-}
-
-/// A vocabulary is stored as its fixed string.
-macro_rules! vocabulary_columns {
-    ($($t:ty),*) => {$(
-        to_column! {
-            $t => |v, _| SqlValue::Static(v.as_str());
-            Option<$t> => |v, _| text(v.map(|v| v.as_str()));
-        }
-    )*};
-}
-vocabulary_columns!(Severity, Resolution, Access, End, Unpaired, IssueKind);
-
-/// The stored forms a row's declaration names with `as`, and the columns
-/// derived from a row and its trace.
-impl<T: BatchTarget> Encoder<'_, T> {
-    /// `as path`: the path's id, the path added when new.
-    #[inline]
-    fn path<'b>(&mut self, p: impl Into<Option<&'b [u8]>>) -> Result<SqlValue, T::Error> {
-        self.intern_opt(p.into())
-    }
-
-    /// `as strings`: NUL-separated strings as a JSON array when all are
-    /// UTF-8, else the bytes.
-    #[inline]
-    fn strings(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        let mut out = self.bytes();
-        Ok(match b {
-            None => SqlValue::Null,
-            Some(b) => match json_string_list(b) {
-                Some(json) => out.text(&json),
-                None => SqlValue::Blob(out.put(b)),
-            },
-        })
-    }
-
-    /// `as blob`.
-    #[inline]
-    fn blob(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        let mut out = self.bytes();
-        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(out.put(d))))
-    }
-
-    /// `as args`: the words as text, written into the batch's bytes.
-    #[inline]
-    fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
-        let start = self.batch.bytes.len();
-        write_args(&mut self.bytes(), args);
-        Ok(SqlValue::Text(Span {
-            start,
-            end: self.batch.bytes.len(),
-        }))
-    }
-
-    /// The trace the row belongs to.
-    #[inline]
-    fn trace<R>(&self, _: &R) -> SqlValue {
-        SqlValue::Int(self.ctx.trace_id)
-    }
-
-    /// How many argument words the call has.
-    #[inline]
-    fn nargs(&self, r: &CallRow<'_>) -> SqlValue {
-        SqlValue::Int(call_nargs(r))
-    }
-
-    /// The first argument, signed at the trace's word width.
-    #[inline]
-    fn arg0(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_arg(r, 0, self.ctx.word_bits))
-    }
-
-    /// The second argument, signed at the trace's word width.
-    #[inline]
-    fn arg1(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_arg(r, 1, self.ctx.word_bits))
-    }
-
-    /// From CALL to RET.
-    #[inline]
-    fn dur(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_dur(r))
-    }
-
-    /// The errno's name in the trace's system.
-    #[inline]
-    fn errno_name(&self, r: &CallRow<'_>) -> SqlValue {
-        text(call_errno_name(r, self.ctx.names))
     }
 
     /// Hand on a finished call row; it waits for the calls before it.
@@ -409,100 +214,142 @@ impl<T: BatchTarget> Encoder<'_, T> {
         let mut done = Ok(());
         calls.push(row.id, HeldCall::of(row), |h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.add(&h.row());
             }
         });
         self.calls = Some(calls);
         done
     }
+}
 
-    /// A released call row into the batch.
+/// The values of one row of `table` being added to a batch: the
+/// [`Columns`] of the SQLite side. Text and blobs are written into the
+/// batch's bytes; a path new to the cache adds its `path` row first.
+struct RowValues<'e> {
+    table: Table,
+    batch: &'e mut Batch,
+    paths: &'e mut PathCache,
+    ctx: &'e TraceContext,
+}
+
+impl RowValues<'_> {
+    /// One more value of the row.
     #[inline]
-    fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
-        CallRow::push_values(&h.row(), self)?;
-        self.row_done()
+    fn value(&mut self, v: SqlValue) {
+        self.batch.values[self.table.index()].push(v);
+    }
+
+    /// `b` written at the end of the batch's bytes.
+    #[inline]
+    fn put(&mut self, b: &[u8]) -> Span {
+        let start = self.batch.bytes.len();
+        self.batch.bytes.extend_from_slice(b);
+        Span {
+            start,
+            end: self.batch.bytes.len(),
+        }
     }
 }
 
-/// A row's values and the [`Sink`] methods, from [`model_tables!`]: each
-/// column is the field's value as its type or its `as` says, or a value
-/// derived from the row.
-macro_rules! encode_rows {
-    ($(
-        $(#[$meta:meta])*
-        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
-        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
-        struct $row:ident $(<$lt:lifetime>)? {
-            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
-        }
-    )*) => {
-        $(
-            impl $(<$lt>)? $row $(<$lt>)? {
-                /// Push its values, in the order of its table's columns.
-                #[inline]
-                fn push_values<T: BatchTarget>(
-                    row: &Self,
-                    e: &mut Encoder<'_, T>,
-                ) -> Result<(), T::Error> {
-                    $(
-                        let v = column!(row e [$($field)?] [$($how)?]);
-                        e.value(Table::$table, v);
-                    )*
-                    Ok(())
+impl Columns for RowValues<'_> {
+    /// Adding a path never fails: its row only joins the batch.
+    type Error = Infallible;
+
+    #[inline]
+    fn int(&mut self, v: Option<i64>) {
+        self.value(v.map_or(SqlValue::Null, SqlValue::Int));
+    }
+
+    #[inline]
+    fn name(&mut self, v: Option<&'static str>) {
+        self.value(v.map_or(SqlValue::Null, SqlValue::Static));
+    }
+
+    #[inline]
+    fn text(&mut self, v: Option<&str>) {
+        let v = v.map_or(SqlValue::Null, |s| SqlValue::Text(self.put(s.as_bytes())));
+        self.value(v);
+    }
+
+    /// As [`bytes_value`] says.
+    #[inline]
+    fn recorded(&mut self, v: Option<&[u8]>) {
+        let v = match v {
+            None => SqlValue::Null,
+            Some(b) => match bytes_value(b) {
+                ValueRef::Text(t) => SqlValue::Text(self.put(t)),
+                _ => SqlValue::Blob(self.put(b)),
+            },
+        };
+        self.value(v);
+    }
+
+    #[inline]
+    fn path(&mut self, v: Option<&[u8]>) -> Result<(), Infallible> {
+        let v = match v {
+            None => SqlValue::Null,
+            Some(path) => {
+                let (id, new) = self.paths.intern(path);
+                if new {
+                    let mut row = RowValues {
+                        table: Table::Path,
+                        batch: &mut *self.batch,
+                        paths: &mut *self.paths,
+                        ctx: self.ctx,
+                    };
+                    PathRow { id, path }.put_columns(self.ctx, &mut row)?;
+                    self.batch.rows += 1;
                 }
+                SqlValue::Int(id)
             }
-        )*
+        };
+        self.value(v);
+        Ok(())
+    }
 
-        impl<T: BatchTarget> Sink for Encoder<'_, T> {
-            type Error = T::Error;
-            $( encode_method!($table [$($method)?] $row [$($lt)?]); )*
-        }
-    };
+    #[inline]
+    fn blob(&mut self, v: Option<&[u8]>) {
+        let v = v.map_or(SqlValue::Null, |b| SqlValue::Blob(self.put(b)));
+        self.value(v);
+    }
+
+    /// The words as text, written into the batch's bytes.
+    #[inline]
+    fn args(&mut self, words: &[u64]) {
+        let start = self.batch.bytes.len();
+        write_args(&mut self.batch.bytes, words);
+        let end = self.batch.bytes.len();
+        self.value(SqlValue::Text(Span { start, end }));
+    }
 }
 
-/// One value of a row.
-macro_rules! column {
-    ($row:ident $e:ident [$field:ident] []) => {
-        $row.$field.to_column($e.bytes())
-    };
-    ($row:ident $e:ident [$field:ident] [$how:ident]) => {
-        $e.$how($row.$field)?
-    };
-    ($row:ident $e:ident [] [$how:ident]) => {
-        $e.$how($row)
-    };
+/// Call rows wait for the calls before them; issues are counted for the
+/// `trace` row; every other row joins the batch.
+impl<T: BatchTarget> Sink for Encoder<'_, T> {
+    type Error = T::Error;
+    fn process(&mut self, row: &ProcessRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn thread(&mut self, row: &ThreadRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn exec(&mut self, row: &ExecRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        self.take_call(row)
+    }
+    fn namei(&mut self, row: &NameiRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn event(&mut self, row: &EventRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn issue(&mut self, row: &IssueRow) -> Result<(), T::Error> {
+        self.issues += 1;
+        self.add(row)
+    }
+    fn syscall_stat(&mut self, row: &SyscallStatRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
 }
-
-/// The [`Sink`] method of a table, if it has one.
-macro_rules! encode_method {
-    ($table:ident [] $($rest:tt)*) => {};
-    ($table:ident [$method:ident] $row:ident []) => {
-        fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
-            take!(self $table row $row)
-        }
-    };
-    ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
-        fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
-            take!(self $table row $row)
-        }
-    };
-}
-
-/// Where a row's values go: call rows wait for the calls before them,
-/// issues are counted for the `trace` row, the rest join the batch.
-macro_rules! take {
-    ($e:ident Call $row:ident $ty:ident) => {
-        $e.take_call($row)
-    };
-    ($e:ident Issue $row:ident $ty:ident) => {{
-        $e.issues += 1;
-        $ty::push_values($row, $e)?;
-        $e.row_done()
-    }};
-    ($e:ident $table:ident $row:ident $ty:ident) => {{
-        $ty::push_values($row, $e)?;
-        $e.row_done()
-    }};
-}
-
-model_tables!(encode_rows);

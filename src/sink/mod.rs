@@ -9,6 +9,7 @@
 //! It writes nothing: no SQL statement, no file. Each sink imports this
 //! kit and never the other sink.
 
+pub mod columns;
 pub mod paths;
 pub mod reorder;
 pub mod table;
