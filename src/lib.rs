@@ -13,9 +13,16 @@
 //! * [`decode`]: bytes → [`record`]s. Never touches SQLite.
 //! * [`process`]: records → the process model's rows (processes, threads,
 //!   calls, lookups, events, issues) through its [`process::Sink`].
+//! * [`sink`]: what the two sinks of the rows share, so both store them
+//!   alike: the table list, the one visitor of a row's columns
+//!   ([`sink::columns::Columns`]), the path cache, the call rows' order
+//!   window, the `trace` row's values, the tree order. Writes nothing.
 //! * [`load`]: rows → SQLite: the [`load::encode::Encoder`] (that `Sink`)
 //!   and the [`load::writer::Writer`]. Starts no thread; the one file it
 //!   opens is a trace, to fingerprint its ends.
+//! * [`dataset`]: rows → Parquet files, the second sink
+//!   ([`dataset::rows::RowColumns`]), and the export of a database.
+//!   `load` and `dataset` each use [`sink`], never each other.
 //! * [`import`]: the driver of `kt2sql import`: trace files → one database,
 //!   atomically, on two threads, skipping damaged stretches.
 //! * [`schema`]: the embedded DDL, its version and how a database file is
@@ -51,6 +58,7 @@ pub mod process;
 pub mod record;
 pub mod report;
 pub mod schema;
+pub mod sink;
 pub mod text;
 
 pub use error::Error;

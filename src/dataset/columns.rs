@@ -1,12 +1,12 @@
 //! The dataset's columns: for every table, its SQLite columns in the
 //! schema's order (the names and their order come from the DDL), each with
 //! the Parquet form its values take. For the model's tables that form comes
-//! from the one declaration of the rows ([`model_tables!`]): a field's Rust
-//! type (or its `as`) says whether it is an integer, a fixed string, a
-//! recorded byte string or raw data, and an `Option` says it may be NULL;
-//! a test checks that this agrees with the DDL's NOT NULL. The `trace`
-//! table, written by [`crate::load::trace`], and `tree_node`, written by
-//! [`crate::load::tree_order`], take their forms from the DDL.
+//! from the stored [`Form`] of each column ([`Table::forms`], from the one
+//! declaration of the rows): an integer, a fixed string, a recorded byte
+//! string or raw data, and whether it may be NULL; a test checks that this
+//! agrees with the DDL's NOT NULL. The `trace`
+//! table, written by [`crate::sink::trace`], and `tree_node`, written by
+//! [`crate::sink::tree`], take their forms from the DDL.
 //!
 //! Every file adds the trace key (see [`super`]) as its first column, and
 //! a recorded byte string (lossless TEXT-or-BLOB in SQLite) adds a
@@ -20,12 +20,9 @@ use std::sync::Arc;
 use arrow_schema::{DataType, Field, Schema};
 use rusqlite::Connection;
 
-use crate::load::table::Table;
-use crate::process::rows::{
-    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
-    ProcessRow, Resolution, Severity, SyscallStatRow, ThreadRow, Unpaired,
-};
 use crate::schema::sql_err;
+use crate::sink::columns::Form;
+use crate::sink::table::Table;
 use crate::Error;
 
 /// The name of the trace key column every file of the dataset starts with.
@@ -126,99 +123,38 @@ impl TableColumns {
     }
 }
 
-/// How a field of a row is stored, from its Rust type: its kind, and
-/// whether it may be absent.
-trait ColumnType {
-    const KIND: Kind;
-    const NULLABLE: bool;
-}
-
-macro_rules! column_types {
-    ($($kind:ident: $($t:ty),*;)*) => {$($(
-        impl ColumnType for $t {
-            const KIND: Kind = Kind::$kind;
-            const NULLABLE: bool = false;
+impl Kind {
+    /// The kind of a model table's column, from its stored form.
+    pub fn of(form: Form) -> Kind {
+        match form {
+            Form::Int | Form::Path => Kind::Int,
+            Form::Name | Form::Text | Form::Args => Kind::Text,
+            Form::Recorded => Kind::Bytes,
+            Form::Blob => Kind::Blob,
         }
-        impl ColumnType for Option<$t> {
-            const KIND: Kind = Kind::$kind;
-            const NULLABLE: bool = true;
-        }
-    )*)*};
-}
-
-column_types! {
-    Int: i64, i32, bool, u64;
-    Bytes: Vec<u8>, &[u8];
-    Text: &'static str, String, &[u64], Severity, Resolution, Access, End, Unpaired, IssueKind;
-}
-
-/// The kind of a field stored as its `as` says (`path`: an id; `strings`:
-/// a JSON array or the raw bytes; `blob`; `args`: text), or of a column
-/// derived from its row and trace, with whether the derived one may be
-/// NULL.
-fn stored_as(how: &str) -> (Kind, bool) {
-    match how {
-        "path" | "trace" | "nargs" => (Kind::Int, false),
-        "arg0" | "arg1" | "dur" => (Kind::Int, true),
-        "strings" => (Kind::Bytes, true),
-        "blob" => (Kind::Blob, true),
-        "args" => (Kind::Text, false),
-        "errno_name" => (Kind::Text, true),
-        other => unreachable!("no stored form `{other}`"),
     }
 }
 
-/// The declared form of each column of each model table, by table and
-/// column name.
+/// The declared kind of each column of each model table, and whether it
+/// may be NULL, by table and column name.
 type Declared = BTreeMap<&'static str, BTreeMap<&'static str, (Kind, bool)>>;
 
-macro_rules! declared_columns {
-    ($(
-        $(#[$meta:meta])*
-        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
-        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
-        struct $row:ident $(<$lt:lifetime>)? {
-            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
-        }
-    )*) => {
-        $(
-            impl $(<$lt>)? $row $(<$lt>)? {
-                /// Each column's declared form.
-                fn declared() -> Vec<(&'static str, (Kind, bool))> {
-                    vec![$( ($column, form!([$($ty)?] [$($how)?])), )*]
-                }
-            }
-        )*
-
-        /// Every model table's declared columns.
-        fn declared() -> Declared {
-            let mut all = Declared::new();
-            $( all.insert($name, $row::declared().into_iter().collect()); )*
-            all
-        }
-    };
+/// Every model table's declared columns.
+fn declared() -> Declared {
+    Table::ALL
+        .iter()
+        .map(|t| {
+            let forms = t.forms().into_iter().map(|(f, null)| (Kind::of(f), null));
+            (t.name(), t.columns().iter().copied().zip(forms).collect())
+        })
+        .collect()
 }
-
-/// The form of one declared column.
-macro_rules! form {
-    ([$ty:ty] []) => {
-        (<$ty as ColumnType>::KIND, <$ty as ColumnType>::NULLABLE)
-    };
-    ([$ty:ty] [$how:ident]) => {
-        (stored_as(stringify!($how)).0, <$ty as ColumnType>::NULLABLE)
-    };
-    ([] [$how:ident]) => {
-        stored_as(stringify!($how))
-    };
-}
-
-model_tables!(declared_columns);
 
 /// The `trace` columns holding recorded bytes (the file's path and
-/// `--start-dir`, stored losslessly by [`crate::load::trace::start_values`]).
+/// `--start-dir`, stored losslessly by [`crate::sink::trace::start_values`]).
 const TRACE_BYTES: &[&str] = &["path", "start_cwd"];
 
-/// The table of the tree order ([`crate::load::tree_order`]), the last of
+/// The table of the tree order ([`crate::sink::tree`]), the last of
 /// the dataset's: written once a trace's rows are all in, its forms from
 /// the DDL (every column an integer).
 pub const TREE_NODE: &str = "tree_node";

@@ -1,11 +1,13 @@
 //! dataset: rows → a directory of Parquet files, the second sink beside
-//! [`crate::load`]: many builds, from many machines, in one dataset that
+//! the SQLite loader (`load`): many builds, from many machines, in one dataset that
 //! DuckDB, Spark or Trino read. It owns the layout, the trace key, the
 //! manifest and how a trace is published; [`columns`] owns each table's
 //! Parquet columns, [`file`] one table file, [`export`] the copy of an
-//! existing database, [`engines`] the SQL shipped for DuckDB and Spark.
-//! The rows' values are the loader's: the same [`crate::load::encode`]
-//! values or the database's own.
+//! existing database, [`engines`] the SQL shipped for DuckDB and Spark;
+//! [`rows`] is the sink of the model's rows, [`builders`] its Arrow
+//! builders. The rows' values are stored as the SQLite loader stores
+//! them, both from the kit [`crate::sink`] (this module never uses the
+//! SQLite sink), or, for an export, are the database's own.
 //!
 //! Layout (see docs/datasets.md):
 //!
@@ -32,6 +34,7 @@
 //! between two renames, partitions of a trace without its `trace` row,
 //! which the next add of that trace removes).
 
+pub mod builders;
 pub mod columns;
 pub mod engines;
 pub mod export;

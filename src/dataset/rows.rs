@@ -1,45 +1,39 @@
 //! The model's rows → Arrow columns: the dataset's [`Sink`], on the
-//! decoding side of `kt2sql import --to parquet`. Each row's fields go
-//! straight into the column builders of its table (no SQL values between),
-//! stored as [`crate::load`] stores them: the same path ids from the same
-//! [`PathCache`], the same derived columns and encodings
-//! ([`crate::load::value`]), call rows put back into `call_id` order by
-//! the same [`InOrder`] window. A table's columns are handed to the
-//! [`ColumnTarget`] every [`ROWS_PER_BATCH`] rows, in the order of the
-//! dataset's columns ([`TableColumns`]); a target may take the call rows
-//! as they are instead, in order, for another thread's sink to build
-//! ([`RowColumns::put_calls`]). The one column the rows lack,
-//! the `import_issue_id` SQLite would give, is numbered here as SQLite
-//! numbers it in a fresh database (1, 2, …). At the end of the trace the
-//! tree order ([`order_tree`]) gives the `tree_node` rows from the few
-//! words per process and image gathered as their rows passed.
-//! [`finish_trace`] writes the
-//! `trace` row from the values [`crate::load::trace`] writes to SQLite.
-//!
-//! A column's builder is of the [`Kind`] its declaration gives
-//! ([`super::columns`] derives it from the same field types), so a value
-//! always finds a builder of its form.
+//! decoding side of `kt2sql import --to parquet`. Each row puts its
+//! columns, through the kit's one visitor ([`crate::sink::columns`]),
+//! straight into the column builders of its table ([`super::builders`];
+//! no SQL values between), so they are stored as the SQLite loader stores
+//! them: the same forms, the same path ids from the kit's [`PathCache`],
+//! call rows put back into `call_id` order by the kit's [`InOrder`]
+//! window. A table's columns are handed to the [`ColumnTarget`] every
+//! [`ROWS_PER_BATCH`] rows, in the order of the dataset's columns
+//! ([`TableColumns`]); a target may take the call rows as they are
+//! instead, in order, for another thread's sink to build
+//! ([`RowColumns::put_calls`]). The one column the rows lack, the
+//! `import_issue_id` SQLite would give, is numbered here as SQLite numbers
+//! it in a fresh database (1, 2, …). At the end of the trace the tree
+//! order ([`order_tree`]) gives the `tree_node` rows from the few words
+//! per process and image gathered as their rows passed. [`finish_trace`]
+//! writes the `trace` row from the values of [`crate::sink::trace`].
 
 use std::sync::Arc;
 
-use arrow_array::builder::{BinaryBuilder, Float64Builder, Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, Int64Array};
 use rusqlite::types::{Value, ValueRef};
 
-use super::columns::{Kind, TableColumns, TREE_NODE};
+use super::builders::{Builders, Col};
+use super::columns::{TableColumns, TREE_NODE};
 use super::TraceFiles;
-use crate::load::encode::{PathCache, TraceContext, CALL_WINDOW};
-use crate::load::reorder::{HeldCall, InOrder};
-use crate::load::table::Table;
-use crate::load::trace::{end_values, start_values, TraceEnd, TraceStart};
-use crate::load::tree_order::{order_tree, TreeImage, TreeNode, TreeProcess};
-use crate::load::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
-};
 use crate::process::rows::{
-    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
-    ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
+    CallRow, EventRow, ExecRow, IssueRow, NameiRow, PathRow, ProcessRow, Sink, SyscallStatRow,
+    ThreadRow,
 };
+use crate::sink::columns::Columns;
+use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
+use crate::sink::table::{Row, Table};
+use crate::sink::trace::{end_values, start_values, TraceEnd, TraceStart};
+use crate::sink::tree::{order_tree, TreeImage, TreeNode, TreeProcess};
+use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
 /// The `trace_id` of every trace imported straight into a dataset: the id
@@ -88,179 +82,6 @@ impl<T: ColumnTarget> ColumnTarget for &mut T {
     }
     fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), T::Error> {
         (**self).take(table, rows, columns)
-    }
-}
-
-/// The builder of one column (and of its `_bytes` companion).
-#[derive(Debug)]
-enum Col {
-    Int(Int64Builder),
-    Real(Float64Builder),
-    Text(StringBuilder),
-    Bytes(StringBuilder, BinaryBuilder),
-    Blob(BinaryBuilder),
-}
-
-impl Col {
-    fn new(kind: Kind) -> Col {
-        match kind {
-            Kind::Int => Col::Int(Int64Builder::new()),
-            Kind::Real => Col::Real(Float64Builder::new()),
-            Kind::Text => Col::Text(StringBuilder::new()),
-            Kind::Bytes => Col::Bytes(StringBuilder::new(), BinaryBuilder::new()),
-            Kind::Blob => Col::Blob(BinaryBuilder::new()),
-        }
-    }
-
-    #[inline]
-    fn int(&mut self, v: Option<i64>) {
-        match self {
-            Col::Int(b) => b.append_option(v),
-            _ => self.mismatch("an integer"),
-        }
-    }
-
-    #[inline]
-    fn text(&mut self, v: Option<&str>) {
-        match self {
-            Col::Text(b) => b.append_option(v),
-            _ => self.mismatch("text"),
-        }
-    }
-
-    /// Recorded bytes: the text when UTF-8, else the text with U+FFFD for
-    /// each bad sequence and the exact bytes in the companion.
-    #[inline]
-    fn bytes(&mut self, v: Option<&[u8]>) {
-        let Col::Bytes(t, raw) = self else {
-            self.mismatch("bytes")
-        };
-        match v {
-            None => {
-                t.append_null();
-                raw.append_null();
-            }
-            Some(b) => match std::str::from_utf8(b) {
-                Ok(s) => {
-                    t.append_value(s);
-                    raw.append_null();
-                }
-                Err(_) => {
-                    t.append_value(String::from_utf8_lossy(b));
-                    raw.append_value(b);
-                }
-            },
-        }
-    }
-
-    #[inline]
-    fn blob(&mut self, v: Option<&[u8]>) {
-        match self {
-            Col::Blob(b) => b.append_option(v),
-            _ => self.mismatch("raw data"),
-        }
-    }
-
-    /// Its finished arrays (two for bytes), the builder left empty with
-    /// room for a batch as large (Arrow's `finish` leaves none: the next
-    /// batch's columns were grown by doubling, a copy at each step).
-    fn finish(&mut self, out: &mut Vec<ArrayRef>) {
-        match self {
-            Col::Int(b) => out.push(Arc::new(std::mem::replace(b, ints()).finish())),
-            Col::Real(b) => out.push(Arc::new(
-                std::mem::replace(b, Float64Builder::with_capacity(ROWS_PER_BATCH)).finish(),
-            )),
-            Col::Text(b) => out.push(Arc::new(std::mem::replace(b, strings(b)).finish())),
-            Col::Bytes(t, raw) => {
-                out.push(Arc::new(std::mem::replace(t, strings(t)).finish()));
-                out.push(Arc::new(std::mem::replace(raw, blobs(raw)).finish()));
-            }
-            Col::Blob(b) => out.push(Arc::new(std::mem::replace(b, blobs(b)).finish())),
-        }
-    }
-
-    /// A value of another form than the column's: the declaration and
-    /// [`super::columns`] disagree, a bug, not bad input.
-    #[cold]
-    fn mismatch(&self, what: &str) -> ! {
-        unreachable!("{what} for a column built as {self:?}")
-    }
-}
-
-/// An integer column's builder, with room for a batch.
-fn ints() -> Int64Builder {
-    Int64Builder::with_capacity(ROWS_PER_BATCH)
-}
-
-/// A text column's builder, with room for a batch with as many bytes as
-/// `last` holds.
-fn strings(last: &StringBuilder) -> StringBuilder {
-    StringBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
-}
-
-/// A binary column's builder, with room for a batch with as many bytes as
-/// `last` holds.
-fn blobs(last: &BinaryBuilder) -> BinaryBuilder {
-    BinaryBuilder::with_capacity(ROWS_PER_BATCH, last.values_slice().len())
-}
-
-/// Argument text written into a text column's value being built.
-impl AsciiOut for StringBuilder {
-    #[inline]
-    fn ascii(&mut self, b: &[u8]) {
-        // ASCII, so always UTF-8.
-        if let Ok(s) = std::str::from_utf8(b) {
-            let _ = std::fmt::Write::write_str(self, s);
-        }
-    }
-}
-
-/// One model table's columns being built.
-#[derive(Debug, Default)]
-struct Builders {
-    /// Its declared columns in the order a row gives them, then the key
-    /// SQLite would give, if the declaration lacks it.
-    cols: Vec<Col>,
-    /// For each column of the dataset's table, its builder in `cols`.
-    order: Vec<usize>,
-    /// Whether the last of `cols` is that key, and the last key given.
-    key: Option<i64>,
-    rows: usize,
-}
-
-impl Builders {
-    fn new(t: Table, cols: &TableColumns) -> Builders {
-        debug_assert_eq!(cols.name, t.name());
-        let declared = cols.positions_of(t.columns());
-        let mut kinds: Vec<Kind> = declared.iter().map(|&i| cols.columns[i].kind).collect();
-        let key = (0..cols.columns.len()).find(|i| !declared.contains(i));
-        if let Some(k) = key {
-            kinds.push(cols.columns[k].kind);
-        }
-        let order = (0..cols.columns.len())
-            .map(|i| {
-                declared
-                    .iter()
-                    .position(|&d| d == i)
-                    .unwrap_or(declared.len())
-            })
-            .collect();
-        Builders {
-            cols: kinds.into_iter().map(Col::new).collect(),
-            order,
-            key: key.map(|_| 0),
-            rows: 0,
-        }
-    }
-
-    /// The columns in the dataset's order, the builders left empty.
-    fn finish(&mut self) -> Vec<ArrayRef> {
-        let mut out = Vec::with_capacity(self.order.len() + 2);
-        for &i in &self.order {
-            self.cols[i].finish(&mut out);
-        }
-        self.rows = 0;
-        out
     }
 }
 
@@ -391,16 +212,21 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         self.target.take(1 + t.index(), rows, columns)
     }
 
-    /// Add a row of `t`, its values put by `put`.
+    /// Add a row to its table's columns, the columns handed on when the
+    /// table has a batch.
     #[inline]
-    fn add(
-        &mut self,
-        t: Table,
-        put: impl FnOnce(&mut [Col], &mut Self) -> Result<(), T::Error>,
-    ) -> Result<(), T::Error> {
+    fn add<R: Row>(&mut self, row: &R) -> Result<(), T::Error> {
+        let t = R::TABLE;
         // Out of `self` while the row is put, so putting may add a path.
         let mut cols = std::mem::take(&mut self.tables[t.index()].cols);
-        let put = put(&mut cols, self);
+        let ctx = self.ctx;
+        let put = row.put_columns(
+            &ctx,
+            &mut PutRow {
+                cols: cols.iter_mut(),
+                sink: self,
+            },
+        );
         let b = &mut self.tables[t.index()];
         b.cols = cols;
         put?;
@@ -415,15 +241,11 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         Ok(())
     }
 
-    fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
-        self.add(Table::Call, |c, e| CallRow::put(&h.row(), c, e))
-    }
-
     /// A call row whose turn has come: into its columns here, or into the
     /// list handed on as it is.
     fn release_call(&mut self, h: HeldCall) -> Result<(), T::Error> {
         if !T::CALLS_AS_ROWS {
-            return self.add_call(&h);
+            return self.add(&h.row());
         }
         if self.released.capacity() == 0 {
             self.released.reserve_exact(ROWS_PER_BATCH);
@@ -439,7 +261,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     /// Call rows handed on by another sink's [`ColumnTarget::take_calls`],
     /// already in `call_id` order, into the call table's columns.
     pub fn put_calls(&mut self, calls: &[HeldCall]) -> Result<(), T::Error> {
-        calls.iter().try_for_each(|h| self.add_call(h))
+        calls.iter().try_for_each(|h| self.add(&h.row()))
     }
 
     /// Hand on the call rows [`RowColumns::put_calls`] left.
@@ -460,226 +282,108 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
         self.calls = Some(calls);
         done
     }
+}
 
-    /// `as path`: the path's id, the path added when new.
+/// One row's columns going into its table's builders, in order: the
+/// [`Columns`] of the Arrow side. A path new to the cache adds its `path`
+/// row first.
+struct PutRow<'r, 's, 'p, T> {
+    cols: std::slice::IterMut<'r, Col>,
+    sink: &'s mut RowColumns<'p, T>,
+}
+
+impl<T> PutRow<'_, '_, '_, T> {
+    /// The builder of the next column.
     #[inline]
-    fn path<'b>(&mut self, p: impl Into<Option<&'b [u8]>>, c: &mut Col) -> Result<(), T::Error> {
-        let id = match p.into() {
+    fn col(&mut self) -> &mut Col {
+        self.cols.next().expect("a builder per column")
+    }
+}
+
+impl<T: ColumnTarget> Columns for PutRow<'_, '_, '_, T> {
+    type Error = T::Error;
+
+    #[inline]
+    fn int(&mut self, v: Option<i64>) {
+        self.col().int(v);
+    }
+
+    #[inline]
+    fn name(&mut self, v: Option<&'static str>) {
+        self.col().text(v);
+    }
+
+    #[inline]
+    fn text(&mut self, v: Option<&str>) {
+        self.col().text(v);
+    }
+
+    #[inline]
+    fn recorded(&mut self, v: Option<&[u8]>) {
+        self.col().bytes(v);
+    }
+
+    #[inline]
+    fn path(&mut self, v: Option<&[u8]>) -> Result<(), T::Error> {
+        let id = match v {
             None => None,
             Some(path) => {
-                let (id, new) = self.paths.intern(path);
+                let (id, new) = self.sink.paths.intern(path);
                 if new {
-                    self.add(Table::Path, |c, e| {
-                        PathRow::put(&PathRow { id, path }, c, e)
-                    })?;
+                    self.sink.add(&PathRow { id, path })?;
                 }
                 Some(id)
             }
         };
-        c.int(id);
-        Ok(())
-    }
-
-    /// `as strings`: a JSON array when every string is UTF-8, else the
-    /// bytes.
-    #[inline]
-    fn strings(&mut self, b: Option<&[u8]>, c: &mut Col) -> Result<(), T::Error> {
-        match b.map(|b| (b, json_string_list(b))) {
-            Some((_, Some(json))) => c.bytes(Some(json.as_bytes())),
-            Some((b, None)) => c.bytes(Some(b)),
-            None => c.bytes(None),
-        }
-        Ok(())
-    }
-
-    /// `as blob`.
-    #[inline]
-    fn blob(&mut self, b: Option<&[u8]>, c: &mut Col) -> Result<(), T::Error> {
-        c.blob(b);
-        Ok(())
-    }
-
-    /// `as args`: the words as text, written straight into the column.
-    #[inline]
-    fn args(&mut self, args: &[u64], c: &mut Col) -> Result<(), T::Error> {
-        match c {
-            Col::Text(b) => {
-                write_args(b, args);
-                b.append_value("");
-            }
-            _ => c.mismatch("argument text"),
-        }
+        self.col().int(id);
         Ok(())
     }
 
     #[inline]
-    fn trace<R>(&self, _: &R, c: &mut Col) {
-        c.int(Some(self.ctx.trace_id));
+    fn blob(&mut self, v: Option<&[u8]>) {
+        self.col().blob(v);
     }
 
     #[inline]
-    fn nargs(&self, r: &CallRow<'_>, c: &mut Col) {
-        c.int(Some(call_nargs(r)));
-    }
-
-    #[inline]
-    fn arg0(&self, r: &CallRow<'_>, c: &mut Col) {
-        c.int(call_arg(r, 0, self.ctx.word_bits));
-    }
-
-    #[inline]
-    fn arg1(&self, r: &CallRow<'_>, c: &mut Col) {
-        c.int(call_arg(r, 1, self.ctx.word_bits));
-    }
-
-    #[inline]
-    fn dur(&self, r: &CallRow<'_>, c: &mut Col) {
-        c.int(call_dur(r));
-    }
-
-    #[inline]
-    fn errno_name(&self, r: &CallRow<'_>, c: &mut Col) {
-        c.text(call_errno_name(r, self.ctx.names));
+    fn args(&mut self, words: &[u64]) {
+        self.col().args(words);
     }
 }
 
-/// How a field is put when its type says how: the same forms as the
-/// encoder's SQL values (see [`super::columns`] for their kinds).
-trait PutColumn {
-    fn put_column(&self, c: &mut Col);
+/// Call rows wait for the calls before them; process and image rows leave
+/// what the tree order needs; issues are counted for the `trace` row;
+/// every row joins its table's columns.
+impl<T: ColumnTarget> Sink for RowColumns<'_, T> {
+    type Error = T::Error;
+    fn process(&mut self, row: &ProcessRow) -> Result<(), T::Error> {
+        let node = TreeProcess::of(self.ctx.trace_id, row);
+        self.tree.procs.push(node);
+        self.add(row)
+    }
+    fn thread(&mut self, row: &ThreadRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn exec(&mut self, row: &ExecRow<'_>) -> Result<(), T::Error> {
+        self.tree.images.extend(TreeImage::of(row));
+        self.add(row)
+    }
+    fn call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        self.take_call(row)
+    }
+    fn namei(&mut self, row: &NameiRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn event(&mut self, row: &EventRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn issue(&mut self, row: &IssueRow) -> Result<(), T::Error> {
+        self.issues += 1;
+        self.add(row)
+    }
+    fn syscall_stat(&mut self, row: &SyscallStatRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
 }
-
-macro_rules! put_column {
-    ($($t:ty => |$v:ident, $c:ident| $e:expr;)*) => {$(
-        impl PutColumn for $t {
-            #[inline]
-            fn put_column(&self, $c: &mut Col) {
-                let $v = self;
-                $e
-            }
-        }
-    )*};
-}
-
-put_column! {
-    i64 => |v, c| c.int(Some(*v));
-    Option<i64> => |v, c| c.int(*v);
-    i32 => |v, c| c.int(Some((*v).into()));
-    Option<i32> => |v, c| c.int(v.map(i64::from));
-    bool => |v, c| c.int(Some((*v).into()));
-    Option<bool> => |v, c| c.int(v.map(i64::from));
-    // File offsets fit i64 for any file that exists.
-    u64 => |v, c| c.int(Some(*v as i64));
-    Option<u64> => |v, c| c.int(v.map(|o| o as i64));
-    Vec<u8> => |v, c| c.bytes(Some(v));
-    &[u8] => |v, c| c.bytes(Some(v));
-    Option<&[u8]> => |v, c| c.bytes(*v);
-    &'static str => |v, c| c.text(Some(v));
-    Option<&'static str> => |v, c| c.text(*v);
-    String => |v, c| c.text(Some(v));
-    Option<String> => |v, c| c.text(v.as_deref());
-}
-
-/// A vocabulary is stored as its fixed string.
-macro_rules! vocabulary_put {
-    ($($t:ty),*) => {$(
-        put_column! {
-            $t => |v, c| c.text(Some(v.as_str()));
-            Option<$t> => |v, c| c.text(v.map(|v| v.as_str()));
-        }
-    )*};
-}
-vocabulary_put!(Severity, Resolution, Access, End, Unpaired, IssueKind);
-
-/// Each row's `put` and the [`Sink`] methods, from [`model_tables!`].
-macro_rules! column_rows {
-    ($(
-        $(#[$meta:meta])*
-        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
-        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
-        struct $row:ident $(<$lt:lifetime>)? {
-            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
-        }
-    )*) => {
-        $(
-            impl $(<$lt>)? $row $(<$lt>)? {
-                /// Put its values, one per builder, in its columns' order.
-                #[inline]
-                #[allow(unused_variables)] // `e` by rows of fields stored as they are
-                fn put<T: ColumnTarget>(
-                    row: &Self,
-                    cols: &mut [Col],
-                    e: &mut RowColumns<'_, T>,
-                ) -> Result<(), T::Error> {
-                    let mut cols = cols.iter_mut();
-                    $({
-                        let c = cols.next().expect("a builder per column");
-                        put!(row e c [$($field)?] [$($how)?]);
-                    })*
-                    Ok(())
-                }
-            }
-        )*
-
-        impl<T: ColumnTarget> Sink for RowColumns<'_, T> {
-            type Error = T::Error;
-            $( put_method!($table [$($method)?] $row [$($lt)?]); )*
-        }
-    };
-}
-
-/// One value of a row into its builder `c`.
-macro_rules! put {
-    ($row:ident $e:ident $c:ident [$field:ident] []) => {
-        $row.$field.put_column($c)
-    };
-    ($row:ident $e:ident $c:ident [$field:ident] [$how:ident]) => {
-        $e.$how($row.$field, $c)?
-    };
-    ($row:ident $e:ident $c:ident [] [$how:ident]) => {
-        $e.$how($row, $c)
-    };
-}
-
-/// The [`Sink`] method of a table, if it has one.
-macro_rules! put_method {
-    ($table:ident [] $($rest:tt)*) => {};
-    ($table:ident [$method:ident] $row:ident []) => {
-        fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
-            add!(self $table row $row)
-        }
-    };
-    ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
-        fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
-            add!(self $table row $row)
-        }
-    };
-}
-
-/// Where a row goes: call rows wait for the calls before them, issues are
-/// counted for the `trace` row, the rest join their table's columns.
-macro_rules! add {
-    ($e:ident Call $row:ident $ty:ident) => {
-        $e.take_call($row)
-    };
-    ($e:ident Process $row:ident $ty:ident) => {{
-        $e.tree.procs.push(TreeProcess::of($e.ctx.trace_id, $row));
-        $e.add(Table::Process, |c, e| $ty::put($row, c, e))
-    }};
-    ($e:ident Exec $row:ident $ty:ident) => {{
-        $e.tree.images.extend(TreeImage::of($row));
-        $e.add(Table::Exec, |c, e| $ty::put($row, c, e))
-    }};
-    ($e:ident Issue $row:ident $ty:ident) => {{
-        $e.issues += 1;
-        $e.add(Table::Issue, |c, e| $ty::put($row, c, e))
-    }};
-    ($e:ident $table:ident $row:ident $ty:ident) => {
-        $e.add(Table::$table, |c, e| $ty::put($row, c, e))
-    };
-}
-
-model_tables!(column_rows);
 
 /// Write the `trace` row, finish every file and publish the trace; its
 /// rows per table.

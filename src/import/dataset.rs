@@ -19,12 +19,12 @@ use super::{interrupted, ImportMode, ImportOptions, ImportSummary, Progress, Tra
 use crate::dataset::rows::{finish_trace, RowColumns, TRACE_ID};
 use crate::dataset::{trace_key, Dataset, OnDuplicate, TraceFiles};
 use crate::decode::Decoder;
-use crate::load::encode::{PathCache, TraceContext};
-use crate::load::table;
-use crate::load::trace::trace_context;
-use crate::load::{fingerprint, TraceEnd, TraceStart};
+use crate::load::fingerprint;
 use crate::process::rows::{IdBase, Totals};
 use crate::process::{IssueKind, IssueRow, Model, ModelOptions, Severity, Sink};
+use crate::sink::table;
+use crate::sink::trace::{trace_context, TraceEnd, TraceStart};
+use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
 /// Import `traces` into the dataset `dir`, each published as it is done.

@@ -27,13 +27,14 @@ use crate::dataset::columns::TableColumns;
 use crate::dataset::rows::{ColumnTarget, RowColumns};
 use crate::dataset::TraceFiles;
 use crate::decode::Decoder;
-use crate::load::encode::{Batch, BatchTarget, Encoder, PathCache, TraceContext};
-use crate::load::reorder::HeldCall;
+use crate::load::encode::{Batch, BatchTarget, Encoder};
 use crate::load::writer::Writer;
 use crate::process::rows::Totals;
 use crate::process::{Model, Sink};
 use crate::record::{Body, Record};
 use crate::schema::sql_err;
+use crate::sink::reorder::HeldCall;
+use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
 /// Consecutive believable records that must follow a damaged stretch

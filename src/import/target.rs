@@ -18,8 +18,8 @@ use super::errors::{busy, in_db, other_version, refused};
 use super::trace::{import_traces, TraceDone};
 use super::write_back::WriteBack;
 use super::{interrupted, ImportMode, ImportOptions, Progress};
-use crate::load::PathCache;
 use crate::schema::{self, sql_err, Existing, SCHEMA_VERSION};
+use crate::sink::PathCache;
 use crate::Error;
 
 /// A new database: written in a temporary file beside `db`, flushed to disk

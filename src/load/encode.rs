@@ -11,27 +11,25 @@
 //! values are pushed straight into its table's list; a call row waits for
 //! the calls before it as its typed row, and is encoded when released.
 //!
-//! A row's values come from the one declaration of its table
-//! ([`model_tables!`]): every field is a column there, stored as its type
-//! (or its `as`) says, so no field can be dropped or put under another
+//! A row's values are the columns it puts into its [`RowValues`], the
+//! encoder's [`Columns`]: the kit's one visitor of the rows
+//! ([`crate::sink::columns`]), so every field is a column, in the form its
+//! declaration gives, and no field can be dropped or put under another
 //! column.
 
-use std::hash::BuildHasher;
-
-use foldhash::{HashMap, HashMapExt};
+use std::convert::Infallible;
 
 use rusqlite::types::ValueRef;
 
-use super::reorder::{HeldCall, InOrder};
-use super::table::{Table, TABLE_COUNT};
-use super::value::{
-    call_arg, call_dur, call_errno_name, call_nargs, json_string_list, write_args, AsciiOut,
-};
-use crate::names::Numbering;
 use crate::process::rows::{
-    model_tables, Access, CallRow, End, EventRow, ExecRow, IssueKind, IssueRow, NameiRow, PathRow,
-    ProcessRow, Resolution, Severity, Sink, SyscallStatRow, ThreadRow, Unpaired,
+    CallRow, EventRow, ExecRow, IssueRow, NameiRow, PathRow, ProcessRow, Sink, SyscallStatRow,
+    ThreadRow,
 };
+use crate::sink::columns::Columns;
+use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
+use crate::sink::table::{Row, Table, TABLE_COUNT};
+use crate::sink::value::{bytes_value, write_args};
+use crate::sink::{PathCache, TraceContext};
 
 /// One SQL value of a row. Like rusqlite's `ValueRef`, but text and blobs
 /// are where they lie in their batch's [`Batch::bytes`], and the many fixed
@@ -103,147 +101,6 @@ pub struct Batch {
     pub rows: usize,
 }
 
-/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
-/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
-/// means "not UTF-8").
-pub fn bytes_value(b: &[u8]) -> ValueRef<'_> {
-    match std::str::from_utf8(b) {
-        Ok(_) => ValueRef::Text(b),
-        Err(_) => ValueRef::Blob(b),
-    }
-}
-
-/// The end of a batch's [`Batch::bytes`], where values are written.
-struct Bytes<'b>(&'b mut Vec<u8>);
-
-impl Bytes<'_> {
-    /// `b` stored as [`bytes_value`] says.
-    #[inline]
-    fn recorded(&mut self, b: &[u8]) -> SqlValue {
-        match bytes_value(b) {
-            ValueRef::Text(t) => SqlValue::Text(self.put(t)),
-            _ => SqlValue::Blob(self.put(b)),
-        }
-    }
-
-    /// `s` as TEXT.
-    #[inline]
-    fn text(&mut self, s: &str) -> SqlValue {
-        SqlValue::Text(self.put(s.as_bytes()))
-    }
-
-    #[inline]
-    fn put(&mut self, b: &[u8]) -> Span {
-        let start = self.0.len();
-        self.0.extend_from_slice(b);
-        Span {
-            start,
-            end: self.0.len(),
-        }
-    }
-}
-
-/// Argument text written straight into a batch's bytes.
-impl AsciiOut for Bytes<'_> {
-    #[inline]
-    fn ascii(&mut self, b: &[u8]) {
-        self.0.extend_from_slice(b);
-    }
-}
-
-/// Interned paths: bytes → `path_id`, for every path in the database.
-///
-/// A path is known by two 64-bit hashes of its bytes under seeds drawn per
-/// import, not by its bytes: 16 bytes a path however long, where the bytes
-/// themselves made 2 M distinct paths cost 220 MB (issue #12). The first
-/// hash is the key; the value packs the id with 24 bits of the second, so
-/// a path whose first hash collides with another's is told apart and kept
-/// in `collided` under both hashes in full. Two paths share an id only if
-/// 88 bits collide: odds about n²/2⁸⁹ (10⁻¹⁴ at 2 M paths), and a trace
-/// cannot aim at random seeds.
-#[derive(Debug)]
-pub struct PathCache {
-    ids: HashMap<u64, u64>,
-    collided: HashMap<[u64; 2], i64>,
-    seeds: [foldhash::quality::RandomState; 2],
-    /// The next id to give.
-    pub(super) next: i64,
-    pub(super) added: i64,
-}
-
-impl Default for PathCache {
-    /// An empty cache for a fresh database: ids from 1.
-    fn default() -> Self {
-        PathCache {
-            ids: HashMap::new(),
-            collided: HashMap::new(),
-            seeds: Default::default(),
-            next: 1,
-            added: 0,
-        }
-    }
-}
-
-impl PathCache {
-    /// Paths added since this cache was made.
-    pub fn added(&self) -> i64 {
-        self.added
-    }
-
-    /// The id of `path`, and whether it is new: given the next id now.
-    pub fn intern(&mut self, path: &[u8]) -> (i64, bool) {
-        if let Some(id) = self.get(path) {
-            return (id, false);
-        }
-        let id = self.next;
-        self.next += 1;
-        self.added += 1;
-        self.insert(path, id);
-        (id, true)
-    }
-
-    /// The id of `path`, if it has one.
-    pub(super) fn get(&self, path: &[u8]) -> Option<i64> {
-        let [a, b] = self.hashes(path);
-        match self.ids.get(&a) {
-            Some(&v) if v & FP_MASK == b & FP_MASK => Some((v >> FP_BITS) as i64),
-            _ => self.collided.get(&[a, b]).copied(),
-        }
-    }
-
-    /// Give `path` the id `id`.
-    pub(super) fn insert(&mut self, path: &[u8], id: i64) {
-        let [a, b] = self.hashes(path);
-        let packs = (0..1 << (64 - FP_BITS)).contains(&id);
-        if packs && !self.ids.contains_key(&a) {
-            self.ids.insert(a, (id as u64) << FP_BITS | (b & FP_MASK));
-        } else {
-            self.collided.insert([a, b], id);
-        }
-    }
-
-    fn hashes(&self, path: &[u8]) -> [u64; 2] {
-        [self.seeds[0].hash_one(path), self.seeds[1].hash_one(path)]
-    }
-}
-
-/// Bits of a path's second hash kept next to its id in [`PathCache`]; ids
-/// below 2⁴⁰ pack, larger ones (never given, only read by `--append`) go
-/// to `collided`.
-const FP_BITS: u32 = 24;
-const FP_MASK: u64 = (1 << FP_BITS) - 1;
-
-/// What every row of one trace shares.
-#[derive(Debug, Clone, Copy)]
-pub struct TraceContext {
-    /// `trace.trace_id`.
-    pub trace_id: i64,
-    /// Register width, for signed arguments.
-    pub word_bits: u32,
-    /// errno names.
-    pub names: Numbering,
-}
-
 /// Where full batches go.
 pub trait BatchTarget {
     /// Why a batch could not be taken.
@@ -273,11 +130,6 @@ impl Batch {
         self.rows = 0;
     }
 }
-
-/// Call rows held to be written in `call_id` order: well above how late a
-/// call finishes behind others in the benchmark's 8-job builds (< 1 024
-/// ids), and 2.6 MB of cells.
-pub const CALL_WINDOW: usize = 4096;
 
 /// The encoding [`Sink`]: rows in, batches out to its target.
 pub struct Encoder<'p, T> {
@@ -311,7 +163,7 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         let mut done = Ok(());
         calls.drain(|h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.add(&h.row());
             }
         });
         self.calls = Some(calls);
@@ -338,180 +190,22 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
-    /// One more value of table `t`'s row being added.
-    #[inline]
-    fn value(&mut self, t: Table, v: SqlValue) {
-        self.batch.values[t.index()].push(v);
-    }
-
-    /// The end of the batch's bytes.
-    #[inline]
-    fn bytes(&mut self) -> Bytes<'_> {
-        Bytes(&mut self.batch.bytes)
-    }
-
-    /// A row is complete: hand the batch on when it is full (never between
+    /// A row into the batch, the batch handed on when full (never between
     /// the values of a row, so a path row added meanwhile only counts).
     #[inline]
-    fn row_done(&mut self) -> Result<(), T::Error> {
+    fn add<R: Row>(&mut self, row: &R) -> Result<(), T::Error> {
+        let mut values = RowValues {
+            table: R::TABLE,
+            batch: &mut self.batch,
+            paths: &mut *self.paths,
+            ctx: &self.ctx,
+        };
+        let Ok(()) = row.put_columns(&self.ctx, &mut values);
         self.batch.rows += 1;
         if self.batch.rows >= BATCH_ROWS {
             self.send()?;
         }
         Ok(())
-    }
-
-    /// The id of `path`, adding it to the batch when it is new.
-    fn intern(&mut self, path: &[u8]) -> Result<i64, T::Error> {
-        let (id, new) = self.paths.intern(path);
-        if new {
-            PathRow::push_values(&PathRow { id, path }, self)?;
-            self.batch.rows += 1;
-        }
-        Ok(id)
-    }
-
-    fn intern_opt(&mut self, path: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        Ok(match path {
-            Some(p) => SqlValue::Int(self.intern(p)?),
-            None => SqlValue::Null,
-        })
-    }
-}
-
-/// An optional integer.
-fn int(v: Option<i64>) -> SqlValue {
-    v.map_or(SqlValue::Null, SqlValue::Int)
-}
-
-/// An optional fixed string.
-fn text(s: Option<&'static str>) -> SqlValue {
-    s.map_or(SqlValue::Null, SqlValue::Static)
-}
-
-/// How a field of a row is stored when its type says it: the SQL value of
-/// each Rust type the rows use (its bytes, if any, written to `b`).
-trait ToColumn {
-    fn to_column(&self, b: Bytes<'_>) -> SqlValue;
-}
-
-macro_rules! to_column {
-    ($($t:ty => |$v:ident, $b:pat_param| $e:expr;)*) => {$(
-        impl ToColumn for $t {
-            #[inline]
-            fn to_column(&self, $b: Bytes<'_>) -> SqlValue {
-                let $v = self;
-                $e
-            }
-        }
-    )*};
-}
-
-to_column! {
-    i64 => |v, _| SqlValue::Int(*v);
-    Option<i64> => |v, _| int(*v);
-    i32 => |v, _| SqlValue::Int((*v).into());
-    Option<i32> => |v, _| int(v.map(i64::from));
-    bool => |v, _| SqlValue::Int((*v).into());
-    Option<bool> => |v, _| int(v.map(i64::from));
-    // File offsets fit i64 for any file that exists.
-    u64 => |v, _| SqlValue::Int(*v as i64);
-    Option<u64> => |v, _| int(v.map(|o| o as i64));
-    Vec<u8> => |v, mut b| b.recorded(v);
-    &[u8] => |v, mut b| b.recorded(v);
-    Option<&[u8]> => |v, mut b| v.map_or(SqlValue::Null, |v| b.recorded(v));
-    &'static str => |v, _| SqlValue::Static(v);
-    Option<&'static str> => |v, _| text(*v);
-    String => |v, mut b| b.text(v);
-    Option<String> => |v, mut b| v.as_deref().map_or(SqlValue::Null, |v| b.text(v));
-}
-
-/// A vocabulary is stored as its fixed string.
-macro_rules! vocabulary_columns {
-    ($($t:ty),*) => {$(
-        to_column! {
-            $t => |v, _| SqlValue::Static(v.as_str());
-            Option<$t> => |v, _| text(v.map(|v| v.as_str()));
-        }
-    )*};
-}
-vocabulary_columns!(Severity, Resolution, Access, End, Unpaired, IssueKind);
-
-/// The stored forms a row's declaration names with `as`, and the columns
-/// derived from a row and its trace.
-impl<T: BatchTarget> Encoder<'_, T> {
-    /// `as path`: the path's id, the path added when new.
-    #[inline]
-    fn path<'b>(&mut self, p: impl Into<Option<&'b [u8]>>) -> Result<SqlValue, T::Error> {
-        self.intern_opt(p.into())
-    }
-
-    /// `as strings`: NUL-separated strings as a JSON array when all are
-    /// UTF-8, else the bytes.
-    #[inline]
-    fn strings(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        let mut out = self.bytes();
-        Ok(match b {
-            None => SqlValue::Null,
-            Some(b) => match json_string_list(b) {
-                Some(json) => out.text(&json),
-                None => SqlValue::Blob(out.put(b)),
-            },
-        })
-    }
-
-    /// `as blob`.
-    #[inline]
-    fn blob(&mut self, b: Option<&[u8]>) -> Result<SqlValue, T::Error> {
-        let mut out = self.bytes();
-        Ok(b.map_or(SqlValue::Null, |d| SqlValue::Blob(out.put(d))))
-    }
-
-    /// `as args`: the words as text, written into the batch's bytes.
-    #[inline]
-    fn args(&mut self, args: &[u64]) -> Result<SqlValue, T::Error> {
-        let start = self.batch.bytes.len();
-        write_args(&mut self.bytes(), args);
-        Ok(SqlValue::Text(Span {
-            start,
-            end: self.batch.bytes.len(),
-        }))
-    }
-
-    /// The trace the row belongs to.
-    #[inline]
-    fn trace<R>(&self, _: &R) -> SqlValue {
-        SqlValue::Int(self.ctx.trace_id)
-    }
-
-    /// How many argument words the call has.
-    #[inline]
-    fn nargs(&self, r: &CallRow<'_>) -> SqlValue {
-        SqlValue::Int(call_nargs(r))
-    }
-
-    /// The first argument, signed at the trace's word width.
-    #[inline]
-    fn arg0(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_arg(r, 0, self.ctx.word_bits))
-    }
-
-    /// The second argument, signed at the trace's word width.
-    #[inline]
-    fn arg1(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_arg(r, 1, self.ctx.word_bits))
-    }
-
-    /// From CALL to RET.
-    #[inline]
-    fn dur(&self, r: &CallRow<'_>) -> SqlValue {
-        int(call_dur(r))
-    }
-
-    /// The errno's name in the trace's system.
-    #[inline]
-    fn errno_name(&self, r: &CallRow<'_>) -> SqlValue {
-        text(call_errno_name(r, self.ctx.names))
     }
 
     /// Hand on a finished call row; it waits for the calls before it.
@@ -520,134 +214,142 @@ impl<T: BatchTarget> Encoder<'_, T> {
         let mut done = Ok(());
         calls.push(row.id, HeldCall::of(row), |h| {
             if done.is_ok() {
-                done = self.add_call(&h);
+                done = self.add(&h.row());
             }
         });
         self.calls = Some(calls);
         done
     }
+}
 
-    /// A released call row into the batch.
+/// The values of one row of `table` being added to a batch: the
+/// [`Columns`] of the SQLite side. Text and blobs are written into the
+/// batch's bytes; a path new to the cache adds its `path` row first.
+struct RowValues<'e> {
+    table: Table,
+    batch: &'e mut Batch,
+    paths: &'e mut PathCache,
+    ctx: &'e TraceContext,
+}
+
+impl RowValues<'_> {
+    /// One more value of the row.
     #[inline]
-    fn add_call(&mut self, h: &HeldCall) -> Result<(), T::Error> {
-        CallRow::push_values(&h.row(), self)?;
-        self.row_done()
+    fn value(&mut self, v: SqlValue) {
+        self.batch.values[self.table.index()].push(v);
+    }
+
+    /// `b` written at the end of the batch's bytes.
+    #[inline]
+    fn put(&mut self, b: &[u8]) -> Span {
+        let start = self.batch.bytes.len();
+        self.batch.bytes.extend_from_slice(b);
+        Span {
+            start,
+            end: self.batch.bytes.len(),
+        }
     }
 }
 
-/// A row's values and the [`Sink`] methods, from [`model_tables!`]: each
-/// column is the field's value as its type or its `as` says, or a value
-/// derived from the row.
-macro_rules! encode_rows {
-    ($(
-        $(#[$meta:meta])*
-        $table:ident = $name:literal, key: $key:ident $(($id:ident))?,
-        $(sink: $method:ident,)? $(spilled: $spilled:ident,)?
-        struct $row:ident $(<$lt:lifetime>)? {
-            $( $( $(#[$doc:meta])* $field:ident: $ty:ty )? => $column:literal $(as $how:ident)?, )*
-        }
-    )*) => {
-        $(
-            impl $(<$lt>)? $row $(<$lt>)? {
-                /// Push its values, in the order of its table's columns.
-                #[inline]
-                fn push_values<T: BatchTarget>(
-                    row: &Self,
-                    e: &mut Encoder<'_, T>,
-                ) -> Result<(), T::Error> {
-                    $(
-                        let v = column!(row e [$($field)?] [$($how)?]);
-                        e.value(Table::$table, v);
-                    )*
-                    Ok(())
+impl Columns for RowValues<'_> {
+    /// Adding a path never fails: its row only joins the batch.
+    type Error = Infallible;
+
+    #[inline]
+    fn int(&mut self, v: Option<i64>) {
+        self.value(v.map_or(SqlValue::Null, SqlValue::Int));
+    }
+
+    #[inline]
+    fn name(&mut self, v: Option<&'static str>) {
+        self.value(v.map_or(SqlValue::Null, SqlValue::Static));
+    }
+
+    #[inline]
+    fn text(&mut self, v: Option<&str>) {
+        let v = v.map_or(SqlValue::Null, |s| SqlValue::Text(self.put(s.as_bytes())));
+        self.value(v);
+    }
+
+    /// As [`bytes_value`] says.
+    #[inline]
+    fn recorded(&mut self, v: Option<&[u8]>) {
+        let v = match v {
+            None => SqlValue::Null,
+            Some(b) => match bytes_value(b) {
+                ValueRef::Text(t) => SqlValue::Text(self.put(t)),
+                _ => SqlValue::Blob(self.put(b)),
+            },
+        };
+        self.value(v);
+    }
+
+    #[inline]
+    fn path(&mut self, v: Option<&[u8]>) -> Result<(), Infallible> {
+        let v = match v {
+            None => SqlValue::Null,
+            Some(path) => {
+                let (id, new) = self.paths.intern(path);
+                if new {
+                    let mut row = RowValues {
+                        table: Table::Path,
+                        batch: &mut *self.batch,
+                        paths: &mut *self.paths,
+                        ctx: self.ctx,
+                    };
+                    PathRow { id, path }.put_columns(self.ctx, &mut row)?;
+                    self.batch.rows += 1;
                 }
+                SqlValue::Int(id)
             }
-        )*
-
-        impl<T: BatchTarget> Sink for Encoder<'_, T> {
-            type Error = T::Error;
-            $( encode_method!($table [$($method)?] $row [$($lt)?]); )*
-        }
-    };
-}
-
-/// One value of a row.
-macro_rules! column {
-    ($row:ident $e:ident [$field:ident] []) => {
-        $row.$field.to_column($e.bytes())
-    };
-    ($row:ident $e:ident [$field:ident] [$how:ident]) => {
-        $e.$how($row.$field)?
-    };
-    ($row:ident $e:ident [] [$how:ident]) => {
-        $e.$how($row)
-    };
-}
-
-/// The [`Sink`] method of a table, if it has one.
-macro_rules! encode_method {
-    ($table:ident [] $($rest:tt)*) => {};
-    ($table:ident [$method:ident] $row:ident []) => {
-        fn $method(&mut self, row: &$row) -> Result<(), T::Error> {
-            take!(self $table row $row)
-        }
-    };
-    ($table:ident [$method:ident] $row:ident [$lt:lifetime]) => {
-        fn $method(&mut self, row: &$row<'_>) -> Result<(), T::Error> {
-            take!(self $table row $row)
-        }
-    };
-}
-
-/// Where a row's values go: call rows wait for the calls before them,
-/// issues are counted for the `trace` row, the rest join the batch.
-macro_rules! take {
-    ($e:ident Call $row:ident $ty:ident) => {
-        $e.take_call($row)
-    };
-    ($e:ident Issue $row:ident $ty:ident) => {{
-        $e.issues += 1;
-        $ty::push_values($row, $e)?;
-        $e.row_done()
-    }};
-    ($e:ident $table:ident $row:ident $ty:ident) => {{
-        $ty::push_values($row, $e)?;
-        $e.row_done()
-    }};
-}
-
-model_tables!(encode_rows);
-
-#[cfg(test)]
-mod tests {
-    use super::PathCache;
-
-    #[test]
-    fn path_cache_gives_each_path_its_own_id() {
-        let mut cache = PathCache::default();
-        let paths: Vec<Vec<u8>> = (0..10_000)
-            .map(|i| format!("/usr/src/f{i}.c").into_bytes())
-            .collect();
-        for (id, p) in (1..).zip(&paths) {
-            assert_eq!(cache.get(p), None);
-            cache.insert(p, id);
-        }
-        for (id, p) in (1..).zip(&paths) {
-            assert_eq!(cache.get(p), Some(id));
-        }
-        assert_eq!(cache.get(b"/usr/src/f10000.c"), None);
+        };
+        self.value(v);
+        Ok(())
     }
 
-    #[test]
-    fn path_cache_keeps_ids_too_large_to_pack() {
-        // An --append database may hold any id; past 2^40 it cannot share
-        // a word with the hash check and is kept in full.
-        let mut cache = PathCache::default();
-        let big = 1_i64 << 50;
-        cache.insert(b"/etc/passwd", big);
-        cache.insert(b"/etc/group", 7);
-        assert_eq!(cache.get(b"/etc/passwd"), Some(big));
-        assert_eq!(cache.get(b"/etc/group"), Some(7));
-        assert_eq!(cache.collided.len(), 1);
+    #[inline]
+    fn blob(&mut self, v: Option<&[u8]>) {
+        let v = v.map_or(SqlValue::Null, |b| SqlValue::Blob(self.put(b)));
+        self.value(v);
+    }
+
+    /// The words as text, written into the batch's bytes.
+    #[inline]
+    fn args(&mut self, words: &[u64]) {
+        let start = self.batch.bytes.len();
+        write_args(&mut self.batch.bytes, words);
+        let end = self.batch.bytes.len();
+        self.value(SqlValue::Text(Span { start, end }));
+    }
+}
+
+/// Call rows wait for the calls before them; issues are counted for the
+/// `trace` row; every other row joins the batch.
+impl<T: BatchTarget> Sink for Encoder<'_, T> {
+    type Error = T::Error;
+    fn process(&mut self, row: &ProcessRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn thread(&mut self, row: &ThreadRow) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn exec(&mut self, row: &ExecRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
+        self.take_call(row)
+    }
+    fn namei(&mut self, row: &NameiRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn event(&mut self, row: &EventRow<'_>) -> Result<(), T::Error> {
+        self.add(row)
+    }
+    fn issue(&mut self, row: &IssueRow) -> Result<(), T::Error> {
+        self.issues += 1;
+        self.add(row)
+    }
+    fn syscall_stat(&mut self, row: &SyscallStatRow) -> Result<(), T::Error> {
+        self.add(row)
     }
 }

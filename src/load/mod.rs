@@ -4,12 +4,13 @@
 //! stores batches with multi-row INSERTs. A [`Loader`] does both on one
 //! thread; [`crate::import`] runs the encoder on a second thread and the
 //! writer on the connection's. [`trace`] writes a file's `trace` row,
-//! [`table`] names every table the rows go to; [`crate::schema`] owns the
-//! DDL. Nothing here decodes bytes or starts threads, and the only values
-//! computed here are those that follow from a row and its trace (see
-//! [`crate::process::rows`]), and the tree order of a finished trace's
-//! processes, read back from its rows ([`tree_order`]). The one file opened is the trace itself, by
-//! [`fingerprint`], to hash its ends.
+//! [`tree_order`] the tree order of a finished trace's processes, read
+//! back from its rows; [`crate::schema`] owns the DDL. What the two sinks
+//! share (the table list, the forms of the values, the path cache, the
+//! order of call rows, the `trace` row's values, the tree order) is the
+//! kit's, [`crate::sink`]; this module never uses the dataset sink.
+//! Nothing here decodes bytes or starts threads. The one file opened is
+//! the trace itself, by [`fingerprint`], to hash its ends.
 //!
 //! Ids are the model's, continued from [`next_ids`] so a database that is
 //! appended to keeps them unique; `path_id`s are the encoder's, continued
@@ -17,11 +18,8 @@
 
 pub mod encode;
 pub mod fingerprint;
-pub(crate) mod reorder;
-pub mod table;
 pub mod trace;
 pub mod tree_order;
-pub mod value;
 pub mod writer;
 
 use rusqlite::types::ValueRef;
@@ -29,10 +27,12 @@ use rusqlite::Connection;
 
 use crate::process::rows::IdBase;
 use crate::schema::sql_err;
+use crate::sink::table;
+pub use crate::sink::trace::{TraceEnd, TraceStart};
+pub use crate::sink::PathCache;
 use crate::Error;
 use encode::Encoder;
-pub use encode::PathCache;
-pub use trace::{begin_trace, end_trace, same_file, TraceEnd, TraceStart};
+pub use trace::{begin_trace, end_trace, same_file};
 use writer::Writer;
 
 impl PathCache {

@@ -370,8 +370,8 @@ fn ids_survive_reordering_and_appends() {
     ids.push(1_000); // a jump
 
     // One call open across more than the window: passed over, written late.
-    ids.extend(1_001..1_001 + encode::CALL_WINDOW as i64 + 10);
-    let open = 1_001 + encode::CALL_WINDOW as i64 + 10;
+    ids.extend(1_001..1_001 + crate::sink::reorder::CALL_WINDOW as i64 + 10);
+    let open = 1_001 + crate::sink::reorder::CALL_WINDOW as i64 + 10;
     ids.extend(open + 1..open + 100);
     ids.push(open);
     let mut paths = PathCache::default();

@@ -1,7 +1,7 @@
 //! The rows the process model emits, and the [`Sink`] that receives them:
 //! the contract between model and load. The model decides every id (so
 //! rows can reference each other before they are written) and every fact;
-//! the loader stores them, adding only what follows from a row and its
+//! the sinks store them, adding only what follows from a row and its
 //! trace (`trace_id`, path ids, the argument text, `dur`, `nargs`,
 //! `arg0`/`arg1`, `errno_name`). Byte strings borrow where they can. The
 //! fixed strings some columns hold are the vocabularies of [`super::vocab`].
@@ -12,19 +12,22 @@ pub use super::vocab::{Access, End, IssueKind, Resolution, Severity, Unpaired};
 /// each declared once: its name, where its key comes from, the [`Sink`]
 /// method that takes its row, and its columns in the schema's order. A
 /// column is a field of the row (`field: Type => "column"`) or a value the
-/// loader derives from the row and its trace (`=> "column" as how`); `as`
-/// on a field names how the loader stores it when its type alone does not
+/// sinks derive from the row and its trace (`=> "column" as how`); `as`
+/// on a field names how the sinks store it when its type alone does not
 /// say (`path`: interned to a `path_id`; `strings`: NUL-separated strings
 /// as a JSON array; `blob`; `args`: the argument words as text). Keys
 /// are `model(field of IdBase)` (the model gives the ids), `paths` (the
 /// encoder's path cache) or `sqlite`.
 ///
-/// Every use of the list is a macro `model_tables!` hands it to: the row
-/// structs, [`Sink`] and [`IdBase`] here, `load::table::Table`, the
-/// encoder's values and the spill form of a row the model keeps live
-/// (`spilled: yes`). A new column is its line here, its DDL and comment
-/// in `schema/` (with a new schema version), and the code that decides its
-/// value; a stored form no type has yet is one more `impl` in `load`.
+/// Every use of the list is a macro `model_tables!` hands it to, three in
+/// all: the row structs, [`Sink`] and [`IdBase`] here; in the sinks' kit,
+/// `sink::table::Table` and each row's `sink::table::Row`, the one visitor
+/// of its columns both sinks store from; and the spill form of a row the
+/// model keeps live (`spilled: yes`). A new column is its line here, its
+/// DDL and comment in `schema/` (with a new schema version), and the code
+/// that decides its value (for a derived one, its function in
+/// `sink::columns::derived`); a type no column has had yet is one more
+/// `impl` of `sink::columns::Column`.
 macro_rules! model_tables {
     ($then:ident) => {
         $then! {

@@ -5,7 +5,7 @@
 
 /// Declares a fieldless enum whose every variant is stored as a fixed
 /// string: the variant, its doc and its string side by side, and from them
-/// `as_str` and `ALL` (every variant in declaration order, so `X as usize`
+/// `as_str` (its [`Vocabulary`] word) and `ALL` (every variant in declaration order, so `X as usize`
 /// is its index).
 macro_rules! vocabulary {
     (
@@ -30,7 +30,20 @@ macro_rules! vocabulary {
                 }
             }
         }
+
+        impl Vocabulary for $name {
+            #[inline]
+            fn word(self) -> &'static str {
+                self.as_str()
+            }
+        }
     };
+}
+
+/// A vocabulary: a fieldless enum stored as one fixed word per variant.
+pub trait Vocabulary: Copy {
+    /// The word stored for it.
+    fn word(self) -> &'static str;
 }
 
 vocabulary! {

@@ -1,13 +1,34 @@
 //! The tables rows are written to, as the one list of
 //! [`model_tables!`](crate::process::rows) declares them: their names,
 //! their columns in value order, and whether their first column is their
-//! INTEGER PRIMARY KEY given by kt2sql. The writer builds its INSERTs from
-//! them, [`super::next_ids`] reads the ids to continue from them; a test
-//! checks them against `PRAGMA table_info` of the schema.
+//! INTEGER PRIMARY KEY given by kt2sql; and each row as a [`Row`], the one
+//! visitor of its columns: the SQLite encoder and the dataset's builders
+//! both take a row's values from [`Row::put_columns`], and the dataset's
+//! column kinds from [`Row::forms`]. The SQLite writer builds its INSERTs
+//! from the tables, `load::next_ids` reads the ids to continue from them;
+//! a test checks them against `PRAGMA table_info` of the schema.
 
-use crate::process::rows::{model_tables, IdBase};
+use super::columns::{derived, stored, Column, Columns, Form};
+use super::trace::TraceContext;
+use crate::process::rows::{
+    model_tables, Access, CallRow, End, EventRow, ExecRow, IdBase, IssueKind, IssueRow, NameiRow,
+    PathRow, ProcessRow, Resolution, Severity, SyscallStatRow, ThreadRow, Unpaired,
+};
 
-/// Declares [`Table`] and [`id_base`] from the list of tables.
+/// A row of a table: its columns put into any [`Columns`], in the
+/// table's order, each in the form its declaration gives.
+pub trait Row {
+    /// Its table.
+    const TABLE: Table;
+    /// Put its columns into `c`, those derived from the row with `ctx`.
+    fn put_columns<C: Columns>(&self, ctx: &TraceContext, c: &mut C) -> Result<(), C::Error>;
+    /// Each column's form and whether it may be NULL, in its table's
+    /// order.
+    fn forms() -> Vec<(Form, bool)>;
+}
+
+/// Declares [`Table`], [`id_base`] and each row's [`Row`] from the list of
+/// tables.
 macro_rules! tables {
     ($(
         $(#[$meta:meta])*
@@ -24,8 +45,8 @@ macro_rules! tables {
         }
 
         impl Table {
-            /// Every table, in the order of a [`Batch`](super::encode::Batch)'s
-            /// values.
+            /// Every table, in the order a batch of the SQLite encoder
+            /// holds their values.
             pub const ALL: &'static [Table] = &[$(Table::$table),*];
 
             /// Its name in the schema.
@@ -33,15 +54,21 @@ macro_rules! tables {
                 match self { $(Table::$table => $name,)* }
             }
 
-            /// Its columns, in the order a row's values come.
+            /// Its columns, in the order a row puts them.
             pub const fn columns(self) -> &'static [&'static str] {
                 match self { $(Table::$table => &[$($column),*],)* }
             }
 
-            /// Whether the first value of a row is the table's INTEGER
+            /// Whether the first column of a row is the table's INTEGER
             /// PRIMARY KEY (otherwise SQLite picks the key).
             pub const fn keyed(self) -> bool {
                 match self { $(Table::$table => keyed!($key),)* }
+            }
+
+            /// Each column's form and whether it may be NULL, in
+            /// [`Table::columns`]' order.
+            pub fn forms(self) -> Vec<(Form, bool)> {
+                match self { $(Table::$table => <$row as Row>::forms(),)* }
             }
         }
 
@@ -52,6 +79,27 @@ macro_rules! tables {
                 $( $( $id: next(Table::$table)?, )? )*
             })
         }
+
+        $(
+            impl $(<$lt>)? Row for $row $(<$lt>)? {
+                const TABLE: Table = Table::$table;
+
+                #[inline]
+                fn put_columns<C: Columns>(
+                    &self,
+                    ctx: &TraceContext,
+                    c: &mut C,
+                ) -> Result<(), C::Error> {
+                    let _ = ctx;
+                    $( Column::put(value!(self ctx [$($field)?] [$($how)?]), c)?; )*
+                    Ok(())
+                }
+
+                fn forms() -> Vec<(Form, bool)> {
+                    vec![$( form!([$($ty)?] [$($how)?]), )*]
+                }
+            }
+        )*
     };
 }
 
@@ -69,6 +117,33 @@ macro_rules! keyed {
     };
 }
 
+/// One column's value: a field as its type says, a field stored as its
+/// `as` says, or a value derived from the row and its trace.
+macro_rules! value {
+    ($row:ident $ctx:ident [$field:ident] []) => {
+        &$row.$field
+    };
+    ($row:ident $ctx:ident [$field:ident] [$how:ident]) => {
+        &stored::$how($row.$field)
+    };
+    ($row:ident $ctx:ident [] [$how:ident]) => {
+        &derived::$how($row, $ctx)
+    };
+}
+
+/// One column's form and whether it may be NULL.
+macro_rules! form {
+    ([$ty:ty] []) => {
+        (<$ty as Column>::FORM, <$ty as Column>::NULLABLE)
+    };
+    ([$ty:ty] [$how:ident]) => {
+        stored::form::<$ty, _>(stored::$how)
+    };
+    ([] [$how:ident]) => {
+        derived::form::<Self, _>(derived::$how)
+    };
+}
+
 model_tables!(tables);
 
 /// How many tables rows are written to.
@@ -78,23 +153,6 @@ impl Table {
     /// Its position in [`Table::ALL`].
     pub const fn index(self) -> usize {
         self as usize
-    }
-
-    /// `INSERT OR FAIL INTO name (columns…) VALUES`, to be followed by the
-    /// value groups.
-    ///
-    /// OR FAIL rather than the default ABORT: to undo the rows a failing
-    /// multi-row INSERT has already added, ABORT makes SQLite copy every
-    /// page the statement changes into a statement journal first (2 % of
-    /// the writing thread). FAIL keeps those rows, which changes nothing
-    /// here: any failed INSERT fails the import, whose transaction is then
-    /// rolled back (or whose temporary file is removed) as a whole.
-    pub fn insert_head(self) -> String {
-        format!(
-            "INSERT OR FAIL INTO {} ({}) VALUES",
-            self.name(),
-            self.columns().join(", ")
-        )
     }
 }
 

@@ -1,12 +1,22 @@
-//! How recorded values become SQL values: NUL-separated string lists as
-//! JSON arrays, argument words in kdump style and as signed
-//! integers of the trace's word size, and the columns a call row derives.
-//! One helper per encoding, so every column of a kind is stored the same
-//! way by both sinks, the database's encoder and the dataset's columns.
+//! How recorded values are encoded: bytes as TEXT or BLOB, NUL-separated
+//! string lists as JSON arrays, argument words in kdump style and as
+//! signed integers of the trace's word size. One helper per encoding, so
+//! every column of a kind is stored the same way by both sinks (through
+//! [`super::columns`]) and by the `trace` row.
 
-use crate::names::{errno_name, Numbering};
-use crate::process::rows::CallRow;
+use rusqlite::types::ValueRef;
+
 use crate::text::json_str;
+
+/// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
+/// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
+/// means "not UTF-8").
+pub fn bytes_value(b: &[u8]) -> ValueRef<'_> {
+    match std::str::from_utf8(b) {
+        Ok(_) => ValueRef::Text(b),
+        Err(_) => ValueRef::Blob(b),
+    }
+}
 
 /// `a\0b\0` → `["a","b"]`; `None` when a string is not UTF-8.
 pub fn json_string_list(b: &[u8]) -> Option<String> {
@@ -29,6 +39,15 @@ pub fn json_string_list(b: &[u8]) -> Option<String> {
 pub trait AsciiOut {
     /// Append `b`, ASCII.
     fn ascii(&mut self, b: &[u8]);
+}
+
+/// Argument text written straight into a byte buffer (the SQLite
+/// encoder's batch).
+impl AsciiOut for Vec<u8> {
+    #[inline]
+    fn ascii(&mut self, b: &[u8]) {
+        self.extend_from_slice(b);
+    }
 }
 
 impl AsciiOut for String {
@@ -72,26 +91,6 @@ pub fn write_args(out: &mut impl AsciiOut, args: &[u64]) {
         len += digits;
     }
     out.ascii(&buf[..len]);
-}
-
-/// `nargs`: how many argument words the call has.
-pub fn call_nargs(r: &CallRow<'_>) -> i64 {
-    r.args.len() as i64
-}
-
-/// `arg0`, `arg1`: argument `i`, signed at the trace's word width.
-pub fn call_arg(r: &CallRow<'_>, i: usize, word_bits: u32) -> Option<i64> {
-    r.args.get(i).map(|&w| signed_word(w, word_bits))
-}
-
-/// `dur`: from CALL to RET.
-pub fn call_dur(r: &CallRow<'_>) -> Option<i64> {
-    r.ts.zip(r.ret_ts).map(|(a, b)| b - a)
-}
-
-/// `errno_name`: the errno's name in the trace's system.
-pub fn call_errno_name(r: &CallRow<'_>, names: Numbering) -> Option<&'static str> {
-    r.errno.and_then(|e| errno_name(names, e).map(|(n, _)| n))
 }
 
 /// An argument word as a signed integer of the trace's word size, so a
