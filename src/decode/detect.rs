@@ -14,10 +14,6 @@ use super::error::DecodeErrorKind;
 use super::header::{self, Layouts, RawHeader};
 use super::rules;
 
-/// The first 16 bytes of every SQLite database file: a kt2sql database
-/// given where a trace goes is named as such, whatever `--dialect` says.
-pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
-
 /// Bytes of the file detection looks at.
 pub const SAMPLE_BYTES: usize = 256 << 10;
 /// Records detection walks at most.

@@ -99,7 +99,7 @@ impl<R: Read> Decoder<R> {
             .fill(detect::SAMPLE_BYTES)
             .map_err(|e| at(DecodeErrorKind::Io(e.to_string())))?;
         // Checked on the bytes read for detection, so a pipe loses none.
-        if src.window().starts_with(detect::SQLITE_MAGIC) {
+        if src.window().starts_with(crate::schema::SQLITE_MAGIC) {
             return Err(at(DecodeErrorKind::Sqlite));
         }
         let abi = match abi {
