@@ -148,9 +148,10 @@ impl Abi {
         self.dialect().is_some() && self.primary_layout().is_some()
     }
 
-    /// Whether headers of this family carry a thread id.
+    /// Whether headers of this ABI carry a thread id, in some header
+    /// version (NetBSD's v0 has none, its later versions do).
     pub fn has_tid(&self) -> bool {
-        self.primary_layout().is_some_and(|l| l.tid.is_some()) || self.family == Family::NetBsd
+        (0..=2).any(|v| self.layout(v).is_some_and(|l| l.tid.is_some()))
     }
 
     /// The syscall/errno/signal name table for this family.
