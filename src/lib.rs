@@ -1,8 +1,6 @@
 //! kt2sql: BSD `ktrace.out` files into SQLite.
 //!
-//! The pipeline is one-way: a layer uses only the layers to its left and
-//! the shared leaves (`record`, `names`, `schema`, `text`, `json`, `error`),
-//! never one to its right:
+//! The pipeline is one-way:
 //!
 //! ```text
 //!  bytes ──decode──▶ record::Record ──process::Model──▶ rows ──load──▶ SQLite ──report──▶ text
@@ -10,30 +8,48 @@
 //!                                       calls, paths)      INSERTs)
 //! ```
 //!
-//! * [`decode`]: bytes → [`record`]s. Never touches SQLite.
-//! * [`process`]: records → the process model's rows (processes, threads,
-//!   calls, lookups, events, issues) through its [`process::Sink`].
-//! * [`sink`]: what the two sinks of the rows share, so both store them
-//!   alike: the table list, the one visitor of a row's columns
-//!   ([`sink::columns::Columns`]), the path cache, the call rows' order
-//!   window, the `trace` row's values, the tree order. Writes nothing.
-//! * [`load`]: rows → SQLite: the [`load::encode::Encoder`] (that `Sink`)
-//!   and the [`load::writer::Writer`]. Starts no thread; the one file it
-//!   opens is a trace, to fingerprint its ends.
-//! * [`dataset`]: rows → Parquet files, the second sink
-//!   ([`dataset::rows::RowColumns`]), and the export of a database.
-//!   `load` and `dataset` each use [`sink`], never each other.
-//! * [`import`]: the driver of `kt2sql import`: trace files → one database,
-//!   atomically, on two threads, skipping damaged stretches.
-//! * [`schema`]: the embedded DDL, its version and how a database file is
-//!   recognised; shared by `load`, `import` and `report`.
-//! * [`report`]: SQL → text (every report command, `sql` and `query`); it
-//!   asks [`decode`] only whether a file given as a database is a trace.
-//!   [`dump`]: records → text without a database.
-//! * [`build`]: the rules of build analysis on values (which programs are
-//!   compilers, what a depfile lists, the graph's roles), for `report`.
-//! * [`names`]: the numbers a trace records (syscalls, errnos, signals,
-//!   argument flags) to the names each system gives them.
+//! The layers, lowest first. Each uses only the layers before it in this
+//! list, never one after it, and every layer may name [`error`]'s type;
+//! `tests/docs/layers.rs` reads this list and checks every `crate::` path
+//! under `src/` against it, so a new module takes its place here.
+//!
+//! 1. [`text`]: how recorded bytes are shown (escaped text, numbers).
+//! 2. [`json`]: the JSON object writer the outputs share.
+//! 3. [`record`]: the dialect-neutral records decoding yields and
+//!    everything above reads.
+//! 4. [`names`]: the numbers a trace records (syscalls, errnos, signals,
+//!    argument flags) to the names each system gives them, and a call's
+//!    arguments printed with them as kdump prints them.
+//! 5. [`schema`]: the embedded DDL, its version, how a database file is
+//!    recognised, and the canned queries (`queries/*.sql`) that read it;
+//!    shared by `load`, `import`, `dataset` and `report`.
+//! 6. [`decode`]: bytes → [`record`]s. Never touches SQLite (it knows a
+//!    database file by [`schema`]'s magic, to refuse one given as a trace).
+//! 7. [`error`]: the crate's error type, which carries [`decode`]'s errors
+//!    and which every layer returns.
+//! 8. [`process`]: records → the process model's rows (processes, threads,
+//!    calls, lookups, events, issues) through its [`process::Sink`].
+//! 9. [`sink`]: what the two sinks of the rows share, so both store them
+//!    alike: the table list, the one visitor of a row's columns
+//!    ([`sink::columns::Columns`]), the path cache, the call rows' order
+//!    window, the `trace` row's values, the tree order. Writes nothing.
+//! 10. [`load`]: rows → SQLite: the [`load::encode::Encoder`] (that `Sink`)
+//!     and the [`load::writer::Writer`]. Starts no thread; the one file it
+//!     opens is a trace, to fingerprint its ends.
+//! 11. [`dataset`]: rows → a directory of Parquet files, the second sink
+//!     ([`dataset::rows::RowColumns`]), with the SQL that DuckDB and Spark
+//!     read it with. `load` and `dataset` each use [`sink`], never each
+//!     other.
+//! 12. [`import`]: the driver of `kt2sql import`: trace files → one
+//!     database (or dataset), atomically, on two threads, skipping damaged
+//!     stretches.
+//! 13. [`build`]: the rules of build analysis on values (which programs
+//!     are compilers, what a depfile lists, the graph's roles, the hazard
+//!     kinds), for `report` and the manual.
+//! 14. [`dump`]: records → text without a database (`kt2sql dump`).
+//! 15. [`report`]: SQL → text (every report command, `sql` and `query`);
+//!     it asks [`decode`] only whether a file given as a database is a
+//!     trace.
 //!
 //! Only the binary (`src/cli`) owns the command line and the progress bar.
 //!

@@ -1,7 +1,8 @@
 //! The dialect-neutral records: what one ktrace record means, whatever
 //! system wrote it. Decode produces these; import and dump consume them.
 //! Integers are widened (`i64` pids, tids and return values, `u64` argument
-//! words); timestamps are integer nanoseconds since the Unix epoch.
+//! words, whatever their [`Width`] in the trace); timestamps are
+//! integer nanoseconds since the Unix epoch.
 //!
 //! Byte strings borrow from the decoder's buffer (`Cow::Borrowed`) so the hot
 //! path does not allocate; `Record::into_owned` detaches a record.
@@ -18,6 +19,29 @@ pub type Bytes<'a> = Cow<'a, [u8]>;
 /// Arguments kept inline in a CALL; a longer argument list keeps the rest
 /// in [`Call::extra`].
 pub const MAX_ARGS: usize = 12;
+
+/// Size of `register_t`/`long` in the writing kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Width {
+    /// ILP32: 4-byte words.
+    W32,
+    /// LP64: 8-byte words.
+    W64,
+}
+
+impl Width {
+    /// Bytes per word.
+    pub fn bytes(self) -> usize {
+        match self {
+            Width::W32 => 4,
+            Width::W64 => 8,
+        }
+    }
+    /// Bits per word.
+    pub fn bits(self) -> u32 {
+        self.bytes() as u32 * 8
+    }
+}
 
 /// One decoded record.
 #[derive(Debug, Clone, PartialEq, Eq)]

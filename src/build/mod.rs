@@ -6,7 +6,8 @@
 //! nodes and the roles of its files ([`graph`]); what makes two commands
 //! of two builds the same and how two builds' sorted lists are compared
 //! ([`diff`]); which files are the installed system's rather than the
-//! build's ([`system`]).
+//! build's ([`system`]); the hazard kinds `lint` reports and what each
+//! means ([`hazard`]).
 //!
 //! The relations themselves (who read and wrote what, in which order) are
 //! SQL: the `build_*` views of `schema/` and the queries `inputs`,
@@ -21,4 +22,5 @@ pub mod compiler;
 pub mod deps;
 pub mod diff;
 pub mod graph;
+pub mod hazard;
 pub mod system;

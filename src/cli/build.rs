@@ -77,7 +77,7 @@ pub struct LintArgs {
 
 /// The kinds `--kind` takes: those the manual page explains.
 fn hazard_kinds() -> clap::builder::PossibleValuesParser {
-    clap::builder::PossibleValuesParser::new(super::manual::HAZARDS.map(|(kind, _)| kind))
+    clap::builder::PossibleValuesParser::new(kt2sql::build::hazard::HAZARDS.map(|(kind, _)| kind))
 }
 
 /// Run canned query `name` with the parameters that were given.

@@ -1,9 +1,12 @@
 //! What the manual pages say beyond `--help`: the EXIT STATUS, EXAMPLES
 //! and SEE ALSO sections of every page, and for `kt2sql-lint(1)` what
-//! each hazard kind means. Each text is declared once here; `kt2sql man`
+//! each hazard kind means (the kinds are build analysis's:
+//! [`kt2sql::build::hazard`]). Each text is declared once; `kt2sql man`
 //! ([`super::shell`]) appends them to the pages clap_mangen renders.
 
 use std::io::Write;
+
+use kt2sql::build::hazard::{HAZARDS, HAZARDS_NOTE};
 
 /// The exit codes, as `main` returns them.
 const EXIT_STATUS: &str = "0 on success. 1 when the work was done but data was lost \
@@ -17,37 +20,10 @@ const DIFF_EXIT_STATUS: &str = "0 when the two builds are the same (in the secti
 compared), 1 when they differ, 2 on trouble: a wrong argument, a file that is not a \
 kt2sql database of this version, an unknown trace.";
 
-/// The hazard kinds `kt2sql lint` reports, each with what it means.
-pub const HAZARDS: [(&str, &str); 5] = [
-    (
-        "double-write",
-        "commands of two or more process lifetimes wrote the path: one row per writer after the first, each with the first writer.",
-    ),
-    (
-        "race",
-        "a command read a path that a command running at the same time wrote: neither process an ancestor of the other, their lifetimes overlap.",
-    ),
-    (
-        "used-then-changed",
-        "a command read the path, and later a command of another lifetime wrote it.",
-    ),
-    (
-        "ghost-later-created",
-        "a lookup of the path failed, and later a command outside that process's subtree created it.",
-    ),
-    (
-        "read-outside",
-        "the build read a path outside the directories --allow names, with the first command that read it (not the tracer: ktrace before it executes the build). Checked only with --allow.",
-    ),
-];
-
 /// The exit codes of `kt2sql lint`, which fails when it finds a hazard.
 const LINT_EXIT_STATUS: &str = "0 when no hazard was reported (or with --exit-zero). 1 when \
 at least one was: a CI job running lint fails on a hazard. 2 when nothing was done: a wrong \
 argument, a missing or unreadable database, an unknown --trace or -p.";
-
-/// Two commands of one process lifetime never make a hazard.
-const HAZARDS_NOTE: &str = "Two commands of one process lifetime never make a hazard.";
 
 /// Examples of the page of `name` (`kt2sql` or `kt2sql-COMMAND`): each a
 /// command line and what it does.

@@ -19,8 +19,7 @@ use rusqlite::Connection;
 
 use super::columns::{Kind, TableColumns, BYTES_SUFFIX, TRACE_KEY};
 use super::write_atomically;
-use crate::report::QUERIES;
-use crate::schema::{sql_err, SCHEMA, SCHEMA_VERSION};
+use crate::schema::{sql_err, QUERIES, SCHEMA, SCHEMA_VERSION};
 use crate::Error;
 
 /// The step between two traces' ids in the engines' views: 2^40, room

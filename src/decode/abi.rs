@@ -14,6 +14,7 @@ use super::dialects::{self, DIALECTS};
 use crate::names::Numbering;
 
 pub use super::dialects::Family;
+pub use crate::record::Width;
 
 /// Byte order of the writing kernel (there is no marker in the file).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,29 +36,6 @@ impl Endianness {
             Endianness::Little => Self::ALL[0].1,
             Endianness::Big => Self::ALL[1].1,
         }
-    }
-}
-
-/// Size of `register_t`/`long` in the writing kernel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Width {
-    /// ILP32: 4-byte words.
-    W32,
-    /// LP64: 8-byte words.
-    W64,
-}
-
-impl Width {
-    /// Bytes per word.
-    pub fn bytes(self) -> usize {
-        match self {
-            Width::W32 => 4,
-            Width::W64 => 8,
-        }
-    }
-    /// Bits per word.
-    pub fn bits(self) -> u32 {
-        self.bytes() as u32 * 8
     }
 }
 
@@ -170,9 +148,10 @@ impl Abi {
         self.dialect().is_some() && self.primary_layout().is_some()
     }
 
-    /// Whether headers of this family carry a thread id.
+    /// Whether headers of this ABI carry a thread id, in some header
+    /// version (NetBSD's v0 has none, its later versions do).
     pub fn has_tid(&self) -> bool {
-        self.primary_layout().is_some_and(|l| l.tid.is_some()) || self.family == Family::NetBsd
+        (0..=2).any(|v| self.layout(v).is_some_and(|l| l.tid.is_some()))
     }
 
     /// The syscall/errno/signal name table for this family.

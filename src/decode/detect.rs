@@ -9,14 +9,11 @@
 //! ABI that fits best wins; no fit, or a tie for the best, is an error
 //! naming the candidates and how far each chained.
 
-use super::abi::{Abi, Family};
+use super::abi::Abi;
+use super::dialects;
 use super::error::DecodeErrorKind;
 use super::header::{self, Layouts, RawHeader};
 use super::rules;
-
-/// The first 16 bytes of every SQLite database file: a kt2sql database
-/// given where a trace goes is named as such, whatever `--dialect` says.
-pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Bytes of the file detection looks at.
 pub const SAMPLE_BYTES: usize = 256 << 10;
@@ -312,19 +309,13 @@ fn violations(abi: &Abi, h: &RawHeader, w: &[u8], first: bool) -> u32 {
     if h.start {
         return 0;
     }
-    let mut v = 0;
-    if abi.family == Family::OpenBsd && first {
-        v += 2; // kdump refuses an OpenBSD file that does not begin with START
-    }
+    let mut v = dialects::doubts(abi, h, first);
     // Control bytes mean a wrong reading; high bytes may be a Latin-1 or
     // UTF-8 name, so they are not held against it.
     if w[h.comm.clone()].iter().any(|&c| c < 0x20 || c == 0x7f) {
         v += 1;
     }
     if !h.frac_ok {
-        v += 1;
-    }
-    if abi.family == Family::FreeBsd && h.tid.is_some_and(|t| t < 100_000) {
         v += 1;
     }
     if h.typ == 3 && h.len == 0 {

@@ -1,9 +1,10 @@
 //! The dialect registry: every system family the decoder reads, the
 //! dialect names of `--dialect` and what each family's code is. Adding a
 //! dialect means an entry here, its family's file under `family/` (header
-//! layouts, record rules and payloads) and, for a new numbering, its name
-//! table; [`Abi::all`], parsing, display and the usage text follow from
-//! [`DIALECTS`].
+//! layouts, where a header keeps its version and type, record rules,
+//! payloads and the signs of a wrong reading) and, for a new numbering,
+//! its name tables (`names/`); [`Abi::all`], parsing, display and the
+//! usage text follow from [`DIALECTS`].
 //!
 //! Nothing here reads bytes or holds layout data.
 
@@ -12,6 +13,7 @@ use byteorder::ByteOrder;
 use super::abi::{Abi, HeaderLayout};
 use super::bytes::ByteReader;
 use super::family::{darwin, freebsd, netbsd, openbsd};
+use super::header::{plain_type, RawHeader};
 use super::rules::Rule;
 use crate::names::Numbering;
 use crate::record::Body;
@@ -112,6 +114,49 @@ pub(crate) fn layout(abi: &Abi, version: u16) -> Option<&'static HeaderLayout> {
         Family::NetBsd => netbsd::layout(abi, version),
         Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld => openbsd::layout(abi, version),
         Family::Darwin => darwin::layout(abi, version),
+    }
+}
+
+/// The header version the record `b` begins says: `None` for a family
+/// with one header shape (the version is not in the record), `Some(None)`
+/// when `b` is too short to say.
+#[inline]
+pub(crate) fn header_version<B: ByteOrder>(
+    abi: &Abi,
+    b: &ByteReader<'_, B>,
+) -> Option<Option<u16>> {
+    match abi.family {
+        Family::FreeBsd => Some(freebsd::header_version(b)),
+        Family::NetBsd => Some(netbsd::header_version(abi, b)),
+        Family::OpenBsd | Family::OpenBsdMid | Family::OpenBsdOld | Family::Darwin => None,
+    }
+}
+
+/// The header `b`'s record type (flag bits removed), whether it is a
+/// START record and whether events were dropped before it (KTR_DROP),
+/// read with `layout`; `None` when `b` is too short.
+#[inline]
+pub(crate) fn record_type<B: ByteOrder>(
+    abi: &Abi,
+    layout: &HeaderLayout,
+    b: &ByteReader<'_, B>,
+) -> Option<(u32, bool, bool)> {
+    match abi.family {
+        Family::FreeBsd => freebsd::record_type(b),
+        Family::NetBsd => netbsd::record_type(abi, b),
+        Family::OpenBsd => openbsd::record_type(b),
+        Family::OpenBsdMid | Family::OpenBsdOld | Family::Darwin => plain_type(layout, b),
+    }
+}
+
+/// Signs that a record which keeps its rules was read with the wrong
+/// dialect, particular to `abi`'s family (detection adds them to a fit's
+/// cost); `first` says it opens the file.
+pub(crate) fn doubts(abi: &Abi, h: &RawHeader, first: bool) -> u32 {
+    match abi.family {
+        Family::FreeBsd => freebsd::doubts(h),
+        Family::OpenBsd => openbsd::doubts(first),
+        Family::NetBsd | Family::OpenBsdMid | Family::OpenBsdOld | Family::Darwin => 0,
     }
 }
 

@@ -69,7 +69,7 @@ pub enum DecodeErrorKind {
     #[error("empty: no records (expected a ktrace.out file)")]
     Empty,
     /// The input is an SQLite database (it begins with
-    /// [`super::detect::SQLITE_MAGIC`]), perhaps one kt2sql wrote.
+    /// [`crate::schema::SQLITE_MAGIC`]), perhaps one kt2sql wrote.
     #[error("an SQLite database, not a ktrace file")]
     Sqlite,
     /// No dialect fits the file.

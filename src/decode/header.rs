@@ -1,11 +1,14 @@
 //! Record headers: choose the layout of one record (per record, since
 //! FreeBSD mixes v0/v1 and NetBSD versions are per process) and read its
-//! fields into a [`RawHeader`]. Flag bits come off the type here.
+//! fields into a [`RawHeader`]. Where a family keeps a record's version,
+//! its type and the flag bits on it is the family's (`family/`, through
+//! the registry in `dialects.rs`); nothing here names a family.
 
-use super::abi::{Abi, Endianness, Family, HeaderLayout, TimeUnit};
+use super::abi::{Abi, HeaderLayout, TimeUnit};
 use byteorder::ByteOrder;
 
 use super::bytes::{cut_nul, dispatch, ByteReader};
+use super::dialects;
 use super::error::DecodeErrorKind;
 
 /// Bytes needed before the layout of a record can be chosen.
@@ -15,14 +18,6 @@ pub(crate) const SELECT_BYTES: usize = 8;
 /// (GIO is cut to a page, USER to 2 KiB); a larger length is corruption,
 /// and refusing it bounds memory.
 pub(crate) const MAX_PAYLOAD: u64 = 64 << 20; // "the 64 MiB limit" in `read`
-
-/// OpenBSD's START type, stored big-endian on every architecture.
-pub(crate) const OPENBSD_START: [u8; 4] = *b"KTR\0";
-
-/// FreeBSD `KTR_DROP`: events were dropped before this record.
-const FBSD_DROP: u16 = 0x8000;
-/// FreeBSD `KTR_VERSIONED`: the record has the v1 header.
-const FBSD_VERSIONED: u16 = 0x4000;
 
 /// One record header, decoded.
 #[derive(Debug, Clone)]
@@ -100,25 +95,10 @@ fn select_in<B: ByteOrder>(
         need: abi.primary_layout().map_or(SELECT_BYTES, |l| l.size) as u64,
         have: w.len() as u64,
     };
-    let version = match abi.family {
-        Family::FreeBsd => {
-            let t = b.u16(4).ok_or_else(short)?;
-            if t & FBSD_VERSIONED == 0 {
-                0
-            } else {
-                b.u16(6).ok_or_else(short)?
-            }
-        }
-        Family::NetBsd => {
-            let off = if abi.endianness == Endianness::Little {
-                6
-            } else {
-                4
-            };
-            b.u16(off).ok_or_else(short)?
-        }
+    let version = match dialects::header_version(abi, &b) {
+        Some(version) => version.ok_or_else(short)?,
         // One header shape: the version is not in the record.
-        _ => return layouts.get(0).map(|l| (l, 0)).ok_or_else(short),
+        None => return layouts.get(0).map(|l| (l, 0)).ok_or_else(short),
     };
     match layouts.get(version) {
         Some(l) => Ok((l, version as u8)),
@@ -174,7 +154,7 @@ fn read_in<B: ByteOrder>(
             why: "larger than the 64 MiB limit",
         });
     }
-    let (typ, start, dropped) = read_type(abi, layout, &b).ok_or_else(short)?;
+    let (typ, start, dropped) = dialects::record_type(abi, layout, &b).ok_or_else(short)?;
     let pid = b.signed(layout.pid).ok_or_else(short)?;
     let tid = match layout.tid {
         Some(fld) => b.signed(fld).filter(|&t| t > 0),
@@ -220,40 +200,15 @@ pub(crate) fn peek_type(abi: &Abi, layouts: &Layouts, w: &[u8]) -> Option<(u32, 
 
 #[inline]
 fn peek_in<B: ByteOrder>(abi: &Abi, layout: &HeaderLayout, w: &[u8]) -> Option<(u32, bool, bool)> {
-    read_type(abi, layout, &ByteReader::<B>::new(w))
+    dialects::record_type(abi, layout, &ByteReader::<B>::new(w))
 }
 
-/// (type without flags, is START, KTR_DROP).
+/// The type of the header `b` at the place `layout` gives it: where a
+/// family keeps no flags on it and has no START record.
 #[inline]
-fn read_type<B: ByteOrder>(
-    abi: &Abi,
+pub(crate) fn plain_type<B: ByteOrder>(
     layout: &HeaderLayout,
     b: &ByteReader<'_, B>,
 ) -> Option<(u32, bool, bool)> {
-    match abi.family {
-        Family::FreeBsd => {
-            let t = b.u16(4)?;
-            Some((
-                u32::from(t & !(FBSD_DROP | FBSD_VERSIONED)),
-                false,
-                t & FBSD_DROP != 0,
-            ))
-        }
-        Family::NetBsd => {
-            let off = if abi.endianness == Endianness::Little {
-                4
-            } else {
-                6
-            };
-            Some((u32::from(b.u16(off)?), false, false))
-        }
-        Family::OpenBsd => {
-            if b.b.get(0..4)? == OPENBSD_START {
-                Some((0, true, false))
-            } else {
-                Some((b.u32(0)?, false, false))
-            }
-        }
-        _ => Some((b.unsigned(layout.typ)? as u32, false, false)),
-    }
+    Some((b.unsigned(layout.typ)? as u32, false, false))
 }

@@ -26,12 +26,10 @@ const MAX_TS: i64 = 4_102_444_800_000_000_000;
 pub(crate) const MAX_PATH: usize = 4096;
 /// Longest utrace(2) payload (KTR_USER_MAXLEN).
 pub(crate) const MAX_USER: usize = 2048;
-/// Largest sysctl MIB OpenBSD appends to a sysctl CALL (CTL_MAXNAME ints).
+/// Largest sysctl MIB a record holds (CTL_MAXNAME ints).
 pub(crate) const MAX_MIB: usize = 4 * 12;
 /// The bound of a payload whose length only the decoder's limit bounds.
 pub(crate) const ANY: usize = MAX_PAYLOAD as usize;
-/// OpenBSD's sysctl syscall, whose CALL carries the MIB after the arguments.
-const OPENBSD_SYSCTL: i32 = 202;
 
 /// What one record type's payload must look like.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,8 +61,9 @@ pub(crate) enum Len {
     /// (a multiple of the word size), then the arguments; OpenBSD appends
     /// the MIB to a sysctl call (`mib`).
     Argsize {
-        /// The family appends a sysctl MIB.
-        mib: bool,
+        /// The sysctl syscall's number, where the family appends its MIB
+        /// (up to [`MAX_MIB`] bytes) to its CALL.
+        mib: Option<i32>,
     },
     /// Text of up to `.1` bytes (at least `.0`), with no NUL but trailing ones.
     Text(usize, usize),
@@ -319,11 +318,7 @@ fn payload_in<B: ByteOrder>(abi: &Abi, rule: Option<Rule>, typ: u32, p: &[u8]) -
                 let args = 8 + a as usize;
                 let extra = n.wrapping_sub(args);
                 let ok = n == args
-                    || (mib
-                        && code == OPENBSD_SYSCTL
-                        && n > args
-                        && extra <= MAX_MIB
-                        && extra % 4 == 0);
+                    || (mib == Some(code) && n > args && extra <= MAX_MIB && extra % 4 == 0);
                 (!ok).then_some(Want::Argsize(args, a.into()))
             }
             _ => Some(Want::Count),

@@ -4,7 +4,6 @@
 //! is still being written ([`follow`]), or summarises the whole file
 //! (`--info`). Knows nothing of SQLite.
 
-pub mod args;
 pub mod data;
 pub mod follow;
 pub mod json;

@@ -1,20 +1,21 @@
 //! One record as kdump prints it: `PID [TID] COMM [TIMES] TYPE  body`
 //! with the columns and number formats of FreeBSD's kdump(1) and the
 //! options that shape them ([`TextOptions`]: `-H -T -E -R -d -n -S -s -m`).
-//! Arguments are translated as kdump does by default ([`super::args`]).
+//! Arguments are translated as kdump does by default ([`args`]).
 //! Every recorded string is escaped with [`crate::text`]; continuation
 //! lines (I/O data, exec arguments) start with whitespace, as kdump's do.
 
 use std::io::Write as _;
 
 use crate::decode::abi::{Abi, TimeUnit, Width};
+use crate::names::args::format::{self as args, hexarg};
 use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
 use crate::text::{
     push_hex, push_int, push_uint_padded, quoted, vis, vis_into, Digits, TextSink as _,
 };
 
-use super::{args, data};
+use super::data;
 
 /// kdump's options that change the text of a record.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -337,16 +338,6 @@ impl TextFormatter {
             }
         }
         let _ = write!(out, " code={}", p.code);
-    }
-}
-
-/// kdump's `%#jx`: `0` for zero, `0x…` otherwise.
-pub(super) fn hexarg(a: u64, out: &mut Vec<u8>) {
-    if a == 0 {
-        out.push(b'0');
-    } else {
-        out.push_text("0x");
-        push_hex(out, a);
     }
 }
 

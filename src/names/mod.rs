@@ -51,28 +51,29 @@
 //! regenerate. [`Numbering::OpenBsdPre55`] shares OpenBSD's errno and
 //! signal tables, which did not change at 5.5.
 //!
-//! `by_name!` writes the functions elsewhere (the process model's
-//! syscall rules, dump's argument names) that decide by a syscall's name,
-//! so the tests here can check that every name they match is in a table.
+//! `by_name!` writes the functions (the process model's syscall rules,
+//! the argument formatter's call names) that decide by a syscall's name,
+//! so their tests can check that every name they match is in a table.
 //!
-//! `open_flags.rs` holds the few `open(2)` flag bits the process model
-//! needs to tell a read from a write or a create ([`OpenFlags`]), taken by
-//! hand from each system's `sys/fcntl.h` (its `//!` names the sources).
+//! `fd_effects.rs` holds the few values of `sys/fcntl.h` the process
+//! model decides by ([`FdEffects`]: the open flags, the duplicating fcntl
+//! commands), read from the generated argument tables ([`args`]).
 
 pub mod args;
 mod darwin;
+mod fd_effects;
 mod freebsd;
 mod netbsd;
-mod open_flags;
 mod openbsd;
 mod openbsd_pre55;
 
-pub use open_flags::{open_flags, OpenFlags};
+pub use fd_effects::{FdEffects, OpenFlags};
 
 /// A function that decides by a syscall's name, written as one `match` on
-/// name literals, and `$names`, every name it matches (for tests): the
-/// test `every_matched_name_is_in_a_table` checks each against the tables,
-/// so a rule cannot wait for a name no traced system has.
+/// name literals, and `$names`, every name it matches (for tests): each
+/// user's test `every_matched_name_is_in_a_table` checks them against the
+/// tables (`every_name_is_in_a_table`), so a rule cannot wait for a name
+/// no traced system has.
 macro_rules! by_name {
     (
         $(#[$attr:meta])*
@@ -96,6 +97,21 @@ macro_rules! by_name {
 }
 pub(crate) use by_name;
 
+/// The test of the functions `by_name!` writes: each of `matched` (the
+/// names one or more of them match on) is a syscall in some table. Each
+/// user of `by_name!` runs it on its own names.
+#[cfg(test)]
+pub(crate) fn every_name_is_in_a_table(matched: &[&[&str]]) {
+    let known = |name: &str| {
+        Numbering::ALL
+            .iter()
+            .any(|&t| tables(t).syscalls.contains(&name))
+    };
+    for name in matched.iter().flat_map(|names| names.iter()) {
+        assert!(known(name), "no table has a syscall named {name:?}");
+    }
+}
+
 /// Which system's name tables to use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Numbering {
@@ -109,6 +125,17 @@ pub enum Numbering {
     OpenBsdPre55,
     /// Darwin / Mac OS X 10.4 (xnu-792).
     Darwin,
+}
+
+impl Numbering {
+    /// Every numbering.
+    pub const ALL: [Numbering; 5] = [
+        Numbering::FreeBsd,
+        Numbering::NetBsd,
+        Numbering::OpenBsd,
+        Numbering::OpenBsdPre55,
+        Numbering::Darwin,
+    ];
 }
 
 /// The generated arrays of one dialect.
@@ -184,13 +211,7 @@ pub fn signal_name(table: Numbering, signo: i64) -> Option<&'static str> {
 mod tests {
     use super::*;
 
-    const ALL: [Numbering; 5] = [
-        Numbering::FreeBsd,
-        Numbering::NetBsd,
-        Numbering::OpenBsd,
-        Numbering::OpenBsdPre55,
-        Numbering::Darwin,
-    ];
+    const ALL: [Numbering; 5] = Numbering::ALL;
 
     fn check(table: Numbering, expected: &[(i64, &str)]) {
         for &(code, name) in expected {
@@ -372,26 +393,10 @@ mod tests {
         assert_eq!(syscall_name(Numbering::NetBsd, 11), None);
     }
 
-    /// Every syscall name the process model and dump decide by.
-    const MATCHED: &[&[&str]] = &[
-        crate::process::syscall::EFFECT_NAMES,
-        crate::process::syscall::DIRFD_NAMES,
-        crate::process::syscall::ACCESS_NAMES,
-        crate::process::syscall::UNCALLED_RET_NAMES,
-        &[
-            crate::process::syscall::POSIX_SPAWN,
-            crate::process::syscall::VFORK,
-        ],
-        crate::dump::args::TRANSLATED_NAMES,
-        crate::dump::args::AT_CALLS,
-    ];
-
+    /// Every syscall name the argument formatter decides by.
     #[test]
     fn every_matched_name_is_in_a_table() {
-        let known = |name: &str| ALL.iter().any(|&t| tables(t).syscalls.contains(&name));
-        for name in MATCHED.iter().flat_map(|names| names.iter()) {
-            assert!(known(name), "no table has a syscall named {name:?}");
-        }
+        every_name_is_in_a_table(&[args::format::TRANSLATED_NAMES, args::format::AT_CALLS]);
     }
 
     #[test]

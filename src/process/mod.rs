@@ -103,7 +103,7 @@ impl Model {
     /// A model for a trace of `abi`.
     pub fn new(abi: Abi, opts: ModelOptions) -> Model {
         Model {
-            ctx: TraceState::new(abi.name_table(), abi.family, opts.keep_io_data, opts.ids),
+            ctx: TraceState::new(abi.name_table(), opts.keep_io_data, opts.ids),
             live: Live::new(opts.live_in_memory.unwrap_or(live::IN_MEMORY)),
             held: Held::default(),
             spawns: Vec::new(),

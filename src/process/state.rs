@@ -12,8 +12,7 @@ use super::rows::{
     SyscallStatRow, Totals,
 };
 use super::syscall::{effect, Effect};
-use crate::decode::Family;
-use crate::names::Numbering;
+use crate::names::{FdEffects, Numbering};
 use crate::record::MAX_ARGS;
 
 /// Import issues of one kind written as rows before the rest are only counted.
@@ -24,8 +23,8 @@ const ISSUES_PER_KIND: u32 = 100;
 pub struct TraceState {
     /// Name table of the dialect.
     pub names: Numbering,
-    /// System family (for fcntl command numbers).
-    pub family: Family,
+    /// What its opens and fcntls do to descriptors.
+    pub fd_effects: FdEffects,
     /// Keep GIO data bytes.
     pub keep_io_data: bool,
     /// Next ids.
@@ -51,10 +50,10 @@ pub struct TraceState {
 
 impl TraceState {
     /// A fresh context.
-    pub fn new(names: Numbering, family: Family, keep_io_data: bool, ids: IdBase) -> Self {
+    pub fn new(names: Numbering, keep_io_data: bool, ids: IdBase) -> Self {
         TraceState {
             names,
-            family,
+            fd_effects: FdEffects::of(names),
             keep_io_data,
             ids,
             totals: Totals::default(),

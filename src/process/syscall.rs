@@ -2,8 +2,7 @@
 //! its name (the same on every BSD where the meaning is the same, which
 //! keeps one rule per behaviour instead of one per dialect and number).
 
-use crate::decode::Family;
-use crate::names::{by_name, Numbering, OpenFlags};
+use crate::names::{by_name, OpenFlags};
 use crate::process::rows::Access;
 
 /// The calls that change the process model.
@@ -194,19 +193,6 @@ fn open_access(word: u64, f: OpenFlags) -> Access {
 /// AT_FDCWD on FreeBSD, NetBSD and OpenBSD.
 pub const AT_FDCWD: i64 = -100;
 
-/// fcntl commands whose return value is a duplicate of fd argument 0:
-/// F_DUPFD (0) everywhere; F_DUPFD_CLOEXEC (FreeBSD 17, OpenBSD 10,
-/// NetBSD 12); FreeBSD's F_DUP2FD (10) and F_DUP2FD_CLOEXEC (18), which
-/// return the target fd.
-pub fn fcntl_dups(family: Family, cmd: i64) -> bool {
-    match family.name_table() {
-        Numbering::FreeBsd => matches!(cmd, 0 | 10 | 17 | 18),
-        Numbering::NetBsd => matches!(cmd, 0 | 12),
-        Numbering::OpenBsd | Numbering::OpenBsdPre55 => matches!(cmd, 0 | 10),
-        Numbering::Darwin => cmd == 0,
-    }
-}
-
 /// Signals whose default action ends the process (the classic numbers,
 /// shared by the BSDs and Darwin).
 pub fn fatal_by_default(signo: i32) -> bool {
@@ -216,11 +202,23 @@ pub fn fatal_by_default(signo: i32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::names::open_flags;
+    use crate::names::{FdEffects, Numbering};
+
+    /// Every syscall name the process model decides by.
+    #[test]
+    fn every_matched_name_is_in_a_table() {
+        crate::names::every_name_is_in_a_table(&[
+            EFFECT_NAMES,
+            DIRFD_NAMES,
+            ACCESS_NAMES,
+            UNCALLED_RET_NAMES,
+            &[POSIX_SPAWN, VFORK],
+        ]);
+    }
 
     #[test]
     fn access_follows_the_call_its_flags_and_the_lookup() {
-        let f = open_flags(Numbering::FreeBsd);
+        let f = FdEffects::of(Numbering::FreeBsd).open;
         let open = |flags: u64| access(Some("open"), 0, &[0x1000, flags], f);
         let openat = |flags: u64| access(Some("openat"), 0, &[0xffff_ff9c, 0x1000, flags], f);
         assert_eq!(open(0), Access::Read);

@@ -188,7 +188,7 @@ vocabulary! {
 
 #[cfg(test)]
 mod tests {
-    use super::IssueKind;
+    use super::{Access, IssueKind};
 
     /// The schema's comment on `import_issue.kind` names exactly the kinds
     /// the importer writes.
@@ -207,5 +207,50 @@ mod tests {
         let kinds: std::collections::BTreeSet<&str> =
             IssueKind::ALL.iter().map(|k| k.as_str()).collect();
         assert_eq!(named, kinds);
+    }
+
+    /// `_access_class` classifies exactly the access kinds the importer
+    /// writes to `namei.access` ([`Access::as_str`]), each once.
+    #[test]
+    fn the_access_classes_are_the_importers_access_kinds() {
+        let all = [
+            Access::Read,
+            Access::Write,
+            Access::Create,
+            Access::Delete,
+            Access::RenameFrom,
+            Access::RenameTo,
+            Access::Exec,
+            Access::Attr,
+            Access::Probe,
+        ];
+        for a in all {
+            // No wildcard: a new kind does not compile until it is listed.
+            match a {
+                Access::Read
+                | Access::Write
+                | Access::Create
+                | Access::Delete
+                | Access::RenameFrom
+                | Access::RenameTo
+                | Access::Exec
+                | Access::Attr
+                | Access::Probe => {}
+            }
+        }
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        crate::schema::create_tables(&conn).unwrap();
+        crate::schema::create_indexes_and_views(&conn).unwrap();
+        let mut st = conn
+            .prepare("SELECT access FROM _access_class ORDER BY access")
+            .unwrap();
+        let sql: Vec<String> = st
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let mut rust: Vec<&str> = all.iter().map(|a| a.as_str()).collect();
+        rust.sort_unstable();
+        assert_eq!(sql, rust);
     }
 }

@@ -1,5 +1,6 @@
-//! report: SQL → rows → text. Owns the canned queries (`queries/*.sql`)
-//! and the reports built from their rows: [`tree`], [`files`] and
+//! report: SQL → rows → text. Runs the canned queries (`queries/*.sql`,
+//! registered beside the schema: [`crate::schema::QUERIES`]) and owns the
+//! reports built from their rows: [`tree`], [`files`] and
 //! [`stats`], each with its text, JSON and CSV (and DOT) renderers,
 //! [`timeline`] (Chrome Trace Event JSON and SVG, streamed), [`graph`]
 //! (the build as DOT, streamed), [`lint`] (its rows counted by kind),
@@ -10,8 +11,6 @@
 //! what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:
 //!
-//! - `registry.rs`: the query files, embedded, found by name; [`meta`]:
-//!   what each one's header says;
 //! - `database.rs`: opening a database read-only, for reading only
 //!   (`guard.rs`: SQLite's authorizer refuses anything else);
 //! - `run.rs`: running a query (or `kt2sql sql`'s SQL) with bound named
@@ -41,7 +40,6 @@ mod guard;
 mod json;
 pub mod lint;
 pub mod lint_scope;
-pub mod meta;
 pub mod render;
 pub mod result_set;
 pub mod stats;
@@ -50,16 +48,16 @@ pub mod tree;
 
 mod database;
 mod lookup;
-mod registry;
 mod run;
 mod schema_text;
 
+/// The canned queries, registered beside the schema, where the reports'
+/// callers look for them.
+pub use crate::schema::{queries, query, Query, QUERIES};
 pub use database::{open, Database, READ_BUSY_TIMEOUT};
 pub use lookup::{
     has_trace, lifetimes, start_dirs, trace_paths, trace_systems, write_trace_heading, StartDir,
 };
-pub use meta::Query;
-pub use registry::{queries, query, QUERIES};
 pub use render::{Format, Render, RowSink};
 pub use result_set::{value_bytes, value_int, write_sections_csv, Cell, ResultSet};
 pub use run::{each, opt_int, prepare, run, run_sql, stream, Scope};

@@ -10,9 +10,9 @@ use rusqlite::{Batch, Connection, Statement};
 
 use super::database::Database;
 use super::guard;
-use super::registry::query;
 use super::render::RowSink;
 use super::result_set::{Cell, ResultSet};
+use crate::schema::query;
 use crate::schema::sql_err;
 use crate::Error;
 

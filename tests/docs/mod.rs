@@ -8,6 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+mod layers;
 mod module_maps;
 mod schema;
 

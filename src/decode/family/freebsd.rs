@@ -1,9 +1,10 @@
 //! FreeBSD: its header layouts, record types and payloads (docs/dialects.md,
 //! "Headers" and "Record types and payloads"), together so a type's rule and its decoding cannot
 //! drift apart. FreeBSD mixes unversioned (v0) and versioned (v1) headers
-//! record by record; `header.rs` reads which one a record has.
+//! record by record: the flag bits on the type say which one a record has.
 //!
-//! Nothing here reads a header or knows another family.
+//! Nothing here reads a whole header (`header.rs` does, asking here for a
+//! record's version and type) or knows another family.
 
 use std::borrow::Cow;
 
@@ -11,6 +12,7 @@ use byteorder::ByteOrder;
 
 use crate::decode::abi::{f, Abi, HeaderLayout, TimeUnit, Variant, Width};
 use crate::decode::bytes::{trim_nuls, ByteReader};
+use crate::decode::header::RawHeader;
 use crate::decode::payload::{call, csw, gio, need, strukt, unknown};
 use crate::decode::rules::{Len, Rule, ANY, MAX_PATH, MAX_USER};
 use crate::record::{Body, Kind, Psig, Ret, User};
@@ -28,6 +30,37 @@ pub(crate) fn layout(abi: &Abi, version: u16) -> Option<&'static HeaderLayout> {
         (1, W32, Time64) => &V1_ILP32_T64,
         _ => return None,
     })
+}
+
+/// `KTR_DROP`, on the type: events were dropped before this record.
+const DROP: u16 = 0x8000;
+/// `KTR_VERSIONED`, on the type: the record has a versioned header, its
+/// version after the type.
+const VERSIONED: u16 = 0x4000;
+
+/// The header version of the record `b` begins: 0 unless the type says
+/// it is versioned; `None` when `b` is too short to say.
+#[inline]
+pub(crate) fn header_version<B: ByteOrder>(b: &ByteReader<'_, B>) -> Option<u16> {
+    let t = b.u16(4)?;
+    if t & VERSIONED == 0 {
+        Some(0)
+    } else {
+        b.u16(6)
+    }
+}
+
+/// The type of the header `b` without its flag bits, no START record, and
+/// whether `KTR_DROP` is set (the type sits at 4 in every version).
+#[inline]
+pub(crate) fn record_type<B: ByteOrder>(b: &ByteReader<'_, B>) -> Option<(u32, bool, bool)> {
+    let t = b.u16(4)?;
+    Some((u32::from(t & !(DROP | VERSIONED)), false, t & DROP != 0))
+}
+
+/// A wrong reading's sign: FreeBSD's thread ids start at 100000.
+pub(crate) fn doubts(h: &RawHeader) -> u32 {
+    u32::from(h.tid.is_some_and(|t| t < 100_000))
 }
 
 /// The record types FreeBSD defines (1..=17), as a bit mask.

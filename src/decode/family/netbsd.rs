@@ -1,15 +1,16 @@
 //! NetBSD: its header layouts, record types and payloads (docs/dialects.md,
 //! "Headers" and "Record types and payloads"), together so a type's rule and its decoding cannot
-//! drift apart. NetBSD header versions 0, 1 and 2 are decided per record;
-//! `header.rs` reads which one a record has.
+//! drift apart. NetBSD header versions 0, 1 and 2 are decided per record,
+//! by the version beside the type.
 //!
-//! Nothing here reads a header or knows another family.
+//! Nothing here reads a whole header (`header.rs` does, asking here for a
+//! record's version and type) or knows another family.
 
 use std::borrow::Cow;
 
 use byteorder::ByteOrder;
 
-use crate::decode::abi::{f, Abi, HeaderLayout, TimeUnit, Variant, Width};
+use crate::decode::abi::{f, Abi, Endianness, HeaderLayout, TimeUnit, Variant, Width};
 use crate::decode::bytes::{trim_nuls, ByteReader};
 use crate::decode::payload::{call_argsize, csw, gio, need, unknown, user_with_id};
 use crate::decode::rules::{Len, Rule, ANY, MAX_MIB, MAX_PATH, MAX_USER};
@@ -31,6 +32,33 @@ pub(crate) fn layout(abi: &Abi, version: u16) -> Option<&'static HeaderLayout> {
     })
 }
 
+/// The header version of the record `b` begins: an int16 after the
+/// int16 type on little-endian machines, before it on big-endian ones
+/// (docs/dialects.md, "Headers"); `None` when `b` is too short.
+#[inline]
+pub(crate) fn header_version<B: ByteOrder>(abi: &Abi, b: &ByteReader<'_, B>) -> Option<u16> {
+    b.u16(if abi.endianness == Endianness::Little {
+        6
+    } else {
+        4
+    })
+}
+
+/// The type of the header `b` (the other half of [`header_version`]'s
+/// pair); no flags, no START record.
+#[inline]
+pub(crate) fn record_type<B: ByteOrder>(
+    abi: &Abi,
+    b: &ByteReader<'_, B>,
+) -> Option<(u32, bool, bool)> {
+    let off = if abi.endianness == Endianness::Little {
+        4
+    } else {
+        6
+    };
+    Some((u32::from(b.u16(off)?), false, false))
+}
+
 /// The record types NetBSD defines (1..=15), as a bit mask.
 pub(crate) const TYPES: u32 = 0xfffe;
 
@@ -40,7 +68,7 @@ pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
     let ws = abi.width.bytes();
     let r = |kind, len| Some(Rule { kind, len });
     match typ {
-        1 => r(Kind::Call, Len::Argsize { mib: false }),
+        1 => r(Kind::Call, Len::Argsize { mib: None }),
         2 => r(Kind::Ret, Len::Exact(8 + 2 * ws)),
         3 => r(Kind::Namei, Len::Text(0, MAX_PATH)),
         4 => r(Kind::Gio, Len::Range(8, ANY)),
@@ -105,7 +133,7 @@ pub(crate) fn decode<'a, B: ByteOrder>(abi: &Abi, typ: u32, b: ByteReader<'a, B>
 const V0_ILP32: HeaderLayout = HeaderLayout {
     size: 44,
     len: f(0, 4),
-    typ: f(4, 2), // LE offset; header.rs swaps type/version for big-endian
+    typ: f(4, 2), // LE offset; `record_type` swaps type/version for big-endian
     pid: f(8, 4),
     tid: None,
     comm: (12, 17),

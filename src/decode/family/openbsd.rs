@@ -5,7 +5,8 @@
 //! payloads (docs/dialects.md, "Headers" and "Record types and payloads") live together so a type's
 //! rule and its decoding cannot drift apart.
 //!
-//! Nothing here reads a header or knows another system.
+//! Nothing here reads a whole header (`header.rs` does, asking here for
+//! a type-first record's type) or knows another system.
 
 use std::borrow::Cow;
 
@@ -36,6 +37,33 @@ pub(crate) fn layout(abi: &Abi, _version: u16) -> Option<&'static HeaderLayout> 
     })
 }
 
+/// The sysctl syscall, whose CALL carries the MIB after the arguments.
+const SYSCTL: i32 = 202;
+
+/// The START record's type, stored big-endian on every architecture.
+const START: [u8; 4] = *b"KTR\0";
+
+/// The type of the type-first header `b`, and whether it is a START
+/// record (type 0 then); no flags.
+#[inline]
+pub(crate) fn record_type<B: ByteOrder>(b: &ByteReader<'_, B>) -> Option<(u32, bool, bool)> {
+    if b.b.get(0..4)? == START {
+        Some((0, true, false))
+    } else {
+        Some((b.u32(0)?, false, false))
+    }
+}
+
+/// A wrong reading's sign: kdump refuses a type-first file that does not
+/// begin with START.
+pub(crate) fn doubts(first: bool) -> u32 {
+    if first {
+        2
+    } else {
+        0
+    }
+}
+
 /// The record types of the type-first era (1..=13), as a bit mask.
 pub(crate) const TYPES: u32 = 0x3ffe;
 /// The record types before it (1..=9), as a bit mask.
@@ -49,7 +77,12 @@ pub(crate) fn rule(abi: &Abi, typ: u32) -> Option<Rule> {
     let new = abi.family == Family::OpenBsd;
     match typ {
         // The MIB follows a sysctl CALL in the type-first era.
-        1 => r(Kind::Call, Len::Argsize { mib: new }),
+        1 => r(
+            Kind::Call,
+            Len::Argsize {
+                mib: new.then_some(SYSCTL),
+            },
+        ),
         // Only a successful return has a value; lseek's is 64-bit; older
         // kernels always wrote one.
         2 if new => r(

@@ -11,13 +11,18 @@
 //! regenerates it. Do not edit them by hand. Names keep their header
 //! order: where two names share a value the first one is printed, as
 //! kdump's own tables (generated the same way) do.
+//!
+//! [`format`] prints a call's argument words with these names, as kdump
+//! does.
 
 use super::Numbering;
 
 mod darwin;
+pub mod format;
 mod freebsd;
 mod netbsd;
 mod openbsd;
+mod values;
 
 /// `(name, value)` pairs in header order.
 pub type Names = &'static [(&'static str, i64)];
@@ -68,4 +73,9 @@ pub fn for_table(table: Numbering) -> Option<&'static ArgTables> {
         Numbering::Darwin => Some(&darwin::ARGS),
         Numbering::NetBsd => Some(&netbsd::ARGS),
     }
+}
+
+/// The value of `name` in `names`.
+pub(crate) fn value_of(names: Names, name: &str) -> Option<i64> {
+    names.iter().find(|(n, _)| *n == name).map(|&(_, v)| v)
 }

@@ -6,9 +6,7 @@ use super::{th_id, Action, Return};
 use crate::names;
 use crate::process::rows::{CallRow, End, IssueKind, NameiRow, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
-use crate::process::syscall::{
-    effect, fcntl_dups, outcome, returns_uncalled, seen_retval, Effect, VFORK,
-};
+use crate::process::syscall::{effect, outcome, returns_uncalled, seen_retval, Effect, VFORK};
 use crate::record::{Call, Record, Ret};
 
 impl TraceState {
@@ -437,7 +435,10 @@ impl TraceState {
             }
             Effect::Dup => copy_fd(p, fd(c.int_arg(0)), ret_fd),
             Effect::Dup2 => copy_fd(p, fd(c.int_arg(0)), fd(c.int_arg(1))),
-            Effect::Fcntl if c.int_arg(1).is_some_and(|cmd| fcntl_dups(self.family, cmd)) => {
+            Effect::Fcntl
+                if c.int_arg(1)
+                    .is_some_and(|cmd| self.fd_effects.fcntl_dups(cmd)) =>
+            {
                 copy_fd(p, fd(c.int_arg(0)), ret_fd)
             }
             Effect::Close => {

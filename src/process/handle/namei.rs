@@ -1,7 +1,6 @@
 //! NAMI: a looked-up path made absolute against the cwd or an `*at` call's
 //! directory fd, and the core file a dying process looks up.
 
-use crate::names::open_flags;
 use crate::process::path::resolve;
 use crate::process::rows::{Access, End, NameiRow, Resolution, Sink};
 use crate::process::state::{HeldLookup, Proc, TraceState, HELD_LOOKUPS};
@@ -49,7 +48,7 @@ impl TraceState {
         let exec_id = call.as_ref().map_or(p.image_id, |c| c.image_id);
         let absolute = how != Resolution::Unknown;
         let access = match &call {
-            Some(c) => access(c.name, seq, c.args(), open_flags(self.names)),
+            Some(c) => access(c.name, seq, c.args(), self.fd_effects.open),
             None => Access::Create,
         };
         p.row.lookups += 1;

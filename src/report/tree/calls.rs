@@ -16,7 +16,7 @@ use foldhash::{HashMap, HashMapExt};
 
 use crate::decode::abi::Width;
 use crate::decode::Abi;
-use crate::dump::args::{translate, Words};
+use crate::names::args::format::{translate, Words};
 use crate::names::Numbering;
 
 use super::super::json::Obj;
@@ -484,9 +484,9 @@ mod tests {
     #[test]
     fn every_call_dump_names_words_of_is_known_as_such() {
         let mut text = ArgsText::default();
-        let names = crate::dump::args::TRANSLATED_NAMES
+        let names = crate::names::args::format::TRANSLATED_NAMES
             .iter()
-            .chain(crate::dump::args::AT_CALLS);
+            .chain(crate::names::args::format::AT_CALLS);
         for name in names {
             assert!(
                 text.names_words(Numbering::FreeBsd, name.as_bytes()),

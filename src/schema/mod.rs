@@ -1,13 +1,28 @@
 //! The database schema: the embedded `schema/*.sql` files, the schema
 //! version, the connection PRAGMAs, and how an existing file is recognised
-//! as a kt2sql database, for the loader, the importer and the reports alike.
-//! Owns no row data; [`crate::load`] writes the rows.
+//! as a kt2sql database, for the loader, the importer and the reports alike;
+//! beside it the canned queries that read it (`queries.rs`: [`QUERIES`],
+//! found by name; `query_header.rs`: what each one's header says,
+//! [`Query`]). Owns no row data and decodes nothing: the loader writes the
+//! rows, and whether a file that is no database is a trace is the
+//! decoder's question, asked by the reports.
+
+mod queries;
+mod query_header;
 
 use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::Error;
+
+pub use queries::{queries, query, QUERIES};
+pub use query_header::Query;
+
+/// The first 16 bytes of every SQLite database file: how a database is
+/// told from anything else, here and by the decoder (a kt2sql database
+/// given where a trace goes is named as such, whatever `--dialect` says).
+pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
 /// Version of the table layout, stored as `PRAGMA user_version` and as
 /// `meta.schema_version`. Bump it when a table or column changes, or a view
@@ -30,15 +45,21 @@ pub const SCHEMA_VERSION: i64 = 11;
 /// scanning the directory) so Cargo tracks each one; a test checks that
 /// every file in `schema/` is listed.
 pub const SCHEMA: &[(&str, &str)] = &[
-    ("0001_tables.sql", include_str!("../schema/0001_tables.sql")),
+    (
+        "0001_tables.sql",
+        include_str!("../../schema/0001_tables.sql"),
+    ),
     (
         "0002_indexes.sql",
-        include_str!("../schema/0002_indexes.sql"),
+        include_str!("../../schema/0002_indexes.sql"),
     ),
-    ("0003_views.sql", include_str!("../schema/0003_views.sql")),
+    (
+        "0003_views.sql",
+        include_str!("../../schema/0003_views.sql"),
+    ),
     (
         "0004_reports.sql",
-        include_str!("../schema/0004_reports.sql"),
+        include_str!("../../schema/0004_reports.sql"),
     ),
 ];
 
@@ -164,7 +185,7 @@ pub fn create_indexes_and_views(conn: &Connection) -> Result<(), Error> {
 pub fn inspect(path: &Path) -> Result<Existing, Error> {
     let mut magic = [0u8; 16];
     let n = read_prefix(path, &mut magic)?;
-    if n < 16 || &magic != crate::decode::detect::SQLITE_MAGIC {
+    if n < 16 || &magic != SQLITE_MAGIC {
         return Ok(Existing::Foreign("not an SQLite database".into()));
     }
     // Read-only and no mutex games: this must never modify the file.
@@ -252,52 +273,6 @@ mod tests {
         assert_eq!(inspect(&path).unwrap(), Existing::Current);
         std::fs::write(&path, b"hello").unwrap();
         assert!(matches!(inspect(&path).unwrap(), Existing::Foreign(_)));
-    }
-
-    /// `_access_class` classifies exactly the access kinds the importer
-    /// writes to `namei.access` ([`Access::as_str`]), each once.
-    #[test]
-    fn the_access_classes_are_the_importers_access_kinds() {
-        use crate::process::rows::Access;
-        let all = [
-            Access::Read,
-            Access::Write,
-            Access::Create,
-            Access::Delete,
-            Access::RenameFrom,
-            Access::RenameTo,
-            Access::Exec,
-            Access::Attr,
-            Access::Probe,
-        ];
-        for a in all {
-            // No wildcard: a new kind does not compile until it is listed.
-            match a {
-                Access::Read
-                | Access::Write
-                | Access::Create
-                | Access::Delete
-                | Access::RenameFrom
-                | Access::RenameTo
-                | Access::Exec
-                | Access::Attr
-                | Access::Probe => {}
-            }
-        }
-        let conn = Connection::open_in_memory().unwrap();
-        create_tables(&conn).unwrap();
-        create_indexes_and_views(&conn).unwrap();
-        let mut st = conn
-            .prepare("SELECT access FROM _access_class ORDER BY access")
-            .unwrap();
-        let sql: Vec<String> = st
-            .query_map([], |r| r.get(0))
-            .unwrap()
-            .map(Result::unwrap)
-            .collect();
-        let mut rust: Vec<&str> = all.iter().map(|a| a.as_str()).collect();
-        rust.sort_unstable();
-        assert_eq!(sql, rust);
     }
 
     /// Every table, view and column has a `--` comment on the line above.

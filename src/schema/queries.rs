@@ -1,9 +1,12 @@
 //! The registry of canned queries: every `queries/*.sql` file embedded
-//! with an explicit `include_str!` list, and lookup by name. What a
-//! query's header says is [`super::meta`]'s job; running it is
-//! [`super::run`]'s.
+//! with an explicit `include_str!` list, and lookup by name. It sits
+//! beside the schema because the queries read the schema's views and are
+//! shipped with it: the reports run them, and a dataset carries them
+//! for DuckDB beside the views. What a
+//! query's header says is `query_header.rs`'s job; running one is the
+//! reports'.
 
-use super::meta::Query;
+use super::query_header::Query;
 
 /// Every query file, by file name. Listed by hand (not by scanning the
 /// directory) so Cargo tracks each one; a test checks that every file in
