@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use rusqlite::Connection;
 
+use kt2sql::json::json_str_list_text;
 use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
@@ -160,12 +161,12 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         true => None,
         false => {
             let dirs = notes::resolve_dirs(&conn, &a.db.path, a.trace.id, "--allow", a.allow)?;
-            Some(Cell::Text(json_array(&dirs).into_bytes()))
+            Some(Cell::Text(json_str_list_text(&dirs).into_bytes()))
         }
     };
     let kinds = match a.kind.is_empty() {
         true => None,
-        false => Some(Cell::Text(json_array(&a.kind).into_bytes())),
+        false => Some(Cell::Text(json_str_list_text(&a.kind).into_bytes())),
     };
     let params = vec![
         ("trace", a.trace.id.map(Cell::Int)),
@@ -211,19 +212,6 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(1),
     })
-}
-
-/// `items` as a JSON array of strings.
-fn json_array(items: &[String]) -> String {
-    let mut out = String::from("[");
-    for (i, p) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        kt2sql::text::json_str(&mut out, p.as_bytes());
-    }
-    out.push(']');
-    out
 }
 
 /// `kt2sql deps`.
@@ -358,7 +346,7 @@ fn asked(
     };
     let (makes, compilers) = deps::programs(conn)?;
     let mut params = vec![
-        ("files", Cell::Text(json_array(&paths).into_bytes())),
+        ("files", Cell::Text(json_str_list_text(&paths).into_bytes())),
         ("makes", makes),
         ("compilers", compilers),
     ];
