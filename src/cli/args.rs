@@ -22,7 +22,7 @@ use rusqlite::Connection;
 use kt2sql::report::{self, Scope};
 
 use super::anyhow_lite::Result;
-use super::report::quote_path;
+use super::notes::quote_path;
 
 /// The database a report reads.
 #[derive(Debug, clap::Args)]

@@ -3,7 +3,6 @@
 //! (SQL, layout, escaping) live in the library.
 
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
 use std::process::ExitCode;
 
 use rusqlite::Connection;
@@ -253,16 +252,4 @@ pub fn emit(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<ExitCode
     f(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A path as the user would type it again in a shell hint.
-pub fn quote_path(p: &Path) -> String {
-    let s = kt2sql::text::path(p);
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        s
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }
