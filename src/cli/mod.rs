@@ -61,9 +61,9 @@ pub enum Command {
     /// directory.
     Man(shell::ManArgs),
     /// List the build's sources: paths it read and never wrote or removed.
-    Inputs(build::InputsArgs),
+    Inputs(build::PathsArgs),
     /// List what the build left behind, with the command that wrote each.
-    Outputs(build::OutputsArgs),
+    Outputs(build::PathsArgs),
     /// List build hazards: double writes, races, paths used then changed,
     /// failed lookups of paths the build created later, reads outside the
     /// allowed directories.
@@ -106,8 +106,8 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Schema(args) => sql::run_schema(args),
         Command::Completions(args) => shell::run_completions(args),
         Command::Man(args) => shell::run_man(args),
-        Command::Inputs(args) => build::run_inputs(args),
-        Command::Outputs(args) => build::run_outputs(args),
+        Command::Inputs(args) => build::run_paths("inputs", args),
+        Command::Outputs(args) => build::run_paths("outputs", args),
         Command::Lint(args) => build::run_lint(args),
         Command::Deps(args) => build::run_deps(args),
         Command::Rdeps(args) => build::run_rdeps(args),

@@ -65,9 +65,8 @@ pub fn write_dot(
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let text = |s: String| Cell::Text(s.into_bytes());
-    let params = [
-        ("trace", super::opt_int(scope.trace)),
-        ("pid", super::opt_int(scope.pid)),
+    let mut params = scope.params();
+    params.extend([
         ("commands", Cell::Int(commands as i64)),
         ("under", filters.under.clone().map_or(Cell::Null, text)),
         ("exclude", text(json_str_list_text(&filters.exclude))),
@@ -78,7 +77,7 @@ pub fn write_dot(
                 false => text(json_str_list_text(SYSTEM_DIRS)),
             },
         ),
-    ];
+    ]);
     let (path, edge_params) = (&db.path, &params);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Result<Vec<Cell>, Error>>(EDGES_IN_FLIGHT);
