@@ -58,11 +58,7 @@ impl PathMap {
             if i > 0 {
                 out.push(',');
             }
-            out.push('[');
-            crate::text::json_str(&mut out, old.as_bytes());
-            out.push(',');
-            crate::text::json_str(&mut out, new.as_bytes());
-            out.push(']');
+            crate::json::push_json_str_list(&mut out, [old, new]);
         }
         out.push(']');
         Some(out)

@@ -1,11 +1,12 @@
 //! The arguments several commands take, each declared once here with its
 //! one help text, and what they mean: the database ([`Db`]), `--trace`
-//! ([`Trace`]), `-p/--pid` ([`Subtree`]), `--under` ([`Under`]) and
-//! `--format` ([`FormatArg`]), whose names come from one vocabulary
-//! ([`Format`]) of which each command takes a subset ([`Formats`]).
-//! Commands flatten these groups (`#[command(flatten)]`) and never declare
-//! one of these arguments again; the checks of `--trace` and `-p` against
-//! the database ([`scope`], [`check_trace`]) live here too, and what a
+//! ([`Trace`]), `-p/--pid` ([`Subtree`]), the three together ([`DbScope`],
+//! what most reports take), `--under` ([`Under`]) and `--format`
+//! ([`FormatArg`]), whose names come from one vocabulary ([`Format`]) of
+//! which each command takes a subset ([`Formats`]). Commands flatten these
+//! groups (`#[command(flatten)]`) and never declare one of these arguments
+//! again; the checks of `--trace` and `-p` against the database
+//! ([`DbScope::scope`], [`check_trace`]) live here too, and what a
 //! trace named `-` is ([`trace_input`]), and which format `-o FILE`
 //! writes when `--format` is not given ([`FormatArg::with_output`],
 //! [`output_format`]: by the file's extension).
@@ -22,7 +23,7 @@ use rusqlite::Connection;
 use kt2sql::report::{self, Scope};
 
 use super::anyhow_lite::Result;
-use super::report::quote_path;
+use super::notes::quote_path;
 
 /// The database a report reads.
 #[derive(Debug, clap::Args)]
@@ -56,6 +57,49 @@ pub struct Subtree {
     /// pid=PID` lists them). A pid no process had is an error.
     #[arg(id = "pid", long = "pid", short = 'p', value_name = "PID")]
     pub pid: Option<i64>,
+}
+
+/// The database and the part of it a report covers: DB, `--trace` and
+/// `-p`, in that order, for the reports that take all three.
+#[derive(Debug, clap::Args)]
+pub struct DbScope {
+    #[command(flatten)]
+    pub db: Db,
+    #[command(flatten)]
+    pub trace: Trace,
+    #[command(flatten)]
+    pub subtree: Subtree,
+}
+
+impl DbScope {
+    /// The scope of the report: `--trace` and `-p` checked against the
+    /// database, saying on stderr when the pid was reused (`-p` covers
+    /// every lifetime of it).
+    pub fn scope(&self, conn: &Connection) -> Result<Scope> {
+        let (db, trace) = (&self.db, self.trace);
+        check_trace(conn, db, trace)?;
+        if let Some(pid) = self.subtree.pid {
+            let lives = report::lifetimes(conn, pid, trace.id)?;
+            if lives.rows.is_empty() {
+                let within = trace.id.map_or(String::new(), |t| format!(" in trace {t}"));
+                return Err(
+                    format!("{}: no process has pid {pid}{within}", db.path.display()).into(),
+                );
+            }
+            if lives.rows.len() > 1 {
+                eprintln!(
+                    "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
+                     (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
+                    lives.rows.len(),
+                    quote_path(&db.path),
+                );
+            }
+        }
+        Ok(Scope {
+            trace: trace.id,
+            pid: self.subtree.pid,
+        })
+    }
 }
 
 /// `--under DIR`.
@@ -303,34 +347,8 @@ impl<F: Formats> clap::FromArgMatches for FormatArg<F> {
     }
 }
 
-/// The scope of a report: `--trace` and `-p` checked against the
-/// database, saying on stderr when the pid was reused (`-p` covers every
-/// lifetime of it).
-pub fn scope(conn: &Connection, db: &Db, trace: Trace, subtree: Subtree) -> Result<Scope> {
-    check_trace(conn, db, trace)?;
-    if let Some(pid) = subtree.pid {
-        let lives = report::lifetimes(conn, pid, trace.id)?;
-        if lives.rows.is_empty() {
-            let within = trace.id.map_or(String::new(), |t| format!(" in trace {t}"));
-            return Err(format!("{}: no process has pid {pid}{within}", db.path.display()).into());
-        }
-        if lives.rows.len() > 1 {
-            eprintln!(
-                "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
-                 (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
-                lives.rows.len(),
-                quote_path(&db.path),
-            );
-        }
-    }
-    Ok(Scope {
-        trace: trace.id,
-        pid: subtree.pid,
-    })
-}
-
 /// Refuse a `--trace` that names no trace, saying which there are; every
-/// command that takes `--trace` calls this (or [`scope`]) first.
+/// command that takes `--trace` calls this (or [`DbScope::scope`]) first.
 pub fn check_trace(conn: &Connection, db: &Db, trace: Trace) -> Result<()> {
     let Some(id) = trace.id else {
         return Ok(());

@@ -10,37 +10,19 @@ use std::process::ExitCode;
 
 use rusqlite::Connection;
 
+use kt2sql::json::json_str_list_text;
 use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
-use super::args::{scope, Db, Format, FormatArg, Formats, RowFormats, Subtree, Trace, Under};
+use super::args::{DbScope, Format, FormatArg, Formats, RowFormats, Under};
 use super::notes;
 use super::sql::{print, rows};
 
-/// `kt2sql inputs`.
+/// `kt2sql inputs` and `kt2sql outputs`: the same arguments.
 #[derive(Debug, clap::Args)]
-pub struct InputsArgs {
+pub struct PathsArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
-    #[command(flatten)]
-    pub under: Under,
-    #[command(flatten)]
-    pub format: FormatArg<RowFormats>,
-}
-
-/// `kt2sql outputs`.
-#[derive(Debug, clap::Args)]
-pub struct OutputsArgs {
-    #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     #[command(flatten)]
     pub under: Under,
     #[command(flatten)]
@@ -51,11 +33,7 @@ pub struct OutputsArgs {
 #[derive(Debug, clap::Args)]
 pub struct LintArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     /// A directory the build may read in (repeatable): every path read
     /// outside them is a `read-outside` hazard (a relative DIR is taken
     /// from the directory the trace started in, -d at import). Without it,
@@ -80,65 +58,34 @@ fn hazard_kinds() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(kt2sql::build::hazard::HAZARDS.map(|(kind, _)| kind))
 }
 
-/// Run canned query `name` with the parameters that were given.
-fn run(
-    db: &std::path::Path,
-    name: &str,
-    params: Vec<(&str, Option<Cell>)>,
-    format: Rows,
-) -> Result<ExitCode> {
-    let q = report::query(name).ok_or_else(|| format!("queries/{name}.sql is missing"))?;
-    let params: Vec<(String, Cell)> = params
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k.to_string(), v)))
-        .collect();
-    print(
-        db,
-        q.sql,
-        &params,
-        &format!("running queries/{}", q.file),
-        format,
-    )
-}
-
 /// `--under DIR` made absolute ([`notes::resolve_dirs`]), as a parameter.
-fn under(conn: &Connection, a: &Db, trace: Trace, under: Under) -> Result<Option<Cell>> {
+fn under(conn: &Connection, target: &DbScope, under: Under) -> Result<Option<Cell>> {
     let Some(dir) = under.dir else {
         return Ok(None);
     };
-    let dir = notes::resolve_dirs(conn, &a.path, trace.id, "--under", vec![dir])?;
+    let db = &target.db.path;
+    let dir = notes::resolve_dirs(conn, db, target.trace.id, "--under", vec![dir])?;
     Ok(dir.into_iter().next().map(|d| Cell::Text(d.into_bytes())))
 }
 
-/// Run `kt2sql inputs`.
-pub fn run_inputs(a: InputsArgs) -> Result<ExitCode> {
-    // As `files -p` and `files --trace`: an unknown pid or trace is an
-    // error, not an empty report.
-    let conn = report::open(&a.db.path)?;
-    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
-    let params = vec![
-        ("pid", a.subtree.pid.map(Cell::Int)),
-        ("under", under(&conn, &a.db, a.trace, a.under)?),
-        ("trace", a.trace.id.map(Cell::Int)),
-    ];
-    let code = run(&a.db.path, "inputs", params, rows(a.format))?;
-    notes::relative_left_out(&conn, &a.db.path, scope)?;
-    Ok(code)
-}
-
-/// Run `kt2sql outputs`.
-pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
-    // -p: what the subtree left behind, the subtree taken as the build
-    // (its own writers and roles).
-    let conn = report::open(&a.db.path)?;
-    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
-    let params = vec![
-        ("pid", a.subtree.pid.map(Cell::Int)),
-        ("under", under(&conn, &a.db, a.trace, a.under)?),
-        ("trace", a.trace.id.map(Cell::Int)),
-    ];
-    let code = run(&a.db.path, "outputs", params, rows(a.format))?;
-    notes::relative_left_out(&conn, &a.db.path, scope)?;
+/// Run `kt2sql inputs` (`name` "inputs") or `kt2sql outputs` ("outputs"):
+/// canned query `name` in the scope asked, `--under` given as a parameter
+/// when given. As `files -p` and `files --trace`, an unknown pid or trace
+/// is an error, not an empty report; with -p, outputs are what the
+/// subtree left behind, the subtree taken as the build (its own writers
+/// and roles).
+pub fn run_paths(name: &str, a: PathsArgs) -> Result<ExitCode> {
+    let db = &a.target.db.path;
+    let conn = report::open(db)?;
+    let scope = a.target.scope(&conn)?;
+    let mut params = scope.params();
+    if let Some(dir) = under(&conn, &a.target, a.under)? {
+        params.push(("under", dir));
+    }
+    let q = report::query(name).ok_or_else(|| format!("queries/{name}.sql is missing"))?;
+    let context = format!("running queries/{}", q.file);
+    let code = print(db, q.sql, &params, &context, rows(a.format))?;
+    notes::relative_left_out(&conn, db, scope)?;
     Ok(code)
 }
 
@@ -147,8 +94,9 @@ pub fn run_outputs(a: OutputsArgs) -> Result<ExitCode> {
 pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
     // -p: the hazards a command of the subtree is in, either side, and
     // what the subtree itself read outside.
-    let conn = report::open(&a.db.path)?;
-    let scope = scope(&conn, &a.db, a.trace, a.subtree)?;
+    let db = &a.target.db.path;
+    let conn = report::open(db)?;
+    let scope = a.target.scope(&conn)?;
     if a.allow.is_empty() && a.kind.iter().any(|k| k == "read-outside") {
         return Err(
             "--kind read-outside needs --allow DIR: the directories the build may \
@@ -156,27 +104,17 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
                 .into(),
         );
     }
-    let allow = match a.allow.is_empty() {
-        true => None,
-        false => {
-            let dirs = notes::resolve_dirs(&conn, &a.db.path, a.trace.id, "--allow", a.allow)?;
-            Some(Cell::Text(json_array(&dirs).into_bytes()))
-        }
-    };
-    let kinds = match a.kind.is_empty() {
-        true => None,
-        false => Some(Cell::Text(json_array(&a.kind).into_bytes())),
-    };
-    let params = vec![
-        ("trace", a.trace.id.map(Cell::Int)),
-        ("pid", a.subtree.pid.map(Cell::Int)),
-        ("allow", allow),
-        ("kinds", kinds),
-    ];
-    let params: Vec<(&str, Cell)> = params
-        .into_iter()
-        .filter_map(|(k, v)| v.map(|v| (k, v)))
-        .collect();
+    let mut params = scope.params();
+    if !a.allow.is_empty() {
+        let dirs = notes::resolve_dirs(&conn, db, scope.trace, "--allow", a.allow)?;
+        params.push(("allow", Cell::Text(json_str_list_text(&dirs).into_bytes())));
+    }
+    if !a.kind.is_empty() {
+        params.push((
+            "kinds",
+            Cell::Text(json_str_list_text(&a.kind).into_bytes()),
+        ));
+    }
     let format = rows(a.format);
     let counts = {
         let stdout = std::io::stdout();
@@ -186,8 +124,8 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         let q = report::query("lint").ok_or("queries/lint.sql is missing")?;
         // -p: the hazard rules over the paths the subtree looked up only
         // (the same rows as the whole build's, filtered).
-        if let Some(pid) = a.subtree.pid {
-            conn.in_temp(|c| report::lint_scope::scope_hazards(c, pid, a.trace.id))?;
+        if let Some(pid) = scope.pid {
+            conn.in_temp(|c| report::lint_scope::scope_hazards(c, pid, scope.trace))?;
         }
         report::stream(
             &conn,
@@ -196,14 +134,14 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
             "running queries/lint.sql",
             &mut tally,
         )?;
-        if a.subtree.pid.is_some() {
+        if scope.pid.is_some() {
             conn.in_temp(report::lint_scope::unscope_hazards)?;
         }
         let counts = tally.counts().to_vec();
         std::io::Write::flush(&mut out)?;
         counts
     };
-    notes::relative_left_out(&conn, &a.db.path, scope)?;
+    notes::relative_left_out(&conn, db, scope)?;
     for line in report::lint::summary(&counts) {
         eprintln!("kt2sql: lint: {line}");
     }
@@ -211,19 +149,6 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         true => ExitCode::SUCCESS,
         false => ExitCode::from(1),
     })
-}
-
-/// `items` as a JSON array of strings.
-fn json_array(items: &[String]) -> String {
-    let mut out = String::from("[");
-    for (i, p) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        kt2sql::text::json_str(&mut out, p.as_bytes());
-    }
-    out.push(']');
-    out
 }
 
 /// `kt2sql deps`.
@@ -236,13 +161,9 @@ left out. --format make writes a depfile a Makefile can include."
 )]
 pub struct DepsArgs {
     #[command(flatten)]
-    pub db: Db,
+    pub target: DbScope,
     #[command(flatten)]
     pub files: Files,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
     /// The leaf sources instead, transitively: what the commands that
     /// wrote each generated prerequisite read, and so on up (files the
     /// build wrote are followed, not listed).
@@ -267,13 +188,9 @@ for those of the jobs that read FILE itself). --format make writes `BUILT ...: F
 )]
 pub struct RdepsArgs {
     #[command(flatten)]
-    pub db: Db,
+    pub target: DbScope,
     #[command(flatten)]
     pub files: Files,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
     /// Keep the system files built too (`/dev/null` written through a
     /// redirection, a file installed into /usr/local/lib): paths in the
     /// system's directories outside the directory the trace started in.
@@ -322,18 +239,13 @@ struct Asked {
 }
 
 /// Check the scope and the files, and gather what the queries take.
-fn asked(
-    conn: &report::Database,
-    db: &Db,
-    trace: Trace,
-    subtree: Subtree,
-    files: Files,
-) -> Result<Asked> {
-    let scope = scope(conn, db, trace, subtree)?;
+fn asked(conn: &report::Database, target: &DbScope, files: Files) -> Result<Asked> {
+    let db = &target.db;
+    let scope = target.scope(conn)?;
     let paths = notes::resolve(
         conn,
         &db.path,
-        trace.id,
+        scope.trace,
         ("FILE", "path"),
         files.names.clone(),
     )?;
@@ -358,7 +270,7 @@ fn asked(
     };
     let (makes, compilers) = deps::programs(conn)?;
     let mut params = vec![
-        ("files", Cell::Text(json_array(&paths).into_bytes())),
+        ("files", Cell::Text(json_str_list_text(&paths).into_bytes())),
         ("makes", makes),
         ("compilers", compilers),
     ];
@@ -390,8 +302,8 @@ fn output(
 
 /// Run `kt2sql deps`.
 pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
-    let conn = report::open(&a.db.path)?;
-    let mut q = asked(&conn, &a.db, a.trace, a.subtree, a.files)?;
+    let conn = report::open(&a.target.db.path)?;
+    let mut q = asked(&conn, &a.target, a.files)?;
     if a.sources {
         q.params.push(("sources", Cell::Int(1)));
     }
@@ -399,19 +311,19 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     output(&rows, a.format.format, |out| {
         deps::write_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
-    notes::relative_left_out(&conn, &a.db.path, q.scope)?;
+    notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Run `kt2sql rdeps`.
 pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
-    let conn = report::open(&a.db.path)?;
-    let q = asked(&conn, &a.db, a.trace, a.subtree, a.files)?;
+    let conn = report::open(&a.target.db.path)?;
+    let q = asked(&conn, &a.target, a.files)?;
     let rows = deps::rdeps(&conn, &q.params, a.system, &q.starts)?;
     output(&rows, a.format.format, |out| {
         deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
-    notes::relative_left_out(&conn, &a.db.path, q.scope)?;
+    notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -419,11 +331,7 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
 #[derive(Debug, clap::Args)]
 pub struct GraphArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     /// Only commands: one edge per producer -> consumer pair (build_dep),
     /// labelled with the number of paths.
     #[arg(long)]
@@ -453,16 +361,17 @@ impl Formats for GraphFormats {
 
 /// Run `kt2sql graph`.
 pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
-    let db = report::open(&a.db.path)?;
+    let path = &a.target.db.path;
+    let db = report::open(path)?;
     // As `files --trace` and `-p`: an unknown trace or pid is an error,
     // not an empty graph.
-    let scope = scope(&db, &a.db, a.trace, a.subtree)?;
+    let scope = a.target.scope(&db)?;
     let exclude = match a.exclude.is_empty() {
         true => Vec::new(),
-        false => notes::resolve_dirs(&db, &a.db.path, a.trace.id, "--exclude", a.exclude)?,
+        false => notes::resolve_dirs(&db, path, scope.trace, "--exclude", a.exclude)?,
     };
     let filters = report::graph::Filters {
-        under: under(&db, &a.db, a.trace, a.under)?.map(|c| c.display().into_owned()),
+        under: under(&db, &a.target, a.under)?.map(|c| c.display().into_owned()),
         exclude,
         system: a.system,
     };

@@ -14,17 +14,13 @@ use kt2sql::report::{self, compile_commands, Database, Scope};
 use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::args::{output_format, scope, Db, Format, Subtree, Trace};
+use super::args::{output_format, DbScope, Format};
 
 /// `kt2sql compile-commands`.
 #[derive(Debug, clap::Args)]
 pub struct CompileCommandsArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     /// Write to FILE (e.g. compile_commands.json) instead of standard
     /// output; it is not created (nor an existing one touched) when the
     /// trace holds no argv.
@@ -65,8 +61,8 @@ pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
     // Its one format: `-o x.csv` is refused, as every command refuses an
     // extension it cannot write.
     output_format(&[Format::Json], args.output.as_deref())?;
-    let db = report::open(&args.db.path)?;
-    let scope = scope(&db, &args.db, args.trace, args.subtree)?;
+    let db = report::open(&args.target.db.path)?;
+    let scope = args.target.scope(&db)?;
     let sum =
         match &args.output {
             None => {

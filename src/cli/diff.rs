@@ -12,7 +12,7 @@ use kt2sql::report::{self, diff};
 
 use super::anyhow_lite::Result;
 use super::args::{check_trace, Db, Format, FormatArg, Formats, Trace};
-use super::report::quote_path;
+use super::notes::quote_path;
 
 /// `kt2sql diff`.
 #[derive(Debug, clap::Args)]

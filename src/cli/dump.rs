@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::Ordering;
 
-use kt2sql::decode::{DecodeErrorKind, Decoder};
+use kt2sql::decode::{Abi, DecodeErrorKind, Decoder};
 use kt2sql::dump::follow::{self, Follow};
 use kt2sql::dump::text::TextOptions;
 use kt2sql::dump::{self, points, DumpOptions, Format};
@@ -16,8 +16,80 @@ use kt2sql::dump::{self, points, DumpOptions, Format};
 use super::anyhow_lite::Result;
 use super::args;
 use super::hint;
-use super::DumpArgs;
 
+/// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "TRSTR is ktrace's letters (c calls and returns, n namei, i I/O, \
+s signals, u utrace, w context switches, t structs, x (OpenBSD) or a (NetBSD) exec arguments, \
+X (OpenBSD) or v (NetBSD) exec environment, e emulation, f page faults, p capability/pledge failures, y sysctl, + the default set) or type names \
+(CALL,RET,NAMI,...). Ctrl-C ends -l."
+)]
+pub struct DumpArgs {
+    /// The ktrace.out file (the same as -f); - is standard input.
+    pub trace: Option<PathBuf>,
+    /// The ktrace.out file [default: ktrace.out]; - is standard input.
+    #[arg(short = 'f', value_name = "FILE")]
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub format: args::FormatArg<DumpFormats>,
+    /// Numbers in decimal instead of hex.
+    #[arg(short = 'd')]
+    pub decimal: bool,
+    /// Time since the first record, before the type.
+    #[arg(short = 'E')]
+    pub elapsed: bool,
+    /// A thread id column after the pid.
+    #[arg(short = 'H')]
+    pub threads: bool,
+    /// Keep reading the file as it grows (until Ctrl-C).
+    #[arg(short = 'l')]
+    pub follow: bool,
+    /// Show at most MAX bytes of each I/O record's data.
+    #[arg(short = 'm', value_name = "MAX")]
+    pub max_data: Option<usize>,
+    /// No translations: flags, modes and errno as bare numbers.
+    #[arg(short = 'n')]
+    pub raw: bool,
+    /// Only records whose pid or tid is N (repeatable, or comma-separated).
+    #[arg(long, short = 'p', value_name = "N", value_delimiter = ',')]
+    pub pid: Vec<i64>,
+    /// Time since the previous record, before the type.
+    #[arg(short = 'R')]
+    pub relative: bool,
+    /// No I/O data.
+    #[arg(short = 's')]
+    pub no_data: bool,
+    /// The syscall number after its name: open[5].
+    #[arg(short = 'S')]
+    pub syscall_numbers: bool,
+    /// Absolute time of each record, before the type.
+    #[arg(short = 'T')]
+    pub absolute: bool,
+    /// Only these trace points: ktrace's letters (-t cn) or type names
+    /// (-t CALL,RET); see below.
+    #[arg(long = "type", short = 't', value_name = "TRSTR")]
+    pub types: Vec<String>,
+    /// Summarise the file instead: dialect, header version, word size,
+    /// byte order, records by type, time span.
+    #[arg(long)]
+    pub info: bool,
+    /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
+    /// (LAYOUT:ORDER:BITS[:VARIANT]).
+    #[arg(long, value_name = "ABI")]
+    pub dialect: Option<Abi>,
+}
+
+/// `dump --format`.
+#[derive(Debug)]
+pub enum DumpFormats {}
+
+impl args::Formats for DumpFormats {
+    const TAKES: &'static [args::Format] = &[args::Format::Text, args::Format::Jsonl];
+    const HELP: &'static str = "Output format (text: kdump's columns)";
+}
+
+/// Run `kt2sql dump`.
 pub fn run(args: DumpArgs) -> Result<ExitCode> {
     let trace = trace_path(&args)?;
     let opts = options(&args)?;

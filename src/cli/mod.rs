@@ -18,12 +18,9 @@ mod shell;
 mod sql;
 mod timeline;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-
-use kt2sql::decode::Abi;
 
 /// Turn BSD ktrace.out files into SQLite databases.
 #[derive(Debug, Parser)]
@@ -39,7 +36,7 @@ pub struct Cli {
 pub enum Command {
     /// Print the records of a trace as kdump(1) does (kdump's options), or
     /// as JSON Lines.
-    Dump(DumpArgs),
+    Dump(dump::DumpArgs),
     /// Import ktrace.out files into an SQLite database (the default:
     /// `kt2sql TRACE... DB` means `kt2sql import TRACE... DB`).
     Import(import::ImportArgs),
@@ -64,9 +61,9 @@ pub enum Command {
     /// directory.
     Man(shell::ManArgs),
     /// List the build's sources: paths it read and never wrote or removed.
-    Inputs(build::InputsArgs),
+    Inputs(build::PathsArgs),
     /// List what the build left behind, with the command that wrote each.
-    Outputs(build::OutputsArgs),
+    Outputs(build::PathsArgs),
     /// List build hazards: double writes, races, paths used then changed,
     /// failed lookups of paths the build created later, reads outside the
     /// allowed directories.
@@ -96,78 +93,6 @@ pub enum Command {
     Export(dataset::ExportArgs),
 }
 
-/// `kt2sql dump`: kdump(1)'s options with kdump's meanings.
-#[derive(Debug, clap::Args)]
-#[command(
-    after_help = "TRSTR is ktrace's letters (c calls and returns, n namei, i I/O, \
-s signals, u utrace, w context switches, t structs, x (OpenBSD) or a (NetBSD) exec arguments, \
-X (OpenBSD) or v (NetBSD) exec environment, e emulation, f page faults, p capability/pledge failures, y sysctl, + the default set) or type names \
-(CALL,RET,NAMI,...). Ctrl-C ends -l."
-)]
-pub struct DumpArgs {
-    /// The ktrace.out file (the same as -f); - is standard input.
-    pub trace: Option<PathBuf>,
-    /// The ktrace.out file [default: ktrace.out]; - is standard input.
-    #[arg(short = 'f', value_name = "FILE")]
-    pub file: Option<PathBuf>,
-    #[command(flatten)]
-    pub format: args::FormatArg<DumpFormats>,
-    /// Numbers in decimal instead of hex.
-    #[arg(short = 'd')]
-    pub decimal: bool,
-    /// Time since the first record, before the type.
-    #[arg(short = 'E')]
-    pub elapsed: bool,
-    /// A thread id column after the pid.
-    #[arg(short = 'H')]
-    pub threads: bool,
-    /// Keep reading the file as it grows (until Ctrl-C).
-    #[arg(short = 'l')]
-    pub follow: bool,
-    /// Show at most MAX bytes of each I/O record's data.
-    #[arg(short = 'm', value_name = "MAX")]
-    pub max_data: Option<usize>,
-    /// No translations: flags, modes and errno as bare numbers.
-    #[arg(short = 'n')]
-    pub raw: bool,
-    /// Only records whose pid or tid is N (repeatable, or comma-separated).
-    #[arg(long, short = 'p', value_name = "N", value_delimiter = ',')]
-    pub pid: Vec<i64>,
-    /// Time since the previous record, before the type.
-    #[arg(short = 'R')]
-    pub relative: bool,
-    /// No I/O data.
-    #[arg(short = 's')]
-    pub no_data: bool,
-    /// The syscall number after its name: open[5].
-    #[arg(short = 'S')]
-    pub syscall_numbers: bool,
-    /// Absolute time of each record, before the type.
-    #[arg(short = 'T')]
-    pub absolute: bool,
-    /// Only these trace points: ktrace's letters (-t cn) or type names
-    /// (-t CALL,RET); see below.
-    #[arg(long = "type", short = 't', value_name = "TRSTR")]
-    pub types: Vec<String>,
-    /// Summarise the file instead: dialect, header version, word size,
-    /// byte order, records by type, time span.
-    #[arg(long)]
-    pub info: bool,
-    /// Decode as this dialect instead of detecting it, e.g. freebsd-v0:le:32
-    /// (LAYOUT:ORDER:BITS[:VARIANT]).
-    #[arg(long, value_name = "ABI")]
-    pub dialect: Option<Abi>,
-}
-
-/// `dump --format`.
-#[derive(Debug)]
-pub enum DumpFormats {}
-
-impl args::Formats for DumpFormats {
-    const TAKES: &'static [args::Format] = &[args::Format::Text, args::Format::Jsonl];
-    const HELP: &'static str = "Output format (text: kdump's columns)";
-}
-
 /// Run the parsed command line.
 pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
     match cli.command {
@@ -181,8 +106,8 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Schema(args) => sql::run_schema(args),
         Command::Completions(args) => shell::run_completions(args),
         Command::Man(args) => shell::run_man(args),
-        Command::Inputs(args) => build::run_inputs(args),
-        Command::Outputs(args) => build::run_outputs(args),
+        Command::Inputs(args) => build::run_paths("inputs", args),
+        Command::Outputs(args) => build::run_paths("outputs", args),
         Command::Lint(args) => build::run_lint(args),
         Command::Deps(args) => build::run_deps(args),
         Command::Rdeps(args) => build::run_rdeps(args),

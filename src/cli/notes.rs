@@ -3,7 +3,9 @@
 //! relative, their base directory unknown), and the relative directories of `--under`
 //! and `--allow` resolved against the start directory (`-d`) the trace was
 //! imported with. Both read `kt2sql::report::start_dirs`; nothing here
-//! writes to standard output.
+//! writes to standard output. The commands these notes and the errors of
+//! the other commands advise name the database as a shell takes it
+//! ([`quote_path`]).
 
 use std::path::Path;
 
@@ -13,7 +15,18 @@ use kt2sql::build::deps::absolute;
 use kt2sql::report::{self, Scope, StartDir};
 
 use super::anyhow_lite::Result;
-use super::report::quote_path;
+
+/// A path as the user would type it again in a shell hint.
+pub fn quote_path(p: &Path) -> String {
+    let s = kt2sql::text::path(p);
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
 
 /// Why lookups stayed relative, and what resolves them: `-d` at import
 /// when a trace with such lookups was imported without it; else their

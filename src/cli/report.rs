@@ -3,7 +3,6 @@
 //! (SQL, layout, escaping) live in the library.
 
 use std::io::{self, BufWriter, Write};
-use std::path::Path;
 use std::process::ExitCode;
 
 use rusqlite::Connection;
@@ -11,18 +10,14 @@ use rusqlite::Connection;
 use kt2sql::report::{self, files, stats, tree, Scope};
 
 use super::anyhow_lite::Result;
-use super::args::{check_trace, scope, Db, Format, FormatArg, Formats, Subtree, Trace};
+use super::args::{check_trace, Db, DbScope, Format, FormatArg, Formats, Trace};
 use super::notes;
 
 /// `kt2sql tree`.
 #[derive(Debug, clap::Args)]
 pub struct TreeArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     /// Under each process image, the system calls it made.
     #[arg(long, short = 'v')]
     pub verbose: bool,
@@ -45,11 +40,7 @@ impl Formats for TreeFormats {
 #[derive(Debug, clap::Args)]
 pub struct FilesArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     /// Paths of failed calls too (and of calls that never returned).
     #[arg(long, short = 'a')]
     pub all: bool,
@@ -99,8 +90,8 @@ impl Formats for StatsFormats {
 
 /// Run `kt2sql tree`.
 pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
-    let conn = report::open(&args.db.path)?;
-    let scope = scope(&conn, &args.db, args.trace, args.subtree)?;
+    let conn = report::open(&args.target.db.path)?;
+    let scope = args.target.scope(&conn)?;
     if let Format::Text = args.format.format {
         return per_trace(
             &conn,
@@ -127,9 +118,9 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
 
 /// Run `kt2sql files`.
 pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
-    let conn = report::open(&args.db.path)?;
+    let conn = report::open(&args.target.db.path)?;
     let opts = files::FilesOptions {
-        scope: scope(&conn, &args.db, args.trace, args.subtree)?,
+        scope: args.target.scope(&conn)?,
         all: args.all,
         callers: args.verbose,
         unresolved: args.unresolved,
@@ -172,7 +163,7 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
                 ("paths are", "their", "them")
             };
             // The command that lists them, in the same scope.
-            let mut list = notes::list_command(&args.db.path, opts.scope);
+            let mut list = notes::list_command(&args.target.db.path, opts.scope);
             if args.all {
                 list.push_str(" -a");
             }
@@ -253,16 +244,4 @@ pub fn emit(f: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<ExitCode
     f(&mut out)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// A path as the user would type it again in a shell hint.
-pub fn quote_path(p: &Path) -> String {
-    let s = kt2sql::text::path(p);
-    if s.chars()
-        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
-    {
-        s
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
 }

@@ -83,6 +83,7 @@ pub(super) fn rows(f: FormatArg<RowFormats>) -> Format {
         .unwrap_or_else(|| unreachable!("no result-set format called {}", f.name()))
 }
 
+/// The `--param`s given, as the library binds them.
 fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
     params
         .iter()
@@ -96,7 +97,7 @@ fn bound(params: &[(String, Cell)]) -> Vec<(&str, Cell)> {
 pub(super) fn print(
     db: &Path,
     sql: &str,
-    params: &[(String, Cell)],
+    params: &[(&str, Cell)],
     context: &str,
     format: Format,
 ) -> Result<ExitCode> {
@@ -104,7 +105,7 @@ pub(super) fn print(
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut render = Render::new(&mut out, format);
-    report::stream(&db, sql, &bound(params), context, &mut render)?;
+    report::stream(&db, sql, params, context, &mut render)?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
 }
@@ -138,7 +139,7 @@ pub fn run_sql(args: SqlArgs) -> Result<ExitCode> {
     print(
         &args.db.path,
         &sql,
-        &args.params,
+        &bound(&args.params),
         "running the SQL",
         rows(args.format),
     )
@@ -170,7 +171,13 @@ pub fn run_query(args: QueryArgs) -> Result<ExitCode> {
         .into());
     }
     let context = format!("running queries/{}", q.file);
-    print(&db, q.sql, &args.params, &context, rows(args.format))
+    print(
+        &db,
+        q.sql,
+        &bound(&args.params),
+        &context,
+        rows(args.format),
+    )
 }
 
 /// The canned query called `name`, or an error naming the nearest.

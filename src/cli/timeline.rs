@@ -13,17 +13,13 @@ use kt2sql::report::{self, timeline};
 use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::args::{scope, Db, Format, FormatArg, Formats, Subtree, Trace};
+use super::args::{DbScope, Format, FormatArg, Formats};
 
 /// `kt2sql timeline`.
 #[derive(Debug, clap::Args)]
 pub struct TimelineArgs {
     #[command(flatten)]
-    pub db: Db,
-    #[command(flatten)]
-    pub trace: Trace,
-    #[command(flatten)]
-    pub subtree: Subtree,
+    pub target: DbScope,
     #[command(flatten)]
     pub format: FormatArg<TimelineFormats>,
     /// Write to FILE instead of standard output; without --format, its
@@ -89,9 +85,9 @@ pub fn run(args: TimelineArgs) -> Result<ExitCode> {
     if format == Format::Chrome && args.max_rows.is_some() {
         return Err("--max-rows draws on the svg format only; give --format svg".into());
     }
-    let conn = report::open(&args.db.path)?;
+    let conn = report::open(&args.target.db.path)?;
     let opts = timeline::Options {
-        scope: scope(&conn, &args.db, args.trace, args.subtree)?,
+        scope: args.target.scope(&conn)?,
         calls: args.calls,
         min_dur: args.min_dur,
         max_rows: args.max_rows.map(|n| n as usize),

@@ -6,7 +6,7 @@
 //! printable bytes between `|`). Both are escaped: no control byte but
 //! tab and newline reaches the output.
 
-use crate::text::hex_pair;
+use crate::text::{hex_pair, HEX_DIGITS};
 
 /// kdump's screen width when stderr is not a terminal.
 const SCREEN: usize = 80;
@@ -57,7 +57,7 @@ fn hexdump(p: &[u8], out: &mut Vec<u8>) {
         } else {
             let digits = (usize::BITS - offset.leading_zeros()).div_ceil(4);
             for d in (0..digits).rev() {
-                block[k] = HEX[(offset >> (4 * d)) & 0xf];
+                block[k] = HEX_DIGITS[(offset >> (4 * d)) & 0xf];
                 k += 1;
             }
         }
@@ -89,9 +89,6 @@ fn hexdump(p: &[u8], out: &mut Vec<u8>) {
     }
     out.extend_from_slice(&block[..k]);
 }
-
-/// Lower-case hex digits.
-const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// Bytes per hexdump line for a screen of `screen` columns (kdump's loop).
 const fn hex_width(screen: usize) -> usize {

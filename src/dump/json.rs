@@ -11,9 +11,10 @@
 //! of a record without I/O data, `bench/NOTES.md`).
 
 use crate::json::Int;
+use crate::json::{json_plain, json_str, push_json_str_list};
 use crate::names::{self, Numbering};
 use crate::record::{Body, IoDir, Record};
-use crate::text::{hex_into, json_plain, json_str, push_uint, TextSink as _};
+use crate::text::{hex_into, push_uint, TextSink as _};
 
 /// Append `r` as one JSON line (with its newline) to `out`.
 pub fn record(r: &Record<'_>, names: Numbering, out: &mut Vec<u8>) {
@@ -218,15 +219,8 @@ fn body(b: &Body<'_>, names: Numbering, o: &mut Line<'_>) {
             o.int("result", result);
         }
         Body::ExecArgs(a) | Body::ExecEnv(a) => {
-            let mut list = String::from("[");
-            for (i, s) in a.split(|&c| c == 0).filter(|s| !s.is_empty()).enumerate() {
-                if i > 0 {
-                    list.push(',');
-                }
-                json_str(&mut list, s);
-            }
-            list.push(']');
-            o.raw("strings", &list);
+            o.key("strings");
+            push_json_str_list(o.out, a.split(|&c| c == 0).filter(|s| !s.is_empty()));
         }
         Body::ExecFd { fd, dtype } => {
             o.int("fd", fd).int("dtype", dtype);

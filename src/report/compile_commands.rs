@@ -15,7 +15,7 @@ use std::io::Write;
 
 use super::{each, Cell, Database, Scope};
 use crate::build::compile_db::{source_path, Cwd, Summary};
-use crate::text::{json_str, json_str_list};
+use crate::json::{json_str, json_str_list};
 use crate::Error;
 
 /// Write the compilation database of `scope` to `out`, in the order the

@@ -10,6 +10,7 @@ use super::{depfile, run, Cell, Database, ResultSet};
 use crate::build::deps::{
     gets_empty_rule, is_prerequisite, is_system, make_name, runs_recipes, starts_compiler_run,
 };
+use crate::json::json_str_list_text;
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -49,17 +50,7 @@ pub fn programs(db: &Database) -> Result<(Cell, Cell), Error> {
             compilers.push(path);
         }
     }
-    let json = |paths: Vec<String>| {
-        let mut out = String::from("[");
-        for (i, p) in paths.iter().enumerate() {
-            if i > 0 {
-                out.push(',');
-            }
-            crate::text::json_str(&mut out, p.as_bytes());
-        }
-        out.push(']');
-        Cell::Text(out.into_bytes())
-    };
+    let json = |paths: Vec<String>| Cell::Text(json_str_list_text(paths).into_bytes());
     Ok((json(makes), json(compilers)))
 }
 

@@ -22,6 +22,7 @@ use std::collections::HashSet;
 use super::{each, Cell, Database};
 use crate::build::graph::{Node, Role};
 use crate::build::system::SYSTEM_DIRS;
+use crate::json::json_str_list_text;
 use crate::text::vis;
 use crate::Error;
 
@@ -52,19 +53,6 @@ pub struct Filters {
     pub system: bool,
 }
 
-/// `items` as a JSON array of strings.
-fn json_array<S: AsRef<str>>(items: &[S]) -> String {
-    let mut out = String::from("[");
-    for (i, p) in items.iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        crate::text::json_str(&mut out, p.as_ref().as_bytes());
-    }
-    out.push(']');
-    out
-}
-
 /// Write the digraph of `scope` (every trace and process when empty):
 /// with a pid, the commands of that subtree, their paths and the edges
 /// between them; with `commands`, command -> command edges only; the
@@ -77,20 +65,19 @@ pub fn write_dot(
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     let text = |s: String| Cell::Text(s.into_bytes());
-    let params = [
-        ("trace", super::opt_int(scope.trace)),
-        ("pid", super::opt_int(scope.pid)),
+    let mut params = scope.params();
+    params.extend([
         ("commands", Cell::Int(commands as i64)),
         ("under", filters.under.clone().map_or(Cell::Null, text)),
-        ("exclude", text(json_array(&filters.exclude))),
+        ("exclude", text(json_str_list_text(&filters.exclude))),
         (
             "system",
             match filters.system {
                 true => Cell::Null,
-                false => text(json_array(SYSTEM_DIRS)),
+                false => text(json_str_list_text(SYSTEM_DIRS)),
             },
         ),
-    ];
+    ]);
     let (path, edge_params) = (&db.path, &params);
     std::thread::scope(|scope| {
         let (tx, rx) = mpsc::sync_channel::<Result<Vec<Cell>, Error>>(EDGES_IN_FLIGHT);

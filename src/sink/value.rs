@@ -6,7 +6,7 @@
 
 use rusqlite::types::ValueRef;
 
-use crate::text::json_str;
+use crate::json::json_str;
 
 /// Recorded bytes, stored losslessly: TEXT when they are valid UTF-8,
 /// otherwise a BLOB with the exact bytes (so `typeof(col) = 'blob'` always
@@ -61,7 +61,7 @@ impl AsciiOut for String {
 /// thread, one call row per syscall), into a buffer on the stack handed on
 /// whole: a UTF-8 check per word was 2.5 % more.
 pub fn write_args(out: &mut impl AsciiOut, args: &[u64]) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
+    use crate::text::HEX_DIGITS as HEX;
     /// The longest word: a comma, `0x` and 16 digits.
     const WORD: usize = 19;
     let mut buf = [0u8; 16 * WORD];
@@ -137,7 +137,7 @@ mod tests {
         assert_eq!(json_string_list(b"a\0\0b").unwrap(), r#"["a","","b"]"#);
         assert_eq!(json_string_list(b"\x01\\\n").unwrap(), r#"["\u0001\\\n"]"#);
         assert_eq!(json_string_list(b"ok\0\xff\0"), None);
-        // The reports' JSON rules (text::json_str): every control, DEL, C1
+        // The reports' JSON rules (json::json_str): every control, DEL, C1
         // and bidi control escaped.
         assert_eq!(
             json_string_list("\r\u{7f}\u{202e}".as_bytes()).unwrap(),

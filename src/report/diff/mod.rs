@@ -164,7 +164,7 @@ impl Cmd {
     /// What names it for people: its argv where recorded, else its name.
     fn command(&self) -> Cell {
         match &self.argv {
-            Cell::Text(b) => match crate::text::json_str_list(b) {
+            Cell::Text(b) => match crate::json::json_str_list(b) {
                 Some(args) => Cell::Text(args.join(" ").into_bytes()),
                 None => Cell::Text(b.clone()),
             },

@@ -13,10 +13,11 @@ use rusqlite::Connection;
 use super::chrome::Events;
 use super::tracks::{Threads, Tracks};
 use super::Options;
+use crate::json::json_plain;
 use crate::json::Obj;
 use crate::report::{prepare, value_bytes, value_int, Cell};
 use crate::schema::sql_err;
-use crate::text::{json_plain, push_int, push_uint};
+use crate::text::{push_int, push_uint};
 use crate::Error;
 
 /// One slice per system call, on its lifetime's track and its thread.

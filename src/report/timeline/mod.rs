@@ -118,7 +118,11 @@ pub struct Step {
 pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<Vec<Step>, Error> {
     let mut steps = Vec::new();
     for &trace in traces {
-        let params = [("trace", Cell::Int(trace)), ("pid", opt_int(scope.pid))];
+        let params = Scope {
+            trace: Some(trace),
+            ..scope
+        }
+        .params();
         let t = run(conn, "critical_path", &params)?;
         for r in &t.rows {
             let n = |c: &str| r[t.col(c)].int().unwrap_or(0);

@@ -22,8 +22,9 @@ use crate::names::Numbering;
 use super::super::json::Obj;
 use super::super::{value_bytes, value_int, Cell};
 use super::lookups::Lookups;
+use crate::json::{json_str, json_str_list_text};
 use crate::schema::sql_err;
-use crate::text::{hex, is_utf8, json_str, push_int, vis, vis_into};
+use crate::text::{hex, is_utf8, push_int, vis, vis_into};
 use crate::Error;
 
 /// One call an image made.
@@ -389,20 +390,12 @@ pub(super) fn call_json(c: &Call, s: &mut String) {
         .raw("errno", &c.errno.map_or("null".into(), |e| e.to_string()))
         .raw("errno_name", &opt(&c.errno_name))
         .raw("unpaired", &opt(&c.unpaired));
-    let list = |f: &dyn Fn(&[u8]) -> String| {
-        let items: Vec<String> = c.paths.iter().map(|p| f(p)).collect();
-        format!("[{}]", items.join(","))
-    };
-    o.raw(
-        "paths",
-        &list(&|p| {
-            let mut j = String::new();
-            json_str(&mut j, p);
-            j
-        }),
-    );
+    o.raw("paths", &json_str_list_text(&c.paths));
     if !c.paths.iter().all(|p| is_utf8(p)) {
-        o.raw("paths_hex", &list(&|p| format!("\"{}\"", hex(p))));
+        o.raw(
+            "paths_hex",
+            &json_str_list_text(c.paths.iter().map(|p| hex(p))),
+        );
     }
     o.end();
 }

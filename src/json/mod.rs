@@ -1,11 +1,18 @@
-//! A small JSON object writer shared by the output layers (`dump`'s JSON
-//! Lines, the reports' json format). Keys and strings go through
-//! [`json_str`], so the output is always valid UTF-8 JSON; a byte string
-//! that is not UTF-8 gets a `<key>_hex` field beside it with the exact bytes.
+//! JSON out: a small object writer ([`Obj`]) shared by the output layers
+//! (the reports' json format, the timeline's Chrome JSON, `dump --info`),
+//! and the one writer of JSON strings (`string.rs`: [`json_str`] and its
+//! kin) that it, `dump`'s JSON Lines and every string array bound as a
+//! query parameter go through, so the output is always valid UTF-8 JSON;
+//! a byte string that is not UTF-8 gets a `<key>_hex` field beside it with
+//! the exact bytes. Numbers are [`crate::text`]'s digits.
 
-use crate::text::{
-    hex_into, is_utf8, json_plain, json_str, json_text, push_int, push_uint, TextSink,
+mod string;
+
+pub use string::{
+    json_plain, json_str, json_str_list, json_str_list_text, json_text, push_json_str_list,
 };
+
+use crate::text::{hex_into, is_utf8, push_int, push_uint, TextSink};
 
 /// Builds one JSON object into a string (or, for `dump`, a byte buffer).
 pub struct Obj<'o, O: TextSink = String> {
