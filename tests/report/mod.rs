@@ -15,6 +15,7 @@ mod graph;
 mod lint;
 mod lint_allow;
 mod lint_scope;
+mod query_blocks;
 mod real_build;
 mod safety;
 mod scope;
