@@ -8,6 +8,7 @@
 mod build;
 mod compile_commands;
 mod compile_removed;
+mod critical_rows;
 mod deps;
 mod diff;
 mod golden;

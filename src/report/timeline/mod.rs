@@ -92,6 +92,8 @@ pub fn extents(conn: &Connection, scope: Scope) -> Result<Vec<Extent>, Error> {
 pub struct Step {
     /// Trace id.
     pub trace_id: i64,
+    /// Process lifetime (process.process_id).
+    pub process_id: i64,
     /// OS pid.
     pub pid: i64,
     /// The command (exec.exec_id).
@@ -124,6 +126,7 @@ pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<
             let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
             steps.push(Step {
                 trace_id: n("trace_id"),
+                process_id: n("process_id"),
                 pid: n("pid"),
                 exec_id: n("exec_id"),
                 image: n("image"),
