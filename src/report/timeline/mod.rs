@@ -7,10 +7,10 @@
 //! flow or per step of the critical path, never per call.
 //!
 //! The critical path is found per trace (each trace is its own build) and
-//! highlighted in both formats; `kt2sql stats` prints it as text. The
-//! timeline works it out in Rust ([`critical`]) from the scope's lifetimes
-//! and the file flows ([`flows`]), which it reads once and holds (per
-//! flow), so `build_flow` is computed once per run.
+//! highlighted in both formats; `kt2sql stats` prints it as text, from
+//! the same walk. The timeline works it out in Rust ([`critical`]) from
+//! the scope's lifetimes and the file flows ([`flows`]), which it reads
+//! once and holds (per flow), so `build_flow` is computed once per run.
 //!
 //! Every process lifetime gets its own Chrome track, so each sits under
 //! its parent in tree order even where the kernel reused a pid or two
