@@ -22,5 +22,8 @@ WHERE (c.path IS NOT NULL OR c.argv IS NOT NULL)
   AND ($trace IS NULL OR c.trace_id = $trace)
   AND ($pid IS NULL OR c.process_id IN (
         SELECT process_id FROM _scope
-        WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
+        -- block: scope
+        WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+        -- end block: scope
+        ))
 ORDER BY c.trace_id, c.start_ts, c.command_id;

@@ -41,7 +41,10 @@ WITH RECURSIVE
   -- The scope: the trace's processes, or the pid's lifetimes and descendants
   -- (MATERIALIZED: worked out once for the query's several uses).
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   -- The roots of the scope: the processes the walk cannot go above (found
   -- through the indexes process_parent and process_pid).
@@ -79,9 +82,7 @@ WITH RECURSIVE
     LEFT JOIN ranked AS a ON a.rk = e.n
     LEFT JOIN ranked AS b ON b.rk = e.n - 1
   ),
-  -- (The CTEs from here to `fed` are timeline_flows.sql's, word for word: each
-  -- query file runs alone in the sqlite3 shell, and SQLite passes no
-  -- scope down into a view with a GROUP BY. A test keeps them equal.)
+  -- block: scoped_flow
   -- build_flow's rule for the scope's reads only (with $pid; without it
   -- these are empty): for each read, the latest earlier write of the path
   -- by file order (removals do not reset it); when another command made
@@ -98,6 +99,9 @@ WITH RECURSIVE
   -- lookups and the lookups of the paths it wrote and read, never the
   -- rest of the build's reads (most of a build reads the same headers and
   -- objects).
+  -- (Not _scope_flow's rows, which take the subtree as a build of its
+  -- own, its reads following its own writes only: `graph -p` draws those;
+  -- docs/build.md says why the two differ.)
   --
   -- The paths the scope wrote, and its first write of each (through
   -- namei_process).
@@ -150,6 +154,7 @@ WITH RECURSIVE
      AND w."offset" = r.write_offset
     WHERE w.command_id <> r.command_id
   ),
+  -- end block: scoped_flow
   -- File dependencies between two processes of the scope: the consumer's
   -- process read at read_ts what the producer's wrote at write_ts. The
   -- flows: without $pid, build_flow; with it, build_flow's rule worked out

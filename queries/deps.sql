@@ -54,7 +54,9 @@ WITH RECURSIVE wanted (file) AS (
   SELECT value FROM json_each($files)
 ), scoped AS MATERIALIZED (
   SELECT process_id FROM _scope
+  -- block: scope
   WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 ), ch AS MATERIALIZED (
   -- The build's changes: one pass over the lookups of the paths changed.
   SELECT trace_id, path_id, command_id, effect, "offset" FROM _build_changed

@@ -12,6 +12,7 @@
 WITH
   -- Every path of the database with its rewritten form.
   moved (path_id, path, moved) AS MATERIALIZED (
+    -- block: moved_path
     SELECT pa.path_id, pa.path,
            COALESCE((SELECT (m.value ->> 1) || substr(pa.path, length(m.value ->> 0) + 1)
                      FROM json_each(COALESCE($map, '[]')) AS m
@@ -19,8 +20,9 @@ WITH
                         OR substr(pa.path, 1, length(m.value ->> 0) + 1)
                            = rtrim(m.value ->> 0, '/') || '/'
                      ORDER BY length(m.value ->> 0) DESC LIMIT 1),
-                    pa.path)
+                    pa.path) AS moved
     FROM path AS pa
+    -- end block: moved_path
   )
 SELECT h.kind, m.moved AS path, count(*) AS hazards
 FROM build_hazard AS h JOIN moved AS m USING (path_id)

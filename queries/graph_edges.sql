@@ -23,11 +23,17 @@
 -- @column target    The node it enters.
 -- @column kind      `write`, `read` or `flow`.
 -- @column paths     For a flow, how many paths it carried; else NULL.
-WITH dirs (dir, system) AS (
+WITH
+-- block: path_filter
+-- The path filters: dropped, the paths under an $exclude directory or
+-- (unless $system is NULL) a system one outside the start directory;
+-- kept, the paths under $under.
+dirs (dir, system) AS (
   SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
   SELECT rtrim(value, '/'), 1 FROM json_each($system)
-), dropped (path_id) AS MATERIALIZED (
+),
+dropped (path_id) AS MATERIALIZED (
   SELECT pa.path_id
   FROM dirs AS d
   JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
@@ -37,12 +43,18 @@ WITH dirs (dir, system) AS (
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
-), kept (path_id) AS MATERIALIZED (
+),
+kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path
   WHERE path = rtrim($under, '/')
      OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
-), member (process_id) AS MATERIALIZED (
-  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+),
+-- end block: path_filter
+member (process_id) AS MATERIALIZED (
+  SELECT process_id FROM _scope
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 ), access (trace_id, path_id, command_id, effect) AS (
   -- The reads and writes: without $pid one pass over the lookups, with it
   -- the subtree's own through the index namei_process (in proportion to
@@ -65,7 +77,10 @@ WITH dirs (dir, system) AS (
   WHERE $pid IS NULL AND ($trace IS NULL OR trace_id = $trace)
   UNION ALL
   SELECT trace_id, path_id, producer_id, consumer_id
-  FROM _scope_flow WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  FROM _scope_flow
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
     AND $pid IS NOT NULL
 )
 SELECT CASE effect WHEN 'write' THEN 'c' || command_id

@@ -22,11 +22,17 @@
 -- @column label     `comm [pid]` for a command, the path for a file.
 -- @column role      The file's build_file.role (with $pid, in the
 --                   subtree); NULL for a command.
-WITH dirs (dir, system) AS (
+WITH
+-- block: path_filter
+-- The path filters: dropped, the paths under an $exclude directory or
+-- (unless $system is NULL) a system one outside the start directory;
+-- kept, the paths under $under.
+dirs (dir, system) AS (
   SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
   SELECT rtrim(value, '/'), 1 FROM json_each($system)
-), dropped (path_id) AS MATERIALIZED (
+),
+dropped (path_id) AS MATERIALIZED (
   SELECT pa.path_id
   FROM dirs AS d
   JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
@@ -36,12 +42,18 @@ WITH dirs (dir, system) AS (
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
-), kept (path_id) AS MATERIALIZED (
+),
+kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path
   WHERE path = rtrim($under, '/')
      OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
-), member (process_id) AS MATERIALIZED (
-  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+),
+-- end block: path_filter
+member (process_id) AS MATERIALIZED (
+  SELECT process_id FROM _scope
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 ), image (exec_id, process_id, comm) AS (
   -- The commands: without $pid every one, with it the subtree's through
   -- the index exec_process. The branch whose $pid test fails is skipped
@@ -67,7 +79,10 @@ WITH dirs (dir, system) AS (
   -- The roles of the paths changed (_scope_changed_file): of the whole
   -- build, or with $pid of the subtree taken as the build, from its own
   -- lookups.
-  SELECT trace_id, path_id, role FROM _scope_changed_file WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  SELECT trace_id, path_id, role FROM _scope_changed_file
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 )
 SELECT 'c' || e.exec_id AS node, 'command' AS kind,
        CAST(e.comm AS BLOB) || CAST(' [' || p.pid || ']' AS BLOB) AS label, NULL AS role

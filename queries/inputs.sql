@@ -10,7 +10,10 @@
 -- @column path     The source path (TEXT, or BLOB when not UTF-8).
 -- @column readers  Commands that read it (with $pid, of the subtree).
 WITH member (process_id) AS MATERIALIZED (
-  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  SELECT process_id FROM _scope
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 ), changed AS MATERIALIZED (
   -- Without $pid: the paths the build wrote or removed, from the lookups
   -- of the paths it changed (_build_changed), not from every lookup.

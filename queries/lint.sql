@@ -42,7 +42,10 @@ WITH kinds (kind) AS (
   SELECT value FROM json_each(COALESCE($kinds,
     '["double-write","race","used-then-changed","ghost-later-created","read-outside"]'))
 ), member (process_id) AS MATERIALIZED (
-  SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  SELECT process_id FROM _scope
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 ), allowed (trace_id, dir) AS (
   SELECT t.trace_id, rtrim(j.value, '/') FROM trace AS t, json_each($allow) AS j
   WHERE $allow IS NOT NULL AND 'read-outside' IN (SELECT kind FROM kinds)

@@ -19,7 +19,10 @@ WITH f AS (
   -- with $pid, the subtree) changed (the same roles), without its pass
   -- over every lookup; with $pid, from the subtree's own lookups (through
   -- the index namei_process), in proportion to the subtree.
-  SELECT * FROM _scope_changed_file WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  SELECT * FROM _scope_changed_file
+  -- block: scope
+  WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+  -- end block: scope
 )
 SELECT pa.path, f.role, p.pid, e.comm, f.writers
 FROM f

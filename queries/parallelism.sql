@@ -11,7 +11,10 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   change (ts, delta) AS (
     SELECT ts, sum(delta) FROM (

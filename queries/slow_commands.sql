@@ -29,7 +29,10 @@ WITH slow AS MATERIALIZED (
   WHERE ($trace IS NULL OR c.trace_id = $trace)
     AND ($pid IS NULL OR c.process_id IN (
           SELECT process_id FROM _scope
-          WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)))
+          -- block: scope
+          WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+          -- end block: scope
+          ))
   ORDER BY c.dur DESC, c.command_id
   LIMIT COALESCE($limit, 10)),
 -- Each path the slow commands wrote, at its first write: one pass over the

@@ -25,7 +25,10 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   )
 SELECT c.process_id, c.thread_id, COALESCE(c.syscall, '#' || c.code) AS syscall,
        c.ts, COALESCE(c.dur, 0) AS dur, c.retval,

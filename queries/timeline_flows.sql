@@ -22,7 +22,10 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   first_tid (process_id, tid) AS (
     SELECT p.process_id,
@@ -30,9 +33,7 @@ WITH
                      ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid)
     FROM process AS p
   ),
-  -- (The CTEs from here to `fed` are critical_path.sql's, word for word: each
-  -- query file runs alone in the sqlite3 shell, and SQLite passes no
-  -- scope down into a view with a GROUP BY. A test keeps them equal.)
+  -- block: scoped_flow
   -- build_flow's rule for the scope's reads only (with $pid; without it
   -- these are empty): for each read, the latest earlier write of the path
   -- by file order (removals do not reset it); when another command made
@@ -49,6 +50,9 @@ WITH
   -- lookups and the lookups of the paths it wrote and read, never the
   -- rest of the build's reads (most of a build reads the same headers and
   -- objects).
+  -- (Not _scope_flow's rows, which take the subtree as a build of its
+  -- own, its reads following its own writes only: `graph -p` draws those;
+  -- docs/build.md says why the two differ.)
   --
   -- The paths the scope wrote, and its first write of each (through
   -- namei_process).
@@ -101,6 +105,7 @@ WITH
      AND w."offset" = r.write_offset
     WHERE w.command_id <> r.command_id
   ),
+  -- end block: scoped_flow
   -- The flows: without $pid, build_flow. With $pid, build_flow's rule
   -- worked out for the scope (fed).
   every_flow (trace_id, path, producer_id, consumer_id, write_ts, read_ts) AS (

@@ -19,7 +19,10 @@ WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants
   -- (MATERIALIZED: worked out once for the query's several uses).
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   first_tid (process_id, tid) AS (
     SELECT p.process_id,

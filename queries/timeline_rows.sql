@@ -13,7 +13,10 @@
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   -- The rows of tree_node the scope lies in: all, or from the pid's first
   -- lifetime to the end of its last one's subtree.

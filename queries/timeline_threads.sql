@@ -12,7 +12,10 @@ WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants
   -- (MATERIALIZED: a list that leads the search of thread_process).
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   )
 SELECT h.thread_id, h.process_id, h.tid
 FROM thread AS h

@@ -21,7 +21,10 @@ WITH
   -- SQLite folds the join into _scope's branches and scans every process
   -- in pid order for the window).
   member (process_id) AS MATERIALIZED (
-    SELECT process_id FROM _scope WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    SELECT process_id FROM _scope
+    -- block: scope
+    WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
+    -- end block: scope
   ),
   life (process_id, trace_id, pid, lifetime, lifetimes) AS (
     SELECT p.process_id, p.trace_id, p.pid,

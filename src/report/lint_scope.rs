@@ -27,6 +27,21 @@
 //!
 //! It writes nothing to the database: the temporary schema lives and dies
 //! with the connection, and [`unscope_hazards`] drops what this made.
+//!
+//! How `-p` reaches every report: the subtree is always the view `_scope`
+//! (a pid's lifetimes and their descendants, by `root_pid`), which every
+//! query selects with the one block `queries/blocks/scope.sql`; the build
+//! views keyed by `root_pid` (`_scope_changed` and those over it) carry
+//! the same rows through their windows, and the flows of a timeline's
+//! subtree are the one block `queries/blocks/scoped_flow.sql`. `lint -p`
+//! starts from the same `_scope` rows (`PATHS` below); only the hazard
+//! rules are then read differently, through this temporary schema, since
+//! a hazard of the subtree needs the whole build's lookups of its paths
+//! (not the subtree's own, as `_scope_changed` would give) and the rules
+//! are stated once, in the stored `build_hazard`, whose CTEs (MATERIALIZED
+//! or recursive) take no `root_pid` filter from outside: a `root_pid`-keyed
+//! copy of them would be a second statement of the rules and a schema
+//! change (`bench/NOTES.md`, session 14, has the figures).
 
 use rusqlite::{Connection, StatementStatus};
 

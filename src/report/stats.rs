@@ -1,6 +1,8 @@
 //! `kt2sql stats`: what a database holds, from `queries/traces.sql`,
-//! `build_time.sql`, `issues.sql`, `process_top.sql`, `critical_path.sql`,
-//! `slow_commands.sql` and `syscall_top.sql`: each trace's identity, time
+//! `build_time.sql`, `issues.sql`, `process_top.sql`, the critical path
+//! (walked as the timeline walks it, [`super::timeline::critical`]: the
+//! rows of `critical_path.sql`), `slow_commands.sql` and
+//! `syscall_top.sql`: each trace's identity, time
 //! span and counts, its wall time, summed process time and parallelism,
 //! the import issues, the busiest processes, a summary of each trace's
 //! critical path, the slowest commands (the compiler drivers among them
@@ -31,7 +33,9 @@ use std::io::{self, Write};
 use rusqlite::Connection;
 
 use super::compile_commands::words;
-use super::{opt_int, run, write_sections_csv, Cell, ResultSet};
+use super::timeline::critical::{path_rows, Lifetimes};
+use super::timeline::{self, flows};
+use super::{opt_int, run, write_sections_csv, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
 
@@ -90,9 +94,21 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
         rows: Vec::new(),
     };
     let mut critical_steps = ResultSet::default();
+    // The walk of timeline::critical (queries/critical_path.sql's rows),
+    // over the lifetimes and flows read once for every trace.
+    let scope = Scope { trace, pid: None };
+    let lifetimes = Lifetimes::load(conn, scope)?;
+    let flows = flows::load(
+        conn,
+        &timeline::Options {
+            scope,
+            ..Default::default()
+        },
+    )?;
     for r in &build.rows {
         let id = r[build.col("trace_id")].clone();
-        let path = run(conn, "critical_path", &[("trace", id.clone())])?;
+        let steps = lifetimes.critical_path(&[id.int().unwrap_or(0)], &flows);
+        let path = path_rows(&steps);
         let (own, wait) = (path.col("dur"), path.col("wait"));
         let n = |r: &Vec<Cell>, c: usize| r[c].int().unwrap_or(0);
         let (o, w) = path

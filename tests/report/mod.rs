@@ -8,6 +8,7 @@
 mod build;
 mod compile_commands;
 mod compile_removed;
+mod critical_rows;
 mod deps;
 mod diff;
 mod golden;
@@ -15,6 +16,7 @@ mod graph;
 mod lint;
 mod lint_allow;
 mod lint_scope;
+mod query_blocks;
 mod real_build;
 mod safety;
 mod scope;

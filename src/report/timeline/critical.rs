@@ -1,10 +1,15 @@
-//! The critical path of a timeline, worked out in Rust from the scope's
-//! lifetimes (`queries/timeline_lifetimes.sql`) and the file flows the
-//! timeline reads anyway ([`super::flows`]): the rule of
-//! `queries/critical_path.sql`, step for step, without that query's second
-//! computation of `build_flow`. The query stays what `kt2sql query
-//! critical-path` and `kt2sql stats` run; a test on every dialect keeps the
-//! two giving the same rows. Held per lifetime and per step, never per call.
+//! The critical path, walked in Rust from the scope's lifetimes
+//! (`queries/timeline_lifetimes.sql`) and the file flows
+//! ([`super::flows`]): the rule `queries/critical_path.sql` states, step
+//! for step. It is the one walk the binary runs: `timeline` highlights its
+//! steps (over the flows it draws anyway, so `build_flow` is worked out
+//! once per run) and `stats` summarises them ([`path_rows`] gives them as
+//! the query's rows). The query file stays for `kt2sql query
+//! critical-path` and the `sqlite3` shell, which have no Rust to call; the
+//! Rust walk is kept because it takes a fraction of the query's
+//! instructions (its recursive walk seeks a child, a root and a flow per
+//! step). A test on every dialect and scope keeps the two giving the same
+//! rows, cell for cell. Held per lifetime and per step, never per call.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -12,7 +17,7 @@ use rusqlite::Connection;
 
 use super::flows::Flow;
 use super::{int, Step};
-use crate::report::{each, opt_int, Scope};
+use crate::report::{each, opt_int, query, Cell, ResultSet, Scope};
 use crate::Error;
 
 /// One image of a lifetime (exec.image not NULL).
@@ -137,6 +142,33 @@ impl Lifetimes {
             Walk::new(&self.lives, trace, self.scope.pid, flows).steps(&self.lives, &mut steps);
         }
         steps
+    }
+}
+
+/// One trace's `steps` ([`Lifetimes::critical_path`] with that trace) as
+/// the rows `queries/critical_path.sql` gives for the same trace and
+/// scope, cell for cell: numbered from 1, `comm` TEXT when it is UTF-8,
+/// else BLOB (as the importer stores it).
+pub fn path_rows(steps: &[Step]) -> ResultSet {
+    let columns = query("critical_path")
+        .map(|q| q.columns.into_iter().map(|(c, _)| c).collect())
+        .unwrap_or_default();
+    let rows = steps.iter().zip(1..);
+    let rows = rows.map(|(s, n)| {
+        let comm = match std::str::from_utf8(&s.comm) {
+            Ok(_) => Cell::Text(s.comm.clone()),
+            Err(_) => Cell::Blob(s.comm.clone()),
+        };
+        let ints = |v: &[i64]| v.iter().map(|&i| Cell::Int(i)).collect::<Vec<_>>();
+        let mut row = ints(&[n, s.trace_id, s.process_id, s.pid, s.exec_id, s.image]);
+        row.push(comm);
+        row.extend(ints(&[s.start_ts, s.end_ts, s.end_ts - s.start_ts, s.wait]));
+        row.push(Cell::Text(s.via.clone().into_bytes()));
+        row
+    });
+    ResultSet {
+        columns,
+        rows: rows.collect(),
     }
 }
 
@@ -320,6 +352,7 @@ impl Walk {
                 };
                 out.push(Step {
                     trace_id: p.trace_id,
+                    process_id: s.process,
                     pid: p.pid,
                     exec_id: img.exec_id,
                     image: img.image,

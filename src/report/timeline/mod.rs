@@ -7,10 +7,10 @@
 //! flow or per step of the critical path, never per call.
 //!
 //! The critical path is found per trace (each trace is its own build) and
-//! highlighted in both formats; `kt2sql stats` prints it as text. The
-//! timeline works it out in Rust ([`critical`]) from the scope's lifetimes
-//! and the file flows ([`flows`]), which it reads once and holds (per
-//! flow), so `build_flow` is computed once per run.
+//! highlighted in both formats; `kt2sql stats` prints it as text, from
+//! the same walk. The timeline works it out in Rust ([`critical`]) from
+//! the scope's lifetimes and the file flows ([`flows`]), which it reads
+//! once and holds (per flow), so `build_flow` is computed once per run.
 //!
 //! Every process lifetime gets its own Chrome track, so each sits under
 //! its parent in tree order even where the kernel reused a pid or two
@@ -92,6 +92,8 @@ pub fn extents(conn: &Connection, scope: Scope) -> Result<Vec<Extent>, Error> {
 pub struct Step {
     /// Trace id.
     pub trace_id: i64,
+    /// Process lifetime (process.process_id).
+    pub process_id: i64,
     /// OS pid.
     pub pid: i64,
     /// The command (exec.exec_id).
@@ -128,6 +130,7 @@ pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<
             let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
             steps.push(Step {
                 trace_id: n("trace_id"),
+                process_id: n("process_id"),
                 pid: n("pid"),
                 exec_id: n("exec_id"),
                 image: n("image"),

@@ -1,0 +1,93 @@
+//! The critical path's two statements give the same rows, cell for cell:
+//! the Rust walk the binary runs (`timeline`, `stats`:
+//! `timeline::critical::path_rows`) and `queries/critical_path.sql` (`query
+//! critical-path`, the `sqlite3` shell), for every trace of the example,
+//! the corpus and composed builds with file flows, whole and per pid.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use kt2sql::report::timeline::{self, critical};
+use kt2sql::report::{self, opt_int, Cell, Scope};
+
+use super::{composed, import_into};
+use crate::util::{corpus, manifest_dir, COMPOSE_DIALECTS, CORPUS};
+
+/// Check every trace of `db`, without a pid and with pids that have a
+/// child (at most 12, spread over them); returns how many steps were
+/// compared.
+fn check(db: &Path, ctx: &str) -> usize {
+    let conn = report::open(db).unwrap();
+    let mut st = conn
+        .prepare(
+            "SELECT DISTINCT p.pid FROM process AS p \
+             WHERE EXISTS (SELECT 1 FROM process AS c WHERE c.parent_id = p.process_id) \
+             ORDER BY 1",
+        )
+        .unwrap();
+    let parents: Vec<i64> = st
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let every = parents.len().div_ceil(12).max(1);
+    let picked = parents.into_iter().step_by(every).map(Some);
+    let scopes = std::iter::once(None).chain(picked);
+    let mut compared = 0;
+    for pid in scopes {
+        let scope = Scope { trace: None, pid };
+        let lives = critical::Lifetimes::load(&conn, scope).unwrap();
+        let opts = timeline::Options {
+            scope,
+            ..Default::default()
+        };
+        let flows = timeline::flows::load(&conn, &opts).unwrap();
+        let traces: BTreeSet<i64> = lives.traces().into_iter().collect();
+        for trace in traces {
+            let rust = critical::path_rows(&lives.critical_path(&[trace], &flows));
+            let params = [("trace", Cell::Int(trace)), ("pid", opt_int(pid))];
+            let sql = report::run(&conn, "critical_path", &params).unwrap();
+            assert_eq!(rust, sql, "{ctx}: trace {trace} pid {pid:?}");
+            compared += sql.rows.len();
+        }
+    }
+    compared
+}
+
+#[test]
+fn the_walk_gives_critical_path_sql_rows() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = manifest_dir().join("example/build.ktrace");
+    let db = import_into(dir.path(), "ex.db", &[example], Some("/usr/src/proj"));
+    assert!(check(&db, "example") > 0, "example: no steps");
+    let Some(shared) = crate::util::shared_dir() else {
+        crate::util::skip("../shared not found");
+        return;
+    };
+    for (name, _, _) in CORPUS {
+        let db = import_into(
+            dir.path(),
+            &format!("{name}.db"),
+            &[corpus(&shared, name)],
+            None,
+        );
+        check(&db, name);
+    }
+    if !crate::util::have_python() {
+        crate::util::skip("python3 not found (needed for ktcompose)");
+        return;
+    }
+    let mut files = 0;
+    for d in COMPOSE_DIALECTS {
+        let im = composed(d, 4, &["--faithful", "--hazards", "--jobs", "4"]);
+        let ctx = format!("{d} seed 4");
+        assert!(check(&im.db, &ctx) > 0, "{ctx}: no steps");
+        let conn = report::open(&im.db).unwrap();
+        files += conn
+            .query_row("SELECT count(*) FROM build_flow", [], |r| {
+                r.get::<_, i64>(0)
+            })
+            .unwrap();
+    }
+    assert!(files > 0, "no composed build had a file flow");
+}
