@@ -11,7 +11,7 @@
 //! values are pushed straight into its table's list; a call row waits for
 //! the calls before it as its typed row, and is encoded when released.
 //!
-//! A row's values are the columns it puts into its [`RowValues`], the
+//! A row's values are the columns it puts into its `RowValues`, the
 //! encoder's [`Columns`]: the kit's one visitor of the rows
 //! ([`crate::sink::columns`]), so every field is a column, in the form its
 //! declaration gives, and no field can be dropped or put under another

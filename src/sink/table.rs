@@ -162,6 +162,100 @@ mod tests {
 
     use super::*;
 
+    /// Puts the form of each value it is given, `Path` for a path.
+    #[derive(Default)]
+    struct Forms(Vec<Form>);
+
+    impl Columns for Forms {
+        type Error = ();
+        fn int(&mut self, _: Option<i64>) {
+            self.0.push(Form::Int);
+        }
+        fn name(&mut self, _: Option<&'static str>) {
+            self.0.push(Form::Name);
+        }
+        fn text(&mut self, _: Option<&str>) {
+            self.0.push(Form::Text);
+        }
+        fn recorded(&mut self, _: Option<&[u8]>) {
+            self.0.push(Form::Recorded);
+        }
+        fn path(&mut self, _: Option<&[u8]>) -> Result<(), ()> {
+            self.0.push(Form::Path);
+            Ok(())
+        }
+        fn blob(&mut self, _: Option<&[u8]>) {
+            self.0.push(Form::Blob);
+        }
+        fn args(&mut self, _: &[u64]) {
+            self.0.push(Form::Args);
+        }
+    }
+
+    /// A row puts one value per column of its table, each through the
+    /// method of the form `forms` gives it: what the dataset's builders
+    /// are made from is what the rows put.
+    fn puts_its_forms<R: Row>(row: &R) {
+        let ctx = TraceContext {
+            trace_id: 1,
+            word_bits: 64,
+            names: crate::names::Numbering::FreeBsd,
+        };
+        let mut put = Forms::default();
+        row.put_columns(&ctx, &mut put).unwrap();
+        let declared: Vec<Form> = R::forms().into_iter().map(|(f, _)| f).collect();
+        assert_eq!(put.0, declared, "{}", R::TABLE.name());
+        assert_eq!(put.0.len(), R::TABLE.columns().len());
+        assert_eq!(R::TABLE.forms(), R::forms());
+    }
+
+    #[test]
+    fn rows_put_the_forms_they_declare() {
+        puts_its_forms(&ProcessRow::default());
+        puts_its_forms(&SyscallStatRow::default());
+        puts_its_forms(&PathRow { id: 1, path: b"/" });
+        puts_its_forms(&IssueRow {
+            offset: None,
+            severity: Severity::Info,
+            kind: IssueKind::Truncated,
+            message: String::new(),
+            process_id: None,
+        });
+        puts_its_forms(&CallRow {
+            id: 1,
+            process_id: 1,
+            thread_id: None,
+            code: 5,
+            syscall: Some("open"),
+            args: &[1, 2],
+            ts: Some(1),
+            ret_ts: None,
+            retval: None,
+            error: None,
+            errno: None,
+            success: None,
+            call_offset: None,
+            ret_offset: None,
+            unpaired: Some(Unpaired::EndOfTrace),
+        });
+        puts_its_forms(&ExecRow {
+            id: 1,
+            process_id: 1,
+            seq: 0,
+            image: Some(0),
+            ts: 0,
+            call_id: None,
+            calls_from: 1,
+            path: Some(b"/bin/sh"),
+            resolved: None,
+            comm: b"sh",
+            argv: Some(b"sh\0"),
+            envp: None,
+            success: true,
+            cwd: None,
+        });
+    }
+
     #[test]
     fn the_list_is_in_index_order() {
         for (i, t) in Table::ALL.iter().enumerate() {
