@@ -46,13 +46,13 @@ const JSON_UNITS: [[u8; 8]; 256] = {
 };
 
 /// Append `b` as a JSON string literal: invalid UTF-8 becomes U+FFFD (the
-/// caller emits an exact `_hex` field beside it when [`is_utf8`] is false),
-/// one for each maximal invalid sequence, as [`slice::utf8_chunks`] splits
-/// them. The escaped text is put together in a block on the stack, each
+/// caller emits an exact `_hex` field beside it when
+/// [`is_utf8`](crate::text::is_utf8) is false), one for each maximal
+/// invalid sequence, as [`slice::utf8_chunks`] splits them. The escaped text is put together in a block on the stack, each
 /// byte's text from [`JSON_UNITS`], and appended a block at a time. This
 /// is most of `dump --format jsonl`, whose I/O data is binary
 /// (`bench/NOTES.md`). Returns whether `b` is UTF-8 (nothing replaced), as
-/// [`is_utf8`] would.
+/// [`is_utf8`](crate::text::is_utf8) would.
 pub fn json_str(out: &mut impl TextSink, b: &[u8]) -> bool {
     // Keys, names and paths: nothing to escape, copied whole.
     if json_plain(b) {
