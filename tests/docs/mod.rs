@@ -3,7 +3,8 @@
 //! into docs/; docs/ has a section per command, lists every canned query
 //! and manual page, and its schema reference is generated (schema.rs);
 //! every relative link resolves; the user docs name no development-only
-//! path; and the README's test command is the one CI runs.
+//! path; the README's test command is the one CI runs; and no module of
+//! `src/` uses a layer above it in src/lib.rs's map (`layers.rs`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;

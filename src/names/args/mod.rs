@@ -12,8 +12,8 @@
 //! order: where two names share a value the first one is printed, as
 //! kdump's own tables (generated the same way) do.
 //!
-//! [`format`] prints a call's argument words with these names, as kdump
-//! does.
+//! [`format`](mod@format) prints a call's argument words with these
+//! names, as kdump does.
 
 use super::Numbering;
 
