@@ -173,3 +173,22 @@ fn write_rows(
     }
     r.end()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_rows_are_read_back_by_their_column_names() {
+        let row: Vec<Cell> = COLUMNS.iter().map(|c| word(c)).collect();
+        let l = Line::summary().cells(&row);
+        assert_eq!(
+            (l.section.as_str(), l.change.as_str()),
+            ("section", "change")
+        );
+        assert_eq!((l.old, l.new), (word("old"), word("new")));
+        let l = Line::detail().cells(&row[1..]);
+        assert_eq!((l.kind.as_str(), l.path.as_str()), ("kind", "path"));
+        assert_eq!(l.writes.as_deref(), Some(&b"writes"[..]));
+    }
+}

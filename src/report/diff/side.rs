@@ -294,3 +294,32 @@ mod row_tests {
         check::<super::Hazard>();
     }
 }
+
+#[cfg(test)]
+mod list_tests {
+    use super::*;
+
+    #[test]
+    fn a_row_of_another_list_is_an_error_not_a_misread() {
+        let (tx, rx) = sync_channel(4);
+        let (_unused, other) = sync_channel(1);
+        let time = BuildTime {
+            wall: Cell::Int(5),
+            process_time: Cell::Int(9),
+            avg_parallel: Cell::Real(1.8),
+            peak_parallel: Cell::Int(2),
+        };
+        tx.send(Msg::Row(Row::Time(time))).unwrap();
+        tx.send(Msg::End).unwrap();
+        let mut rows = Rows {
+            lanes: [other, rx],
+            db: "old.db".into(),
+        };
+        let got = rows.collect::<Hazard>().err().expect("a build-time row");
+        assert!(
+            got.to_string()
+                .contains("another list where it expected diff-hazards"),
+            "{got}"
+        );
+    }
+}
