@@ -13,10 +13,31 @@
 use std::collections::HashMap;
 use std::io::Write;
 
-use super::{each, Cell, Database, Scope};
+use rusqlite::types::ValueRef;
+
+use super::row::typed_row;
+use super::{each_as, prepare_as, Cell, Database, Scope};
 use crate::build::compile_db::{source_path, Cwd, Summary};
 use crate::json::{json_str, json_str_list};
 use crate::Error;
+
+typed_row! {
+    /// A row of `queries/commands.sql`: one command, as recorded.
+    struct Command<'r> from "commands" {
+        command_id: Cell,
+        trace_id: Option<i64>,
+        cwd: ValueRef<'r>,
+        path: Option<&'r [u8]>,
+        argv: ValueRef<'r>,
+    }
+}
+
+typed_row! {
+    /// The row of `queries/removed.sql`: whether the build removed a path.
+    struct Removed from "removed" {
+        removed: i64,
+    }
+}
 
 /// Write the compilation database of `scope` to `out`, in the order the
 /// commands started; nothing at all when no command in scope has argv
@@ -32,12 +53,12 @@ pub fn write(
     out: &mut dyn Write,
 ) -> Result<Summary, Error> {
     let mut sum = Summary::default();
-    let (mut removed, context) = super::prepare(db, "removed", &[])?;
+    let (mut removed, context, was) = prepare_as::<Removed>(db, "removed", &[])?;
     let mut gone: HashMap<(Option<i64>, String), bool> = HashMap::new();
-    each(db, "commands", &scope.params(), |r| {
-        let (id, trace, cwd, path, argv) = (&r[0], &r[1], &r[4], &r[5], &r[6]);
-        let Some(argv) = words(argv) else {
-            sum.no_argv(path.bytes());
+    each_as::<Command<'static>>(db, "commands", &scope.params(), |r| {
+        let (id, trace, path) = (r.command_id, r.trace_id, r.path);
+        let Some(argv) = words(r.argv) else {
+            sum.no_argv(path);
             return Ok(());
         };
         let argv = argv.ok_or_else(|| Error::Refused {
@@ -47,12 +68,12 @@ pub fn write(
                 id.display()
             ),
         })?;
-        let cwd = match cwd {
-            Cell::Text(d) => Cwd::Text(d),
-            Cell::Blob(_) => Cwd::NotUtf8,
+        let cwd = match r.cwd {
+            ValueRef::Text(d) => Cwd::Text(d),
+            ValueRef::Blob(_) => Cwd::NotUtf8,
             _ => Cwd::Unknown,
         };
-        let Some((dir, c)) = sum.with_argv(path.bytes(), &argv, cwd) else {
+        let Some((dir, c)) = sum.with_argv(path, &argv, cwd) else {
             return Ok(());
         };
         for &src in &c.sources {
@@ -60,14 +81,14 @@ pub fn write(
                 // Both are UTF-8 here (checked by `with_argv`).
                 let dir = std::str::from_utf8(dir).unwrap_or_default();
                 let file = std::str::from_utf8(&argv[src]).unwrap_or_default();
-                let key = (trace.int(), source_path(dir, file));
+                let key = (trace, source_path(dir, file));
                 let was_removed = match gone.get(&key) {
                     Some(&g) => g,
                     None => {
                         let g: i64 = removed
                             .query_row(
                                 rusqlite::named_params! {"$path": key.1, "$trace": key.0},
-                                |r| r.get(0),
+                                |r| Ok(was.row(r).removed),
                             )
                             .map_err(crate::schema::sql_err(context.clone()))?;
                         *gone.entry(key).or_default() = g == 1;
@@ -100,13 +121,13 @@ pub fn write(
 /// argv as words: `None` when not recorded, `Some(None)` when stored in a
 /// form kt2sql never writes. TEXT is a JSON array; a BLOB holds the raw
 /// NUL-separated bytes (argv that is not UTF-8).
-pub(super) fn words(argv: &Cell) -> Option<Option<Vec<Vec<u8>>>> {
+pub(super) fn words(argv: ValueRef<'_>) -> Option<Option<Vec<Vec<u8>>>> {
     match argv {
-        Cell::Null => None,
-        Cell::Text(t) => {
+        ValueRef::Null => None,
+        ValueRef::Text(t) => {
             Some(json_str_list(t).map(|w| w.into_iter().map(String::into_bytes).collect()))
         }
-        Cell::Blob(b) => {
+        ValueRef::Blob(b) => {
             let body = b.strip_suffix(b"\0").unwrap_or(b);
             Some(Some(if b.is_empty() {
                 Vec::new()
@@ -114,7 +135,7 @@ pub(super) fn words(argv: &Cell) -> Option<Option<Vec<Vec<u8>>>> {
                 body.split(|&c| c == 0).map(<[u8]>::to_vec).collect()
             }))
         }
-        Cell::Int(_) | Cell::Real(_) => Some(None),
+        ValueRef::Integer(_) | ValueRef::Real(_) => Some(None),
     }
 }
 
@@ -151,6 +172,7 @@ fn out_err(source: std::io::Error) -> Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::row::value_of;
 
     #[test]
     fn entries_escape_what_json_needs() {
@@ -172,9 +194,20 @@ mod tests {
         let text = Cell::Text(br#"["cc","-c","a.c"]"#.to_vec());
         let blob = Cell::Blob(b"cc\0-c\0\xffa.c\0".to_vec());
         let w = |v: &[&[u8]]| Some(Some(v.iter().map(|b| b.to_vec()).collect::<Vec<_>>()));
-        assert_eq!(words(&text), w(&[b"cc", b"-c", b"a.c"]));
-        assert_eq!(words(&blob), w(&[b"cc", b"-c", b"\xffa.c"]));
-        assert_eq!(words(&Cell::Null), None);
-        assert_eq!(words(&Cell::Text(b"cc -c".to_vec())), Some(None));
+        assert_eq!(words(value_of(&text)), w(&[b"cc", b"-c", b"a.c"]));
+        assert_eq!(words(value_of(&blob)), w(&[b"cc", b"-c", b"\xffa.c"]));
+        assert_eq!(words(value_of(&Cell::Null)), None);
+        assert_eq!(words(value_of(&Cell::Text(b"cc -c".to_vec()))), Some(None));
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Command<'static>>();
+        check::<super::Removed>();
     }
 }

@@ -6,6 +6,9 @@
 
 use std::io::{self, Write};
 
+use std::borrow::Cow;
+
+use super::row::{typed_row, RowReader};
 use super::{depfile, run, Cell, Database, ResultSet};
 use crate::build::deps::{
     gets_empty_rule, is_prerequisite, is_system, make_name, runs_recipes, starts_compiler_run,
@@ -54,6 +57,24 @@ pub fn programs(db: &Database) -> Result<(Cell, Cell), Error> {
     Ok((json(makes), json(compilers)))
 }
 
+typed_row! {
+    /// A row of `queries/deps.sql`: one file of what a file was built
+    /// from (or, reversed, built from it).
+    struct Dep<'r> from "deps" {
+        file: Cow<'r, [u8]>,
+        kind: String,
+        path: Option<&'r [u8]>,
+    }
+}
+
+/// Names deps.sql in errors.
+const DEPS_SQL: &str = "queries/deps.sql";
+
+/// Where [`Dep`]'s columns are in `rows` (of [`deps`]), for a writer.
+fn dep_rows(rows: &ResultSet) -> io::Result<RowReader<Dep<'static>>> {
+    RowReader::of_set(rows, DEPS_SQL).map_err(io::Error::other)
+}
+
 /// The rows of `queries/deps.sql` run with `params`, the system files
 /// ([`is_system`], `starts` being the directories the traces started in)
 /// among the sources (reverse: among the paths built) left out unless
@@ -66,10 +87,12 @@ pub fn deps(
 ) -> Result<ResultSet, Error> {
     let mut rows = run(db, "deps", params)?;
     if !system {
-        let (k, p) = (rows.col("kind"), rows.col("path"));
+        let reader = RowReader::<Dep<'static>>::of_set(&rows, DEPS_SQL)?;
         let starts: Vec<&[u8]> = starts.iter().map(Vec::as_slice).collect();
         rows.rows.retain(|r| {
-            !matches!(&*r[k].display(), "source" | "built") || !is_system(&r[p].to_bytes(), &starts)
+            let d = reader.cells(r);
+            !matches!(&*d.kind, "source" | "built")
+                || !is_system(d.path.unwrap_or_default(), &starts)
         });
     }
     Ok(rows)
@@ -97,17 +120,13 @@ pub fn write_depfile(
     files: &[String],
     start: Option<&[u8]>,
 ) -> io::Result<()> {
-    let (f, k, p) = (rows.col("file"), rows.col("kind"), rows.col("path"));
+    let reader = dep_rows(rows)?;
     let mut empty: Vec<Vec<u8>> = Vec::new();
     for file in files {
         let mut deps: Vec<Vec<u8>> = Vec::new();
-        for r in rows
-            .rows
-            .iter()
-            .filter(|r| r[f].to_bytes() == file.as_bytes())
-        {
-            let kind = r[k].display();
-            let Some(path) = r[p].bytes().filter(|_| is_prerequisite(&kind)) else {
+        for r in reader.all(rows).filter(|r| *r.file == *file.as_bytes()) {
+            let kind = r.kind;
+            let Some(path) = r.path.filter(|_| is_prerequisite(&kind)) else {
                 continue;
             };
             let name = make_name(path, start).to_vec();
@@ -141,13 +160,12 @@ pub fn write_reverse_depfile(
     files: &[String],
     start: Option<&[u8]>,
 ) -> io::Result<()> {
-    let (f, k, p) = (rows.col("file"), rows.col("kind"), rows.col("path"));
+    let reader = dep_rows(rows)?;
     for file in files {
-        let built: Vec<&[u8]> = rows
-            .rows
-            .iter()
-            .filter(|r| r[f].to_bytes() == file.as_bytes() && r[k].display() == "built")
-            .filter_map(|r| r[p].bytes())
+        let built: Vec<&[u8]> = reader
+            .all(rows)
+            .filter(|r| *r.file == *file.as_bytes() && r.kind == "built")
+            .filter_map(|r| r.path)
             .map(|b| make_name(b, start))
             .collect();
         if !built.is_empty() {
@@ -155,4 +173,14 @@ pub fn write_reverse_depfile(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Dep<'static>>();
+    }
 }

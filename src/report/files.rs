@@ -19,13 +19,16 @@
 //! ([`write_csv`]); text and JSON keep one [`Entry`] per path, never the
 //! rows themselves.
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
+use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
-use super::{each, Cell, Scope};
+use super::row::typed_row;
+use super::{each_as, Cell, Scope};
 use crate::text::vis;
 use crate::Error;
 
@@ -79,30 +82,71 @@ fn query(opts: FilesOptions) -> (&'static str, Vec<(&'static str, Cell)>) {
     (name, params)
 }
 
+typed_row! {
+    /// A row of the path lists: `queries/files.sql`, and the paths of
+    /// the lists with callers.
+    struct Listed<'r> from "files", "files_verbose", "unresolved" {
+        path: Cow<'r, [u8]>,
+    }
+}
+
+typed_row! {
+    /// A row of the lists with callers: a path and one call on it.
+    struct Looked<'r> from "files_verbose", "unresolved" {
+        path: Cow<'r, [u8]>,
+        syscall: Cow<'r, [u8]>,
+        comm: Cow<'r, [u8]>,
+        pid: i64,
+    }
+}
+
+typed_row! {
+    /// A row of the path lists, its path as stored, for CSV.
+    struct StoredPath<'r> from "files", "files_verbose", "unresolved" {
+        path: ValueRef<'r>,
+    }
+}
+
+typed_row! {
+    /// A row of the lists with callers, its values as stored, for CSV.
+    struct StoredCall<'r> from "files_verbose", "unresolved" {
+        path: ValueRef<'r>,
+        syscall: ValueRef<'r>,
+        comm: ValueRef<'r>,
+        pid: ValueRef<'r>,
+    }
+}
+
 /// Build the list.
 pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
     let (name, params) = query(opts);
     let mut entries: Vec<Entry> = Vec::new();
-    // Columns: path (every query), then syscall, comm, pid (callers).
-    each(conn, name, &params, |r| {
-        let p = r[0].to_bytes();
-        if entries.last().is_none_or(|e| e.path != *p) {
+    // The rows come by path: a path's rows make one entry.
+    fn entry<'e>(entries: &'e mut Vec<Entry>, p: &[u8]) -> &'e mut Entry {
+        if entries.last().is_none_or(|e| e.path != p) {
             entries.push(Entry {
-                path: p.into_owned(),
+                path: p.to_vec(),
                 calls: Vec::new(),
             });
         }
-        if opts.callers {
-            let e = entries.last_mut().expect("just pushed");
-            let syscall = r[1].to_bytes();
-            let by = (r[2].to_bytes().into_owned(), r[3].int().unwrap_or(0));
+        entries.last_mut().expect("just pushed")
+    }
+    if opts.callers {
+        each_as::<Looked<'static>>(conn, name, &params, |r| {
+            let e = entry(&mut entries, &r.path);
+            let by = (r.comm.into_owned(), r.pid);
             match e.calls.last_mut() {
-                Some((s, list)) if **s == *syscall => list.push(by),
-                _ => e.calls.push((syscall.into_owned(), vec![by])),
+                Some((s, list)) if **s == *r.syscall => list.push(by),
+                _ => e.calls.push((r.syscall.into_owned(), vec![by])),
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })?;
+    } else {
+        each_as::<Listed<'static>>(conn, name, &params, |r| {
+            entry(&mut entries, &r.path);
+            Ok(())
+        })?;
+    }
     Ok(Files {
         entries,
         callers: opts.callers,
@@ -124,19 +168,30 @@ pub fn write_csv(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> 
     let mut r = Render::new(out, Format::Csv);
     r.start(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>())
         .map_err(out_err)?;
+    // The line, its cells reused from row to row (no allocation per row).
+    let mut line = vec![Cell::Null; columns.len()];
+    let mut spares = vec![Vec::new(); columns.len()];
     let mut last: Option<Cell> = None;
-    each(conn, name, &params, |row| {
-        if paths_only {
-            if last.as_ref() == Some(&row[0]) {
-                return Ok(());
+    if columns.len() == 1 {
+        each_as::<StoredPath<'static>>(conn, name, &params, |row| {
+            line[0].set(row.path, &mut spares[0]);
+            if paths_only {
+                if last.as_ref() == Some(&line[0]) {
+                    return Ok(());
+                }
+                last = Some(line[0].clone());
             }
-            last = Some(row[0].clone());
-            r.row(&row[..1]).map_err(out_err)?;
-        } else {
-            r.row(row).map_err(out_err)?;
-        }
-        Ok(())
-    })?;
+            r.row(&line).map_err(out_err)
+        })?;
+    } else {
+        each_as::<StoredCall<'static>>(conn, name, &params, |row| {
+            let values = [row.path, row.syscall, row.comm, row.pid];
+            for ((cell, spare), v) in line.iter_mut().zip(&mut spares).zip(values) {
+                cell.set(v, spare);
+            }
+            r.row(&line).map_err(out_err)
+        })?;
+    }
     r.end().map_err(out_err)
 }
 
@@ -210,5 +265,18 @@ impl Files {
             writeln!(out, "{s}{sep}")?;
         }
         writeln!(out, "]")
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Listed<'static>>();
+        check::<super::Looked<'static>>();
+        check::<super::StoredPath<'static>>();
+        check::<super::StoredCall<'static>>();
     }
 }

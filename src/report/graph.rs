@@ -17,9 +17,11 @@
 use std::io::Write;
 use std::sync::mpsc;
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
-use super::{each, Cell, Database};
+use super::row::typed_row;
+use super::{each_as, Cell, Database};
 use crate::build::graph::{Node, Role};
 use crate::build::system::SYSTEM_DIRS;
 use crate::json::json_str_list_text;
@@ -33,9 +35,28 @@ fn io_err(source: std::io::Error) -> Error {
     }
 }
 
-fn label(c: &Cell) -> String {
-    let b = c.to_bytes();
-    vis(&b).replace('\\', "\\\\").replace('"', "\\\"")
+fn label(b: &[u8]) -> String {
+    vis(b).replace('\\', "\\\\").replace('"', "\\\"")
+}
+
+typed_row! {
+    /// A row of `queries/graph_nodes.sql`.
+    struct NodeRow<'r> from "graph_nodes" {
+        node: String,
+        kind: String,
+        label: Cow<'r, [u8]>,
+        role: String,
+    }
+}
+
+typed_row! {
+    /// A row of `queries/graph_edges.sql`: `paths` files between two
+    /// nodes (NULL: not counted).
+    struct Edge from "graph_edges" {
+        source: String,
+        target: String,
+        paths: Option<i64>,
+    }
 }
 
 /// Edge rows in flight between the edges' thread and the writer.
@@ -80,14 +101,14 @@ pub fn write_dot(
     ]);
     let (path, edge_params) = (&db.path, &params);
     std::thread::scope(|scope| {
-        let (tx, rx) = mpsc::sync_channel::<Result<Vec<Cell>, Error>>(EDGES_IN_FLIGHT);
+        let (tx, rx) = mpsc::sync_channel::<Result<Edge, Error>>(EDGES_IN_FLIGHT);
         let edges = scope.spawn(move || {
             let run = || -> Result<(), Error> {
                 let conn = super::open(path)?;
-                each(&conn, "graph_edges", edge_params, |r| {
+                each_as::<Edge>(&conn, "graph_edges", edge_params, |r| {
                     // The writer stopped (an error of its own, which it
                     // reports): stop too.
-                    tx.send(Ok(r.to_vec()))
+                    tx.send(Ok(r))
                         .map_err(|_| Error::Interrupted { path: path.clone() })
                 })
             };
@@ -110,7 +131,7 @@ pub fn write_dot(
 fn write_all(
     db: &Database,
     params: &[(&str, Cell)],
-    rx: mpsc::Receiver<Result<Vec<Cell>, Error>>,
+    rx: mpsc::Receiver<Result<Edge, Error>>,
     out: &mut dyn Write,
 ) -> Result<(), Error> {
     writeln!(out, "digraph build {{").map_err(io_err)?;
@@ -121,28 +142,28 @@ fn write_all(
         let mut seen = HashSet::new();
         for r in rx.iter() {
             let r = r?;
-            let (from, to) = (r[0].display(), r[1].display());
-            match &r[3] {
-                Cell::Int(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
-                _ => writeln!(out, "    {from} -> {to};"),
+            let (from, to) = (r.source, r.target);
+            match r.paths {
+                Some(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
+                None => writeln!(out, "    {from} -> {to};"),
             }
             .map_err(io_err)?;
             for end in [from, to] {
                 if end.starts_with('c') {
-                    seen.insert(end.into_owned());
+                    seen.insert(end);
                 }
             }
         }
         Ok(seen)
     };
-    each(db, "graph_nodes", params, |r| {
-        let node = r[0].display();
-        let style = match Node::of(&r[1].display(), &r[3].display()) {
+    each_as::<NodeRow<'static>>(db, "graph_nodes", params, |r| {
+        let node = r.node;
+        let style = match Node::of(&r.kind, &r.role) {
             Node::Command => {
                 if linked.is_none() {
                     linked = Some(edges(out)?);
                 }
-                if !linked.as_ref().is_some_and(|l| l.contains(node.as_ref())) {
+                if !linked.as_ref().is_some_and(|l| l.contains(&node)) {
                     return Ok(());
                 }
                 "shape=box"
@@ -151,10 +172,21 @@ fn write_all(
             Node::File(Some(r)) if r.is_product() => "shape=ellipse, style=filled",
             Node::File(_) => "shape=ellipse, style=dashed",
         };
-        writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r[2])).map_err(io_err)
+        writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r.label)).map_err(io_err)
     })?;
     if linked.is_none() {
         edges(out)?;
     }
     writeln!(out, "}}").map_err(io_err)
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::NodeRow<'static>>();
+        check::<super::Edge>();
+    }
 }

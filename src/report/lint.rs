@@ -7,7 +7,18 @@
 
 use std::io;
 
+use std::borrow::Cow;
+
+use super::row::{typed_row, RowReader};
 use super::{Cell, RowSink};
+
+typed_row! {
+    /// What [`Tally`] reads of a row of `queries/lint.sql`.
+    struct Hazard<'r> from "lint" {
+        kind: Cow<'r, [u8]>,
+        path: Cow<'r, [u8]>,
+    }
+}
 
 /// How many rows, and paths, a kind had.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +42,8 @@ impl KindCount {
     }
 }
 
-/// A [`RowSink`] that counts lint rows by kind (the first column) and
-/// distinct paths (the second) before handing them on. The query sorts by
+/// A [`RowSink`] that counts lint rows by kind and distinct paths (the
+/// columns so named) before handing them on. The query sorts by
 /// kind then path, so a change of either is a new path.
 pub struct Tally<'s> {
     inner: &'s mut dyn RowSink,
@@ -40,6 +51,9 @@ pub struct Tally<'s> {
     /// or prints nothing (the text table).
     header_when_empty: bool,
     columns: Option<Vec<String>>,
+    /// Where the kind and path are, found at the first row.
+    reader: Option<RowReader<Hazard<'static>>>,
+    names: Vec<String>,
     started: bool,
     last: Option<(Vec<u8>, Vec<u8>)>,
     counts: Vec<KindCount>,
@@ -52,6 +66,8 @@ impl<'s> Tally<'s> {
             inner,
             header_when_empty,
             columns: None,
+            reader: None,
+            names: Vec::new(),
             started: false,
             last: None,
             counts: Vec::new(),
@@ -76,6 +92,8 @@ impl<'s> Tally<'s> {
 impl RowSink for Tally<'_> {
     fn start(&mut self, columns: &[String]) -> io::Result<()> {
         self.columns = Some(columns.to_vec());
+        self.names = columns.to_vec();
+        self.reader = None;
         self.started = false;
         if self.header_when_empty {
             self.begin()?;
@@ -85,9 +103,12 @@ impl RowSink for Tally<'_> {
 
     fn row(&mut self, row: &[Cell]) -> io::Result<()> {
         self.begin()?;
-        let kind = row.first().map(|c| c.to_bytes().into_owned());
-        let path = row.get(1).map(|c| c.to_bytes().into_owned());
-        let key = (kind.unwrap_or_default(), path.unwrap_or_default());
+        if self.reader.is_none() {
+            let reader = RowReader::new(&self.names, "queries/lint.sql");
+            self.reader = Some(reader.map_err(io::Error::other)?);
+        }
+        let h = self.reader.as_ref().expect("just found").cells(row);
+        let key = (h.kind.into_owned(), h.path.into_owned());
         let new_kind = self.last.as_ref().is_none_or(|(k, _)| *k != key.0);
         if new_kind {
             self.counts.push(KindCount {
@@ -178,5 +199,15 @@ mod tests {
             }
             assert_eq!(String::from_utf8(out).unwrap(), want);
         }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Hazard<'static>>();
     }
 }

@@ -15,6 +15,8 @@
 //!   (`guard.rs`: SQLite's authorizer refuses anything else);
 //! - `run.rs`: running a query (or `kt2sql sql`'s SQL) with bound named
 //!   parameters and the report scope;
+//! - [`row`]: a query's rows read by column name into typed rows, each
+//!   column found once per statement;
 //! - [`result_set`]: a result collected in memory; [`render`]: rows written
 //!   as they arrive (aligned text, CSV, JSON, JSON Lines); `json.rs`: any
 //!   SQL value in the shared JSON writer;
@@ -42,6 +44,7 @@ pub mod lint;
 pub mod lint_scope;
 pub mod render;
 pub mod result_set;
+pub mod row;
 pub mod stats;
 pub mod timeline;
 pub mod tree;
@@ -60,5 +63,8 @@ pub use lookup::{
 };
 pub use render::{Format, Render, RowSink};
 pub use result_set::{value_bytes, value_int, write_sections_csv, Cell, ResultSet};
-pub use run::{each, opt_int, prepare, run, run_sql, stream, Scope};
+pub use row::{RowReader, TypedRow};
+pub use run::{
+    collect_as, each, each_as, opt_int, prepare, prepare_as, run, run_sql, stream, Scope,
+};
 pub use schema_text::{schema_objects, schema_text};

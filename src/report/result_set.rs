@@ -202,8 +202,9 @@ pub struct ResultSet {
 }
 
 impl ResultSet {
-    /// The index of column `name`. Panics when there is none: the report
-    /// code names the columns of its own query files.
+    /// The index of column `name`. Panics when there is none (for tests
+    /// that look into a result; the reports read their rows as typed rows,
+    /// [`super::row`], which say which query lacks which column).
     pub fn col(&self, name: &str) -> usize {
         self.columns
             .iter()

@@ -12,7 +12,8 @@ use super::database::Database;
 use super::guard;
 use super::render::RowSink;
 use super::result_set::{Cell, ResultSet};
-use crate::schema::query;
+use super::row::{RowReader, TypedRow};
+use crate::schema::{query, Query};
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -41,10 +42,7 @@ pub fn opt_int(v: Option<i64>) -> Cell {
 /// colon). Parameters the query uses but `params` lacks are bound to NULL,
 /// which means "no filter"; a parameter the query does not take is an error.
 pub fn run(conn: &Connection, name: &str, params: &[(&str, Cell)]) -> Result<ResultSet, Error> {
-    let q = query(name).ok_or_else(|| Error::Sqlite {
-        context: format!("no query called {name:?}"),
-        source: rusqlite::Error::InvalidQuery,
-    })?;
+    let q = registered(name)?;
     run_sql(conn, q.sql, params, &format!("running queries/{}", q.file))
 }
 
@@ -86,6 +84,67 @@ pub fn each(
     each_row(&mut stmt, &context, f)
 }
 
+/// Run the registered query `name` as [`run`] does, handing each row to
+/// `f` read as a `T` ([`super::row`]) as SQLite produces it, without
+/// collecting them. Fails before the first row when the query lacks a
+/// column `T` reads.
+pub fn each_as<T: TypedRow>(
+    conn: &Connection,
+    name: &str,
+    params: &[(&str, Cell)],
+    mut f: impl FnMut(T::Row<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let (mut stmt, context, reader) = prepare_as::<T>(conn, name, params)?;
+    // The context is copied only for an error, never per row.
+    let ctx = |e| sql_err(context.clone())(e);
+    let mut rows = stmt.raw_query();
+    while let Some(row) = rows.next().map_err(ctx)? {
+        f(reader.row(row))?;
+    }
+    Ok(())
+}
+
+/// The registered query `name` prepared and bound as [`prepare`] does,
+/// with where `T`'s columns are in its rows, for a caller that pulls the
+/// rows itself; fails when the query lacks a column `T` reads.
+pub fn prepare_as<'c, T: TypedRow>(
+    conn: &'c Connection,
+    name: &str,
+    params: &[(&str, Cell)],
+) -> Result<(Statement<'c>, String, RowReader<T>), Error> {
+    let (stmt, context) = prepare(conn, name, params)?;
+    let file = format!("queries/{}", registered(name)?.file);
+    let reader = RowReader::of_statement(&stmt, &file)?;
+    Ok((stmt, context, reader))
+}
+
+/// Every row of the registered query `name`, read as a `T` that owns its
+/// values, collected (the small results: a build's time, its critical
+/// path, its file flows).
+pub fn collect_as<T>(
+    conn: &Connection,
+    name: &str,
+    params: &[(&str, Cell)],
+) -> Result<Vec<T>, Error>
+where
+    T: for<'r> TypedRow<Row<'r> = T>,
+{
+    let mut rows = Vec::new();
+    each_as::<T>(conn, name, params, |r| {
+        rows.push(r);
+        Ok(())
+    })?;
+    Ok(rows)
+}
+
+/// The registered query `name`, or the error that there is none.
+fn registered(name: &str) -> Result<Query, Error> {
+    query(name).ok_or_else(|| Error::Sqlite {
+        context: format!("no query called {name:?}"),
+        source: rusqlite::Error::InvalidQuery,
+    })
+}
+
 /// The registered query `name` prepared, its named parameters bound as
 /// [`run`] binds them, for a caller that pulls the rows itself at its own
 /// pace (`kt2sql tree -v` walks its calls beside the tree); with the text
@@ -95,10 +154,7 @@ pub fn prepare<'c>(
     name: &str,
     params: &[(&str, Cell)],
 ) -> Result<(Statement<'c>, String), Error> {
-    let q = query(name).ok_or_else(|| Error::Sqlite {
-        context: format!("no query called {name:?}"),
-        source: rusqlite::Error::InvalidQuery,
-    })?;
+    let q = registered(name)?;
     let context = format!("running queries/{}", q.file);
     let mut stmt = conn.prepare(q.sql).map_err(sql_err(context.clone()))?;
     let taken = bind(&mut stmt, params, &context)?;

@@ -12,10 +12,56 @@
 use std::collections::HashMap;
 
 use crate::build::diff::{owners, Effect, Files, Image};
+use crate::report::row::typed_row;
 use crate::report::{self, Cell, Database};
 use crate::Error;
 
-use super::side::Build;
+use super::commands::{text, Cmd};
+use super::side::{Build, Row as Sent};
+
+typed_row! {
+    /// A row of `queries/diff_paths.sql`: a path and what `--map` made
+    /// of it.
+    struct PathRow<'r> from "diff_paths" {
+        path_id: i64,
+        path: Option<&'r [u8]>,
+        moved: Option<&'r [u8]>,
+    }
+}
+
+typed_row! {
+    /// A row of `queries/diff_commands.sql`: a process image.
+    struct CommandRow<'r> from "diff_commands" {
+        command_id: i64,
+        process_id: i64,
+        image: i64,
+        parent_id: Option<i64>,
+        program: Option<&'r [u8]>,
+        cwd: Option<&'r [u8]>,
+        comm: Cell,
+        argv: Cell,
+        start_ts: i64,
+        dur: i64,
+    }
+}
+
+typed_row! {
+    /// A row of `queries/diff_accesses.sql`: a read, write or removal.
+    struct Access<'r> from "diff_accesses" {
+        command_id: i64,
+        path_id: i64,
+        effect: Option<&'r [u8]>,
+        offset: i64,
+    }
+}
+
+/// An input or output of a build, as the comparison walks them.
+pub struct File {
+    /// `input` or `output`.
+    pub kind: &'static str,
+    /// The path, rewritten by `--map`.
+    pub path: Vec<u8>,
+}
 
 /// One command row of `diff-commands`, with its identity's parts.
 struct Row {
@@ -28,19 +74,16 @@ struct Row {
     dur: i64,
 }
 
-/// What a side sends for the commands: per command (one row each, sorted
-/// by identity: program, cwd, writes, bytewise with NULL as empty; then
-/// start, duration, reads, id): `command_id`, `program`, `cwd`, `writes`,
-/// `reads` (paths one per line, sorted bytewise), `comm`, `argv`,
-/// `start_ts`, `dur`, and `folded`: the ids of the images counted as part
-/// of it (a fork before its exec, a fork that never exec'd), comma-separated,
-/// or NULL. Then, when `files`, the inputs and outputs: `kind` (`input`,
-/// `output`), `path`, sorted. Each list goes to `send`, then `end`.
+/// What a side sends for the commands: each [`Cmd`], sorted by identity
+/// (program, cwd, writes, bytewise with NULL as empty; then start,
+/// duration, reads, id). Then, when `files`, the inputs and outputs
+/// ([`File`]), sorted by kind and path. Each list goes to `send`, then
+/// `end`.
 pub fn run(
     db: &Database,
     build: &Build,
     files: bool,
-    send: &mut dyn FnMut(Vec<Cell>) -> Result<(), Error>,
+    send: &mut dyn FnMut(Sent) -> Result<(), Error>,
     end: &mut dyn FnMut() -> Result<(), Error>,
 ) -> Result<(), Error> {
     let trace = ("trace", Cell::Int(build.trace));
@@ -49,34 +92,35 @@ pub fn run(
 
     // Every path's rewritten form, by id and by text.
     let (mut moved, mut by_text) = (HashMap::new(), HashMap::new());
-    report::each(db, "diff-paths", &[map], |r| {
-        let (id, path, to) = (int(&r[0]), bytes(&r[1]), bytes(&r[2]).to_vec());
-        by_text.insert(path.to_vec(), to.clone());
-        moved.insert(id, to);
+    report::each_as::<PathRow<'static>>(db, "diff-paths", &[map], |r| {
+        let (path, to) = (r.path.unwrap_or_default(), r.moved.unwrap_or_default());
+        by_text.insert(path.to_vec(), to.to_vec());
+        moved.insert(r.path_id, to.to_vec());
         Ok(())
     })?;
-    let rewrite = |c: &Cell| -> Option<Vec<u8>> {
-        let p = c.bytes()?;
+    let rewrite = |p: Option<&[u8]>| -> Option<Vec<u8>> {
+        let p = p?;
         Some(by_text.get(p).cloned().unwrap_or_else(|| p.to_vec()))
     };
 
     let (mut rows, mut images) = (Vec::new(), Vec::new());
-    report::each(db, "diff-commands", std::slice::from_ref(&trace), |r| {
-        let id = int(&r[0]);
+    let params = std::slice::from_ref(&trace);
+    report::each_as::<CommandRow<'static>>(db, "diff-commands", params, |r| {
+        let id = r.command_id;
         images.push(Image {
             id,
-            process: int(&r[1]),
-            image: int(&r[2]),
-            parent: r[3].int(),
+            process: r.process_id,
+            image: r.image,
+            parent: r.parent_id,
         });
         rows.push(Row {
             id,
-            program: rewrite(&r[4]),
-            cwd: rewrite(&r[5]),
-            comm: r[6].clone(),
-            argv: r[7].clone(),
-            start: int(&r[8]),
-            dur: int(&r[9]),
+            program: rewrite(r.program),
+            cwd: rewrite(r.cwd),
+            comm: r.comm,
+            argv: r.argv,
+            start: r.start_ts,
+            dur: r.dur,
         });
         Ok(())
     })?;
@@ -85,13 +129,13 @@ pub fn run(
     let owner_of = |c: i64| owner.get(&c).copied().unwrap_or(c);
 
     let mut acc = Files::default();
-    report::each(db, "diff-accesses", &[trace], |r| {
-        let effect = match bytes(&r[2]) {
+    report::each_as::<Access<'static>>(db, "diff-accesses", &[trace], |r| {
+        let effect = match r.effect.unwrap_or_default() {
             b"read" => Effect::Read,
             b"write" => Effect::Write,
             _ => Effect::Remove,
         };
-        acc.add(int(&r[0]), int(&r[1]), effect, int(&r[3]));
+        acc.add(r.command_id, r.path_id, effect, r.offset);
         Ok(())
     })?;
 
@@ -139,31 +183,20 @@ pub fn run(
             .then_with(|| ar.cmp(br))
             .then_with(|| a.id.cmp(&b.id))
     });
-    let opt = |b: Option<Vec<u8>>| b.map_or(Cell::Null, Cell::Blob);
-    let list = |b: Vec<u8>| {
-        if b.is_empty() {
-            Cell::Null
-        } else {
-            Cell::Blob(b)
-        }
-    };
+    // Paths as the output shows them: TEXT when UTF-8.
+    let shown = |b: Option<Vec<u8>>| b.map_or(Cell::Null, |b| text(Cell::Blob(b)));
     for (r, writes, reads) in cmds {
-        let f = folded.remove(&r.id).map_or(Cell::Null, |ids| {
-            let s: Vec<String> = ids.iter().map(i64::to_string).collect();
-            Cell::Text(s.join(",").into_bytes())
-        });
-        send(vec![
-            Cell::Int(r.id),
-            opt(r.program),
-            opt(r.cwd),
-            list(writes),
-            list(reads),
-            r.comm,
-            r.argv,
-            Cell::Int(r.start),
-            Cell::Int(r.dur),
-            f,
-        ])?;
+        send(Sent::Command(Cmd {
+            id: r.id,
+            program: shown(r.program),
+            cwd: shown(r.cwd),
+            writes: shown(Some(writes).filter(|w| !w.is_empty())),
+            reads,
+            comm: text(r.comm),
+            argv: r.argv,
+            dur: r.dur,
+            folded: folded.remove(&r.id).unwrap_or_default(),
+        }))?;
     }
     end()?;
 
@@ -177,10 +210,8 @@ pub fn run(
             paths.sort_unstable();
             paths.dedup();
             for p in paths {
-                send(vec![
-                    Cell::Text(kind.as_bytes().to_vec()),
-                    Cell::Blob(p.to_vec()),
-                ])?;
+                let path = p.to_vec();
+                send(Sent::File(File { kind, path }))?;
             }
         }
         end()?;
@@ -188,10 +219,14 @@ pub fn run(
     Ok(())
 }
 
-fn int(c: &Cell) -> i64 {
-    c.int().unwrap_or(0)
-}
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
 
-fn bytes(c: &Cell) -> &[u8] {
-    c.bytes().unwrap_or_default()
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::PathRow<'static>>();
+        check::<super::CommandRow<'static>>();
+        check::<super::Access<'static>>();
+    }
 }

@@ -7,11 +7,13 @@
 use std::io::{self, Write};
 
 use super::spill::Spill;
+use super::Line;
 use crate::report::Cell;
 
 /// Write the summary, then the details.
 pub fn write(out: &mut dyn Write, summary: &[Vec<Cell>], details: Vec<Spill>) -> io::Result<()> {
-    for line in summary_lines(summary) {
+    let summary: Vec<Line> = Line::summary().rows(summary).collect();
+    for line in summary_lines(&summary) {
         writeln!(out, "{line}")?;
     }
     let names = [
@@ -21,18 +23,19 @@ pub fn write(out: &mut dyn Write, summary: &[Vec<Cell>], details: Vec<Spill>) ->
         "hazards",
         "time",
     ];
+    let detail_line = Line::detail();
     for (name, d) in names.iter().zip(details) {
-        let measures = *name == "time" && summary.iter().any(|r| s(&r[1]) == "time");
+        let measures = *name == "time" && summary.iter().any(|r| r.section == "time");
         if d.rows == 0 && !measures {
             continue;
         }
         writeln!(out, "\n{name}:")?;
         if measures {
-            for r in summary.iter().filter(|r| s(&r[1]) == "time") {
+            for r in summary.iter().filter(|r| r.section == "time") {
                 writeln!(out, "  {}", measure(r))?;
             }
         }
-        d.replay(|row| writeln!(out, "  {}", detail(row)))?;
+        d.replay(|row| writeln!(out, "  {}", detail(&detail_line.cells(row))))?;
     }
     Ok(())
 }
@@ -42,16 +45,16 @@ fn s(c: &Cell) -> std::borrow::Cow<'_, str> {
 }
 
 /// The count of the summary row of `section`, `change` and `kind`.
-fn n(summary: &[Vec<Cell>], section: &str, change: &str, kind: &str) -> i64 {
+fn n(summary: &[Line], section: &str, change: &str, kind: &str) -> i64 {
     summary
         .iter()
-        .find(|r| s(&r[1]) == section && s(&r[2]) == change && s(&r[3]) == kind)
-        .and_then(|r| r[9].int())
+        .find(|r| r.section == section && r.change == change && r.kind == kind)
+        .and_then(|r| r.new.int())
         .unwrap_or(0)
 }
 
-fn summary_lines(summary: &[Vec<Cell>]) -> Vec<String> {
-    let has = |section: &str| summary.iter().any(|r| s(&r[1]) == section);
+fn summary_lines(summary: &[Line]) -> Vec<String> {
+    let has = |section: &str| summary.iter().any(|r| r.section == section);
     let mut lines = Vec::new();
     let c = |change, kind| n(summary, "commands", change, kind);
     if has("commands") {
@@ -88,11 +91,12 @@ fn summary_lines(summary: &[Vec<Cell>]) -> Vec<String> {
         let get = |kind: &str| {
             summary
                 .iter()
-                .find(|r| s(&r[1]) == "time" && s(&r[3]) == kind)
+                .find(|r| r.section == "time" && r.kind == kind)
         };
-        let span = |kind: &str| get(kind).map_or_else(String::new, |r| change(&r[8], &r[9], true));
-        let path = match get("critical_path_commands").map(|r| s(&r[2]).into_owned()) {
-            Some(c) if c == "same" => "the same commands",
+        let span =
+            |kind: &str| get(kind).map_or_else(String::new, |r| change(&r.old, &r.new, true));
+        let path = match get("critical_path_commands").map(|r| r.change.as_str()) {
+            Some("same") => "the same commands",
             _ => "other commands",
         };
         lines.push(format!(
@@ -146,37 +150,42 @@ fn secs(ns: f64) -> String {
 }
 
 /// A time measure of the summary, as a detail line.
-fn measure(r: &[Cell]) -> String {
-    let kind = s(&r[3]);
-    let ns = matches!(kind.as_ref(), "wall" | "process_time" | "critical_path");
-    let what = match kind.as_ref() {
+fn measure(r: &Line) -> String {
+    let kind = &r.kind;
+    let ns = matches!(kind.as_str(), "wall" | "process_time" | "critical_path");
+    let what = match kind.as_str() {
         "critical_path_commands" => {
-            let verdict = match s(&r[2]).as_ref() {
+            let verdict = match r.change.as_str() {
                 "same" => "the same commands",
                 _ => "other commands",
             };
-            return format!("{:<24}{} -> {} steps, {verdict}", kind, s(&r[8]), s(&r[9]));
+            return format!(
+                "{:<24}{} -> {} steps, {verdict}",
+                kind,
+                s(&r.old),
+                s(&r.new)
+            );
         }
-        _ => change(&r[8], &r[9], ns),
+        _ => change(&r.old, &r.new, ns),
     };
     format!("{kind:<24}{what}")
 }
 
-/// One detail row (without its `part`).
-fn detail(r: &[Cell]) -> String {
-    let (section, change_, kind) = (s(&r[0]), s(&r[1]), s(&r[2]));
-    let sign = match change_.as_ref() {
+/// One detail row.
+fn detail(r: &Line) -> String {
+    let (section, change_, kind) = (&r.section, &r.change, &r.kind);
+    let sign = match change_.as_str() {
         "added" | "new" => "+",
         "removed" | "gone" => "-",
         "slower" | "faster" => "",
         _ => "~",
     };
     let who = || {
-        let mut w = format!("{}", s(&r[5]));
-        if !matches!(r[4], Cell::Null) {
-            w.push_str(&format!(" in {}", s(&r[4])));
+        let mut w = r.command.clone();
+        if !matches!(r.cwd, Cell::Null) {
+            w.push_str(&format!(" in {}", s(&r.cwd)));
         }
-        if let Some(b) = r[6].bytes() {
+        if let Some(b) = &r.writes {
             let list: Vec<String> = b
                 .split(|&c| c == b'\n')
                 .map(|p| crate::text::vis(p).into_owned())
@@ -185,19 +194,16 @@ fn detail(r: &[Cell]) -> String {
         }
         w
     };
-    match (section.as_ref(), kind.as_ref()) {
-        ("commands", "argv") => format!("    argv {} -> {}", s(&r[7]), s(&r[8])),
+    let (path, old, new) = (&r.path, &r.old, &r.new);
+    match (section.as_str(), kind.as_str()) {
+        ("commands", "argv") => format!("    argv {} -> {}", s(old), s(new)),
         ("commands", _) => format!("{sign} {}", who()),
-        ("files", "read") => format!("{sign} {} by {}", s(&r[3]), who()),
-        ("files", _) => format!("{sign} {kind} {}", s(&r[3])),
+        ("files", "read") => format!("{sign} {path} by {}", who()),
+        ("files", _) => format!("{sign} {kind} {path}"),
         ("hazards", _) if sign == "~" => {
-            format!("{sign} {kind} {}: {} -> {}", s(&r[3]), s(&r[7]), s(&r[8]))
+            format!("{sign} {kind} {path}: {} -> {}", s(old), s(new))
         }
-        ("hazards", _) => format!("{sign} {kind} {}", s(&r[3])),
-        _ => format!(
-            "{change_} ({kind}) {}: {}",
-            change(&r[7], &r[8], true),
-            who()
-        ),
+        ("hazards", _) => format!("{sign} {kind} {path}"),
+        _ => format!("{change_} ({kind}) {}: {}", change(old, new, true), who()),
     }
 }

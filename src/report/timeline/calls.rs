@@ -7,7 +7,6 @@
 
 use std::borrow::Cow;
 
-use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use super::chrome::Events;
@@ -15,7 +14,8 @@ use super::tracks::{Threads, Tracks};
 use super::Options;
 use crate::json::json_plain;
 use crate::json::Obj;
-use crate::report::{prepare, value_bytes, value_int, Cell};
+use crate::report::prepare_as;
+use crate::report::row::typed_row;
 use crate::schema::sql_err;
 use crate::text::{push_int, push_uint};
 use crate::Error;
@@ -30,23 +30,23 @@ pub(super) fn write(
     let threads = Threads::load(conn, opts)?;
     let mut params = opts.params();
     params.push(("min_dur", super::opt_int(opts.min_dur)));
-    let (mut stmt, context) = prepare(conn, "timeline_call_rows", &params)?;
+    let (mut stmt, context, reader) =
+        prepare_as::<Call<'static>>(conn, "timeline_call_rows", &params)?;
     let ctx = |e| sql_err(context.clone())(e);
     let mut rows = stmt.raw_query();
     // Reused for every call: a --calls timeline writes millions of them.
     let mut w = CallWriter::default();
     while let Some(row) = rows.next().map_err(ctx)? {
-        let col = |i| row.get_ref(i).unwrap_or(ValueRef::Null);
-        let process = int_ref(col(0));
-        let (track, pid) = match lives.get(process) {
+        let call = reader.row(row);
+        let (track, pid) = match lives.get(call.process_id) {
             Some(t) => (t.track, t.pid),
             None => {
-                let pid = pid_of(conn, process)?;
+                let pid = pid_of(conn, call.process_id)?;
                 (pid, pid)
             }
         };
-        let tid = threads.tid(value_int(col(1)), pid);
-        w.event(&Call::read(col), track, tid, ev.origin);
+        let tid = threads.tid(call.thread_id, pid);
+        w.event(&call, track, tid, ev.origin);
         ev.write(&w.buf)?;
     }
     Ok(())
@@ -65,43 +65,31 @@ fn pid_of(conn: &Connection, process_id: i64) -> Result<i64, Error> {
         })
 }
 
-/// An integer value (0 for anything else, as [`super::int`] reads a cell).
-fn int_ref(v: ValueRef<'_>) -> i64 {
-    value_int(v).unwrap_or(0)
+typed_row! {
+    /// A call as its slice shows it: a row of
+    /// `queries/timeline_call_rows.sql`, borrowed from the row.
+    struct Call<'r> from "timeline_call_rows" {
+        /// Its lifetime, for the track.
+        process_id: i64,
+        /// Its thread, for the tid (NULL: none).
+        thread_id: Option<i64>,
+        syscall: Cow<'r, [u8]>,
+        ts: i64,
+        dur: i64,
+        retval: Option<i64>,
+        errno: Option<i64>,
+        errno_name: Option<&'r [u8]>,
+        /// 0 for a failed call.
+        success: Option<i64>,
+        unpaired: Option<&'r [u8]>,
+        call_id: i64,
+    }
 }
 
-/// A call as its slice shows it: a row of `queries/timeline_call_rows.sql`
-/// (the columns after process_id and thread_id), borrowed from the row.
-struct Call<'r> {
-    name: Cow<'r, [u8]>,
-    ts: i64,
-    dur: i64,
-    retval: Option<i64>,
-    errno: Option<i64>,
-    errno_name: Option<&'r [u8]>,
-    failed: bool,
-    unpaired: Option<&'r [u8]>,
-    call_id: i64,
-}
-
-impl<'r> Call<'r> {
-    /// The call of a row whose column `i` is `col(i)`.
-    fn read(col: impl Fn(usize) -> ValueRef<'r>) -> Self {
-        let name = match col(2) {
-            ValueRef::Text(b) | ValueRef::Blob(b) => Cow::Borrowed(b),
-            v => Cow::Owned(Cell::from(v).to_bytes().into_owned()),
-        };
-        Call {
-            name,
-            ts: int_ref(col(3)),
-            dur: int_ref(col(4)),
-            retval: value_int(col(5)),
-            errno: value_int(col(6)),
-            errno_name: value_bytes(col(7)),
-            failed: value_int(col(8)) == Some(0),
-            unpaired: value_bytes(col(9)),
-            call_id: int_ref(col(10)),
-        }
+impl Call<'_> {
+    /// Whether it failed.
+    fn failed(&self) -> bool {
+        self.success == Some(0)
     }
 }
 
@@ -120,8 +108,8 @@ impl CallWriter {
     fn event(&mut self, c: &Call<'_>, track: i64, tid: i64, origin: i64) {
         self.buf.clear();
         self.buf.push(b'{');
-        self.text("name", &c.name);
-        self.buf.extend_from_slice(if c.failed {
+        self.text("name", &c.syscall);
+        self.buf.extend_from_slice(if c.failed() {
             b",\"cat\":\"syscall,failed\",\"ph\":\"X\",\"ts\":"
         } else {
             b",\"cat\":\"syscall\",\"ph\":\"X\",\"ts\":"
@@ -140,7 +128,7 @@ impl CallWriter {
             b.extend_from_slice(b",\"retval\":");
             push_int(b, v);
         }
-        if c.failed {
+        if c.failed() {
             self.buf.push(b',');
             // The name, or `errno N` when the system's table lacks it.
             match (c.errno_name, c.errno) {
@@ -191,18 +179,12 @@ fn push_micros(out: &mut Vec<u8>, ns: i64, origin: i64) {
 #[cfg(test)]
 mod tests {
     use super::super::chrome::micros;
-    use super::super::int;
     use super::*;
+    use crate::report::{Cell, RowReader};
 
-    /// A cell as SQLite hands it over.
-    fn value(c: &Cell) -> ValueRef<'_> {
-        match c {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(i) => ValueRef::Integer(*i),
-            Cell::Real(f) => ValueRef::Real(*f),
-            Cell::Text(b) => ValueRef::Text(b),
-            Cell::Blob(b) => ValueRef::Blob(b),
-        }
+    /// An integer cell (0 for NULL).
+    fn int(c: &Cell) -> i64 {
+        c.int().unwrap_or(0)
     }
 
     /// A call's slice as the object writer puts it together, field by field.
@@ -325,9 +307,23 @@ mod tests {
                 Int(6),
             ],
         ];
+        let columns = [
+            "process_id",
+            "thread_id",
+            "syscall",
+            "ts",
+            "dur",
+            "retval",
+            "errno",
+            "errno_name",
+            "success",
+            "unpaired",
+            "call_id",
+        ];
+        let reader = RowReader::<Call<'static>>::new(&columns, "the test's rows").unwrap();
         let mut w = CallWriter::default();
         for (i, r) in rows.iter().enumerate() {
-            let call = Call::read(|c| value(&r[c]));
+            let call = reader.cells(r);
             for origin in [0, 2_000, -5] {
                 w.event(&call, 40 + i as i64, int(&r[1]), origin);
                 let want = call_by_obj(r, 40 + i as i64, origin);
@@ -351,5 +347,15 @@ mod tests {
                 assert_eq!(b, micros(ns, origin).as_bytes(), "{ns} - {origin}");
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Call<'static>>();
     }
 }

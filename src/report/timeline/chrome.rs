@@ -32,14 +32,16 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
+use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use super::critical::Lifetimes;
 use super::flows::{self, Flow};
 use super::tracks::Tracks;
-use super::{each_slice, int, on_path, out_err, slice, Options, Step};
+use super::{each_slice, on_path, out_err, Options, Running, Slice, Step};
 use crate::json::Obj;
-use crate::report::{each, Cell};
+use crate::report::each_as;
+use crate::report::row::typed_row;
 use crate::text::{is_utf8, Digits};
 use crate::Error;
 
@@ -200,9 +202,9 @@ fn slices(
 ) -> Result<Named, Error> {
     let mut named = Named::new();
     each_slice(conn, opts, false, |r| {
-        let process = int(&r[slice::PROCESS_ID]);
-        let track = lives.of(process, int(&r[slice::PID]));
-        let comm = r[slice::COMM].to_bytes();
+        let process = r.process_id;
+        let track = lives.of(process, r.pid);
+        let comm = &r.comm;
         let seen = named.len();
         let (_, _, names) = named
             .entry(track)
@@ -215,63 +217,73 @@ fn slices(
             names.push(comm.to_vec());
         }
         ev.event(|o, origin| {
-            o.bytes("name", &comm)
+            o.bytes("name", comm)
                 .str("cat", "command")
                 .str("ph", "X")
-                .raw("ts", &micros(int(&r[slice::START]), origin))
-                .raw(
-                    "dur",
-                    &micros(int(&r[slice::END]) - int(&r[slice::START]), 0),
-                )
+                .raw("ts", &micros(r.start_ts, origin))
+                .raw("dur", &micros(r.end_ts - r.start_ts, 0))
                 .int("pid", track)
-                .int("tid", int(&r[slice::TID]))
-                .raw("args", &slice_args(r, critical));
+                .int("tid", r.tid)
+                .raw("args", &slice_args(&r, critical));
         })
     })?;
     Ok(named)
 }
 
 /// The `args` of a command slice.
-fn slice_args(r: &[Cell], critical: &HashMap<i64, i64>) -> String {
+fn slice_args(r: &Slice<'_>, critical: &HashMap<i64, i64>) -> String {
     let mut a = String::new();
     let mut o = Obj::new(&mut a);
-    o.int("os_pid", int(&r[slice::PID]))
-        .int("process_id", int(&r[slice::PROCESS_ID]))
-        .int("exec_id", int(&r[slice::EXEC_ID]))
-        .int("image", int(&r[slice::IMAGE]))
-        .int("depth", int(&r[slice::DEPTH]));
-    let mut text = |k: &str, c: &Cell| {
-        if let Some(b) = c.bytes() {
+    o.int("os_pid", r.pid)
+        .int("process_id", r.process_id)
+        .int("exec_id", r.exec_id)
+        .int("image", r.image)
+        .int("depth", r.depth);
+    for (k, text) in [("path", r.path), ("cwd", r.cwd)] {
+        if let Some(b) = text {
             o.bytes(k, b);
         }
-    };
-    text("path", &r[slice::PATH]);
-    text("cwd", &r[slice::CWD]);
-    match &r[slice::ARGV] {
+    }
+    match r.argv {
         // Stored as a JSON array of strings when every string is UTF-8.
-        Cell::Text(b) if b.first() == Some(&b'[') && is_utf8(b) => {
+        ValueRef::Text(b) if b.first() == Some(&b'[') && is_utf8(b) => {
             o.raw("argv", std::str::from_utf8(b).unwrap_or("null"));
         }
-        Cell::Text(b) | Cell::Blob(b) => {
+        ValueRef::Text(b) | ValueRef::Blob(b) => {
             o.bytes("argv", b);
         }
         _ => {}
     }
-    for (k, c) in [
-        ("exit_status", &r[slice::EXIT_STATUS]),
-        ("exit_signal", &r[slice::EXIT_SIGNAL]),
+    for (k, v) in [
+        ("exit_status", r.exit_status),
+        ("exit_signal", r.exit_signal),
     ] {
-        if let Some(v) = c.int() {
+        if let Some(v) = v {
             o.int(k, v);
         }
     }
-    o.int("calls", int(&r[slice::CALLS]))
-        .int("files", int(&r[slice::FILES]));
-    if let Some(ns) = critical.get(&int(&r[slice::EXEC_ID])) {
+    o.int("calls", r.calls).int("files", r.files);
+    if let Some(ns) = critical.get(&r.exec_id) {
         o.int("critical_ns", ns);
     }
     o.end();
     a
+}
+
+typed_row! {
+    /// A row of `queries/timeline_forks.sql`: a fork, from the parent's
+    /// call to the child's first record.
+    struct Fork from "timeline_forks" {
+        process_id: i64,
+        fork_syscall: Vec<u8>,
+        parent_pid: i64,
+        parent_tid: i64,
+        fork_ts: i64,
+        pid: i64,
+        tid: i64,
+        first_ts: i64,
+        parent_id: i64,
+    }
 }
 
 /// A flow arrow per fork: parent's fork call → child's first slice.
@@ -281,17 +293,17 @@ fn forks(
     ev: &mut Events<'_>,
     lives: &Tracks,
 ) -> Result<(), Error> {
-    each(conn, "timeline_forks", &opts.params(), |r| {
-        let id = int(&r[0]);
-        let name = r[1].to_bytes().into_owned();
+    each_as::<Fork>(conn, "timeline_forks", &opts.params(), |r| {
+        let id = r.process_id;
+        let name = r.fork_syscall;
         let ends = [
             (
                 "s",
-                lives.of(int(&r[8]), int(&r[2])),
-                int(&r[3]),
-                int(&r[4]),
+                lives.of(r.parent_id, r.parent_pid),
+                r.parent_tid,
+                r.fork_ts,
             ),
-            ("f", lives.of(id, int(&r[5])), int(&r[6]), int(&r[7])),
+            ("f", lives.of(id, r.pid), r.tid, r.first_ts),
         ];
         for (ph, pid, tid, ts) in ends {
             ev.event(|o, origin| {
@@ -341,13 +353,23 @@ fn file_flows(flows: &[Flow], ev: &mut Events<'_>, lives: &Tracks) -> Result<(),
 
 /// The running-processes counter on track 0.
 fn counter(conn: &Connection, opts: &Options, ev: &mut Events<'_>) -> Result<(), Error> {
-    each(conn, "parallelism", &opts.params(), |r| {
+    each_as::<Running>(conn, "parallelism", &opts.params(), |r| {
         ev.event(|o, origin| {
             o.str("name", "running processes")
                 .str("ph", "C")
-                .raw("ts", &micros(int(&r[0]), origin))
+                .raw("ts", &micros(r.ts, origin))
                 .int("pid", BUILD_PID)
-                .raw("args", &format!("{{\"running\":{}}}", int(&r[1])));
+                .raw("args", &format!("{{\"running\":{}}}", r.running));
         })
     })
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Fork>();
+    }
 }

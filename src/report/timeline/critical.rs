@@ -11,14 +11,35 @@
 //! step). A test on every dialect and scope keeps the two giving the same
 //! rows, cell for cell. Held per lifetime and per step, never per call.
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap};
 
 use rusqlite::Connection;
 
 use super::flows::Flow;
-use super::{int, Step};
-use crate::report::{each, opt_int, query, Cell, ResultSet, Scope};
+use super::Step;
+use crate::report::row::typed_row;
+use crate::report::{each_as, opt_int, query, Cell, ResultSet, Scope};
 use crate::Error;
+
+typed_row! {
+    /// A row of `queries/timeline_lifetimes.sql`: a lifetime, with one of
+    /// its images (or none).
+    struct LifeRow<'r> from "timeline_lifetimes" {
+        process_id: i64,
+        trace_id: i64,
+        pid: i64,
+        parent_id: Option<i64>,
+        first_ts: i64,
+        last_ts: i64,
+        fork_ts: Option<i64>,
+        scoped: i64,
+        exec_id: Option<i64>,
+        image: Option<i64>,
+        comm: Cow<'r, [u8]>,
+        ts: i64,
+    }
+}
 
 /// One image of a lifetime (exec.image not NULL).
 #[derive(Debug)]
@@ -97,23 +118,23 @@ impl Lifetimes {
     pub fn load(conn: &Connection, scope: Scope) -> Result<Self, Error> {
         let mut lives: HashMap<i64, Life> = HashMap::new();
         let params = [("trace", opt_int(scope.trace)), ("pid", opt_int(scope.pid))];
-        each(conn, "timeline_lifetimes", &params, |r| {
-            let life = lives.entry(int(&r[0])).or_insert_with(|| Life {
-                trace_id: int(&r[1]),
-                pid: int(&r[2]),
-                parent_id: r[3].int(),
-                first_ts: int(&r[4]),
-                last_ts: int(&r[5]),
-                fork_ts: r[6].int(),
-                scoped: int(&r[7]),
+        each_as::<LifeRow<'static>>(conn, "timeline_lifetimes", &params, |r| {
+            let life = lives.entry(r.process_id).or_insert_with(|| Life {
+                trace_id: r.trace_id,
+                pid: r.pid,
+                parent_id: r.parent_id,
+                first_ts: r.first_ts,
+                last_ts: r.last_ts,
+                fork_ts: r.fork_ts,
+                scoped: r.scoped,
                 images: Vec::new(),
             });
-            if let (Some(exec_id), Some(image)) = (r[8].int(), r[9].int()) {
+            if let (Some(exec_id), Some(image)) = (r.exec_id, r.image) {
                 life.images.push(Image {
                     exec_id,
                     image,
-                    comm: r[10].to_bytes().into_owned(),
-                    ts: int(&r[11]),
+                    comm: r.comm.into_owned(),
+                    ts: r.ts,
                 });
             }
             Ok(())
@@ -367,5 +388,15 @@ impl Walk {
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::LifeRow<'static>>();
     }
 }

@@ -7,58 +7,53 @@
 
 use rusqlite::Connection;
 
-use super::{int, Options};
-use crate::report::each;
+use super::Options;
+use crate::report::collect_as;
+use crate::report::row::typed_row;
 use crate::Error;
 
-/// One row of `queries/timeline_flows.sql`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Flow {
-    /// The arrow's id (above every process_id).
-    pub id: i64,
-    /// The path that flowed.
-    pub path: Vec<u8>,
-    /// The command that wrote it (command.command_id).
-    pub producer_id: i64,
-    /// Its OS pid.
-    pub producer_pid: i64,
-    /// Its process's first thread.
-    pub producer_tid: i64,
-    /// Time (ns) of the write.
-    pub write_ts: i64,
-    /// The command that read it.
-    pub consumer_id: i64,
-    /// Its OS pid.
-    pub consumer_pid: i64,
-    /// Its process's first thread.
-    pub consumer_tid: i64,
-    /// Time (ns) of the read.
-    pub read_ts: i64,
-    /// The producer's lifetime (process.process_id).
-    pub producer_process: i64,
-    /// The consumer's lifetime.
-    pub consumer_process: i64,
+typed_row! {
+    /// One row of `queries/timeline_flows.sql`.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Flow from "timeline_flows" {
+        /// The arrow's id (above every process_id).
+        pub id: i64,
+        /// The path that flowed.
+        pub path: Vec<u8>,
+        /// The command that wrote it (command.command_id).
+        pub producer_id: i64,
+        /// Its OS pid.
+        pub producer_pid: i64,
+        /// Its process's first thread.
+        pub producer_tid: i64,
+        /// Time (ns) of the write.
+        pub write_ts: i64,
+        /// The command that read it.
+        pub consumer_id: i64,
+        /// Its OS pid.
+        pub consumer_pid: i64,
+        /// Its process's first thread.
+        pub consumer_tid: i64,
+        /// Time (ns) of the read.
+        pub read_ts: i64,
+        /// The producer's lifetime (process.process_id).
+        pub producer_process: i64,
+        /// The consumer's lifetime.
+        pub consumer_process: i64,
+    }
 }
 
 /// Every flow of `opts`' scope, in the query's order (by id).
 pub fn load(conn: &Connection, opts: &Options) -> Result<Vec<Flow>, Error> {
-    let mut flows = Vec::new();
-    each(conn, "timeline_flows", &opts.params(), |r| {
-        flows.push(Flow {
-            id: int(&r[0]),
-            path: r[1].to_bytes().into_owned(),
-            producer_id: int(&r[2]),
-            producer_pid: int(&r[3]),
-            producer_tid: int(&r[4]),
-            write_ts: int(&r[5]),
-            consumer_id: int(&r[6]),
-            consumer_pid: int(&r[7]),
-            consumer_tid: int(&r[8]),
-            read_ts: int(&r[9]),
-            producer_process: int(&r[10]),
-            consumer_process: int(&r[11]),
-        });
-        Ok(())
-    })?;
-    Ok(flows)
+    collect_as(conn, "timeline_flows", &opts.params())
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Flow>();
+    }
 }

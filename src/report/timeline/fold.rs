@@ -17,8 +17,9 @@
 
 use rusqlite::Connection;
 
-use super::{int, Options};
-use crate::report::each;
+use super::Options;
+use crate::report::each_as;
+use crate::report::row::typed_row;
 use crate::Error;
 
 /// Rows drawn by default: 2,000 rows of 14 px keep the picture near
@@ -62,6 +63,13 @@ impl Fold {
     }
 }
 
+typed_row! {
+    /// A row of `queries/timeline_rows.sql`: a command's duration.
+    struct Dur from "timeline_rows" {
+        dur: i64,
+    }
+}
+
 /// The rows budget of `opts`.
 pub fn max_rows(opts: &Options) -> usize {
     opts.max_rows.unwrap_or(MAX_ROWS).max(1)
@@ -74,8 +82,8 @@ pub fn plan(conn: &Connection, opts: &Options, commands: usize) -> Result<Fold, 
         return Ok(Fold::none(commands));
     }
     let mut durs = Vec::with_capacity(commands);
-    each(conn, "timeline_rows", &opts.params(), |r| {
-        durs.push(int(&r[1]));
+    each_as::<Dur>(conn, "timeline_rows", &opts.params(), |r| {
+        durs.push(r.dur);
         Ok(())
     })?;
     Ok(choose(&durs, opts.min_dur, budget))
@@ -173,5 +181,15 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::Dur>();
     }
 }

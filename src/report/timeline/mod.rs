@@ -27,11 +27,14 @@ pub mod fold;
 pub mod svg;
 pub mod tracks;
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
+use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::{each, opt_int, run, Cell, Scope};
+use super::row::typed_row;
+use super::{collect_as, each_as, opt_int, Cell, Scope};
 use crate::Error;
 
 /// What a timeline shows.
@@ -56,61 +59,54 @@ impl Options {
     }
 }
 
-/// One row of `queries/build_time.sql`: a trace's extent in the scope.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct Extent {
-    /// Trace id.
-    pub trace_id: i64,
-    /// Commands (process images).
-    pub commands: i64,
-    /// First process start (ns).
-    pub start_ts: i64,
-    /// Last process end (ns).
-    pub end_ts: i64,
-    /// Most processes running at once.
-    pub peak: i64,
+typed_row! {
+    /// One row of `queries/build_time.sql`: a trace's extent in the scope.
+    #[derive(Debug, Clone, Copy, Default)]
+    pub struct Extent from "build_time" {
+        /// Trace id.
+        pub trace_id: i64,
+        /// Commands (process images).
+        pub commands: i64,
+        /// First process start (ns).
+        pub start_ts: i64,
+        /// Last process end (ns).
+        pub end_ts: i64,
+        /// Most processes running at once.
+        pub peak_parallel: i64,
+    }
 }
 
 /// The extent of every trace in the scope, in trace order.
 pub fn extents(conn: &Connection, scope: Scope) -> Result<Vec<Extent>, Error> {
-    let t = run(conn, "build_time", &scope.params())?;
-    let rows = t.rows.iter().map(|r| {
-        let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
-        Extent {
-            trace_id: n("trace_id"),
-            commands: n("commands"),
-            start_ts: n("start_ts"),
-            end_ts: n("end_ts"),
-            peak: n("peak_parallel"),
-        }
-    });
-    Ok(rows.collect())
+    collect_as(conn, "build_time", &scope.params())
 }
 
-/// One step of the critical path (a row of `queries/critical_path.sql`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Step {
-    /// Trace id.
-    pub trace_id: i64,
-    /// Process lifetime (process.process_id).
-    pub process_id: i64,
-    /// OS pid.
-    pub pid: i64,
-    /// The command (exec.exec_id).
-    pub exec_id: i64,
-    /// Image number within its process.
-    pub image: i64,
-    /// Command name.
-    pub comm: Vec<u8>,
-    /// When the step began (ns).
-    pub start_ts: i64,
-    /// When it ended (ns).
-    pub end_ts: i64,
-    /// Time between the previous step's end and this one's start (ns).
-    pub wait: i64,
-    /// `start`, `fork`, `exec`, `wait`, `file` or `after` (see
-    /// `queries/critical_path.sql`).
-    pub via: String,
+typed_row! {
+    /// One step of the critical path (a row of `queries/critical_path.sql`).
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct Step from "critical_path" {
+        /// Trace id.
+        pub trace_id: i64,
+        /// Process lifetime (process.process_id).
+        pub process_id: i64,
+        /// OS pid.
+        pub pid: i64,
+        /// The command (exec.exec_id).
+        pub exec_id: i64,
+        /// Image number within its process.
+        pub image: i64,
+        /// Command name.
+        pub comm: Vec<u8>,
+        /// When the step began (ns).
+        pub start_ts: i64,
+        /// When it ended (ns).
+        pub end_ts: i64,
+        /// Time between the previous step's end and this one's start (ns).
+        pub wait: i64,
+        /// `start`, `fork`, `exec`, `wait`, `file` or `after` (see
+        /// `queries/critical_path.sql`).
+        pub via: String,
+    }
 }
 
 /// The critical path of each trace in `traces` within `scope`, step by
@@ -125,22 +121,7 @@ pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<
             ..scope
         }
         .params();
-        let t = run(conn, "critical_path", &params)?;
-        for r in &t.rows {
-            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
-            steps.push(Step {
-                trace_id: n("trace_id"),
-                process_id: n("process_id"),
-                pid: n("pid"),
-                exec_id: n("exec_id"),
-                image: n("image"),
-                comm: r[t.col("comm")].to_bytes().into_owned(),
-                start_ts: n("start_ts"),
-                end_ts: n("end_ts"),
-                wait: n("wait"),
-                via: r[t.col("via")].display().into_owned(),
-            });
-        }
+        steps.extend(collect_as::<Step>(conn, "critical_path", &params)?);
     }
     Ok(steps)
 }
@@ -154,45 +135,27 @@ fn on_path(steps: &[Step]) -> HashMap<i64, i64> {
     m
 }
 
-/// The columns of `queries/timeline_slices.sql`, by position (a test checks
-/// them against the file's `@column` lines).
-mod slice {
-    pub const PROCESS_ID: usize = 1;
-    pub const PID: usize = 2;
-    pub const TID: usize = 3;
-    pub const EXEC_ID: usize = 4;
-    pub const IMAGE: usize = 5;
-    pub const DEPTH: usize = 6;
-    pub const COMM: usize = 7;
-    pub const START: usize = 8;
-    pub const END: usize = 9;
-    pub const PATH: usize = 10;
-    pub const ARGV: usize = 11;
-    pub const CWD: usize = 12;
-    pub const EXIT_STATUS: usize = 13;
-    pub const EXIT_SIGNAL: usize = 14;
-    pub const CALLS: usize = 15;
-    pub const FILES: usize = 16;
-    /// (name, position) for the test.
-    #[cfg(test)]
-    pub const ALL: &[(&str, usize)] = &[
-        ("process_id", PROCESS_ID),
-        ("pid", PID),
-        ("tid", TID),
-        ("exec_id", EXEC_ID),
-        ("image", IMAGE),
-        ("depth", DEPTH),
-        ("comm", COMM),
-        ("start_ts", START),
-        ("end_ts", END),
-        ("path", PATH),
-        ("argv", ARGV),
-        ("cwd", CWD),
-        ("exit_status", EXIT_STATUS),
-        ("exit_signal", EXIT_SIGNAL),
-        ("calls", CALLS),
-        ("files", FILES),
-    ];
+typed_row! {
+    /// A row of `queries/timeline_slices.sql`: one command, in tree order.
+    pub struct Slice<'r> from "timeline_slices" {
+        process_id: i64,
+        pid: i64,
+        tid: i64,
+        exec_id: i64,
+        image: i64,
+        depth: i64,
+        comm: Cow<'r, [u8]>,
+        start_ts: i64,
+        end_ts: i64,
+        path: Option<&'r [u8]>,
+        /// As stored: a JSON array (TEXT) or NUL-separated (BLOB).
+        argv: ValueRef<'r>,
+        cwd: Option<&'r [u8]>,
+        exit_status: Option<i64>,
+        exit_signal: Option<i64>,
+        calls: i64,
+        files: i64,
+    }
 }
 
 /// Every row of `queries/timeline_slices.sql` in tree order; `brief`:
@@ -202,18 +165,22 @@ fn each_slice(
     conn: &Connection,
     opts: &Options,
     brief: bool,
-    f: impl FnMut(&[Cell]) -> Result<(), Error>,
+    f: impl FnMut(Slice<'_>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut params = opts.params();
     if brief {
         params.push(("brief", Cell::Int(1)));
     }
-    each(conn, "timeline_slices", &params, f)
+    each_as::<Slice<'static>>(conn, "timeline_slices", &params, f)
 }
 
-/// An integer cell (0 for NULL).
-fn int(c: &Cell) -> i64 {
-    c.int().unwrap_or(0)
+typed_row! {
+    /// A row of `queries/parallelism.sql`: from `ts` on, `running`
+    /// processes.
+    struct Running from "parallelism" {
+        ts: i64,
+        running: i64,
+    }
 }
 
 /// An I/O error on the output.
@@ -225,14 +192,14 @@ fn out_err(source: std::io::Error) -> Error {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
+mod row_tests {
+    use crate::report::row::check;
 
     #[test]
-    fn slice_columns_match_the_query_file() {
-        let q = crate::report::query("timeline_slices").unwrap();
-        for (name, at) in slice::ALL {
-            assert_eq!(q.columns[*at].0, *name, "column {at}");
-        }
+    fn typed_rows_read_their_queries() {
+        check::<super::Extent>();
+        check::<super::Step>();
+        check::<super::Slice<'static>>();
+        check::<super::Running>();
     }
 }

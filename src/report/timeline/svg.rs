@@ -23,8 +23,8 @@ use rusqlite::Connection;
 use super::critical::Lifetimes;
 use super::flows::{self, Flow};
 use super::fold::{self, Fold};
-use super::{each_slice, extents, int, out_err, slice, Options, Step};
-use crate::report::each;
+use super::{each_slice, extents, out_err, Options, Running, Step};
+use crate::report::each_as;
 use crate::report::stats::duration;
 use crate::text::vis;
 use crate::Error;
@@ -182,8 +182,8 @@ fn strip(
     end: i64,
 ) -> Result<(), Error> {
     let mut peak = 0;
-    each(conn, "parallelism", &opts.scope.params(), |r| {
-        peak = peak.max(int(&r[1]));
+    each_as::<Running>(conn, "parallelism", &opts.scope.params(), |r| {
+        peak = peak.max(r.running);
         Ok(())
     })?;
     let base = sc.top + STRIP;
@@ -199,8 +199,8 @@ fn strip(
     )
     .map_err(out_err)?;
     let mut last = 0;
-    each(conn, "parallelism", &opts.scope.params(), |r| {
-        let (x, n) = (sc.x(int(&r[0])), int(&r[1]));
+    each_as::<Running>(conn, "parallelism", &opts.scope.params(), |r| {
+        let (x, n) = (sc.x(r.ts), r.running);
         write!(out, " L{x:.2} {:.2} L{x:.2} {:.2}", y(last), y(n)).map_err(out_err)?;
         last = n;
         Ok(())
@@ -271,13 +271,13 @@ fn command_rows(
     let mut y = sc.top + ROWS;
     let mut run: Option<Run> = None;
     each_slice(conn, opts, true, |r| {
-        let comm = r[slice::COMM].to_bytes();
-        let (s, e) = (int(&r[slice::START]), int(&r[slice::END]));
+        let comm = &r.comm;
+        let (s, e) = (r.start_ts, r.end_ts);
         let (x0, x1) = (sc.x(s), sc.x(e));
-        let depth = int(&r[slice::DEPTH]);
-        let path = r[slice::PATH].bytes().map(xml).unwrap_or_default();
-        let pid = int(&r[slice::PID]);
-        let title = format!("pid {pid} {} ({}) {path}", xml(&comm), duration(e - s));
+        let depth = r.depth;
+        let path = r.path.map(xml).unwrap_or_default();
+        let pid = r.pid;
+        let title = format!("pid {pid} {} ({}) {path}", xml(comm), duration(e - s));
         let row = if fold.folds(e - s) {
             let at = match &mut run {
                 Some(run) => {
@@ -309,7 +309,7 @@ fn command_rows(
                  <text x=\"{}\" y=\"{:.1}\">{pid} {}</text>",
                 indent(depth),
                 y + ROW - 3.0,
-                xml(&comm),
+                xml(comm),
             )
             .map_err(out_err)?;
             y += ROW;
@@ -321,10 +321,10 @@ fn command_rows(
             row + 1.0,
             (x1 - x0).max(0.5),
             ROW - 2.0,
-            colour(&comm)
+            colour(comm)
         )
         .map_err(out_err)?;
-        for &i in by_exec.get(&int(&r[slice::EXEC_ID])).into_iter().flatten() {
+        for &i in by_exec.get(&r.exec_id).into_iter().flatten() {
             let st = &steps[i];
             let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
             write!(
@@ -343,7 +343,7 @@ fn command_rows(
         } else {
             writeln!(out, "</g>").map_err(out_err)?;
         }
-        row_of.insert(int(&r[slice::EXEC_ID]), row + ROW / 2.0);
+        row_of.insert(r.exec_id, row + ROW / 2.0);
         Ok(())
     })?;
     if let Some(done) = run.take() {

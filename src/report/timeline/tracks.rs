@@ -13,8 +13,9 @@
 use foldhash::{HashMap, HashMapExt};
 use rusqlite::Connection;
 
-use super::{int, Options};
-use crate::report::each;
+use super::Options;
+use crate::report::each_as;
+use crate::report::row::typed_row;
 use crate::Error;
 
 /// One lifetime's track.
@@ -39,6 +40,26 @@ impl Track {
     }
 }
 
+typed_row! {
+    /// A row of `queries/timeline_tracks.sql`.
+    struct TrackRow from "timeline_tracks" {
+        process_id: i64,
+        trace_id: i64,
+        pid: i64,
+        track: i64,
+        lifetime: i64,
+        lifetimes: i64,
+    }
+}
+
+typed_row! {
+    /// A row of `queries/timeline_threads.sql`.
+    struct ThreadRow from "timeline_threads" {
+        thread_id: i64,
+        tid: i64,
+    }
+}
+
 /// Every lifetime's track in scope, by process_id.
 #[derive(Debug)]
 pub struct Tracks {
@@ -51,15 +72,15 @@ impl Tracks {
         let mut t = Tracks {
             by_process: HashMap::new(),
         };
-        each(conn, "timeline_tracks", &opts.params(), |r| {
+        each_as::<TrackRow>(conn, "timeline_tracks", &opts.params(), |r| {
             let track = Track {
-                track: int(&r[3]),
-                pid: int(&r[2]),
-                trace_id: int(&r[1]),
-                lifetime: int(&r[4]),
-                lifetimes: int(&r[5]),
+                track: r.track,
+                pid: r.pid,
+                trace_id: r.trace_id,
+                lifetime: r.lifetime,
+                lifetimes: r.lifetimes,
             };
-            t.by_process.insert(int(&r[0]), track);
+            t.by_process.insert(r.process_id, track);
             Ok(())
         })?;
         Ok(t)
@@ -87,8 +108,8 @@ impl Threads {
     /// The threads of `opts`' scope.
     pub fn load(conn: &Connection, opts: &Options) -> Result<Self, Error> {
         let mut by_thread = HashMap::new();
-        each(conn, "timeline_threads", &opts.params(), |r| {
-            by_thread.insert(int(&r[0]), int(&r[2]));
+        each_as::<ThreadRow>(conn, "timeline_threads", &opts.params(), |r| {
+            by_thread.insert(r.thread_id, r.tid);
             Ok(())
         })?;
         Ok(Threads { by_thread })
@@ -100,5 +121,16 @@ impl Threads {
         thread_id
             .and_then(|t| self.by_thread.get(&t).copied())
             .unwrap_or(pid)
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::TrackRow>();
+        check::<super::ThreadRow>();
     }
 }

@@ -9,7 +9,8 @@
 //! by dump's own rules ([`crate::dump::args`]) for the system that recorded
 //! the trace; JSON and CSV keep the words as stored (`call.args`).
 
-use rusqlite::types::ValueRef;
+use std::borrow::Cow;
+
 use rusqlite::{Rows, Statement};
 
 use foldhash::{HashMap, HashMapExt};
@@ -20,7 +21,7 @@ use crate::names::args::format::{translate, Words};
 use crate::names::Numbering;
 
 use super::super::json::Obj;
-use super::super::{value_bytes, value_int, Cell};
+use super::super::row::{typed_row, RowReader};
 use super::lookups::Lookups;
 use crate::json::{json_str, json_str_list_text};
 use crate::schema::sql_err;
@@ -48,16 +49,20 @@ pub struct Call {
     pub paths: Vec<Vec<u8>>,
 }
 
-/// Where tree_call_rows.sql's columns are.
-struct Cols {
-    exec_id: usize,
-    call_id: usize,
-    syscall: usize,
-    args: usize,
-    retval: usize,
-    errno: usize,
-    errno_name: usize,
-    unpaired: usize,
+typed_row! {
+    /// A row of tree_call_rows.sql: a call without its paths, borrowed
+    /// from the row.
+    pub(super) struct CallRow<'r> from "tree_call_rows" {
+        /// The image that made it (NULL: none the tree shows).
+        exec_id: Option<i64>,
+        call_id: i64,
+        syscall: Cow<'r, [u8]>,
+        args: Cow<'r, [u8]>,
+        retval: Option<i64>,
+        errno: Option<i64>,
+        errno_name: Option<&'r [u8]>,
+        unpaired: Option<&'r [u8]>,
+    }
 }
 
 /// The calls of tree_call_rows.sql in its order (tree order, then file
@@ -66,7 +71,7 @@ struct Cols {
 /// makes millions of calls: no allocation per call).
 pub(super) struct Calls<'s> {
     rows: Rows<'s>,
-    cols: Cols,
+    reader: RowReader<CallRow<'static>>,
     context: String,
     /// The next call, read ahead (without its paths), and its image
     /// (`None`: not read, or no row left).
@@ -84,30 +89,15 @@ pub(super) struct Calls<'s> {
 }
 
 impl<'s> Calls<'s> {
-    /// The calls of a prepared and bound tree_call_rows.sql; `context`
-    /// names it in errors; each call's paths come from `lookups`.
+    /// The calls of a prepared and bound tree_call_rows.sql, read by
+    /// `reader`; `context` names it in errors; each call's paths come from
+    /// `lookups`.
     pub(super) fn new(
         stmt: &'s mut Statement<'_>,
+        reader: RowReader<CallRow<'static>>,
         context: String,
         lookups: Lookups<'s>,
     ) -> Calls<'s> {
-        let names: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
-        let c = |n: &str| {
-            names
-                .iter()
-                .position(|c| c == n)
-                .unwrap_or_else(|| panic!("tree_call_rows.sql has no column {n:?}"))
-        };
-        let cols = Cols {
-            exec_id: c("exec_id"),
-            call_id: c("call_id"),
-            syscall: c("syscall"),
-            args: c("args"),
-            retval: c("retval"),
-            errno: c("errno"),
-            errno_name: c("errno_name"),
-            unpaired: c("unpaired"),
-        };
         let empty = || Call {
             call_id: 0,
             syscall: Vec::new(),
@@ -120,7 +110,7 @@ impl<'s> Calls<'s> {
         };
         Calls {
             rows: stmt.raw_query(),
-            cols,
+            reader,
             context,
             ahead: empty(),
             ahead_exec: None,
@@ -137,11 +127,11 @@ impl<'s> Calls<'s> {
         // The context is copied only for an error, never per row.
         let ctx = |e| sql_err(self.context.clone())(e);
         while let Some(row) = self.rows.next().map_err(ctx)? {
-            let cell = |i: usize| row.get_ref(i).map_err(ctx);
-            let Some(exec_id) = value_int(cell(self.cols.exec_id)?) else {
+            let r = self.reader.row(row);
+            let Some(exec_id) = r.exec_id else {
                 continue;
             };
-            let opt = |to: &mut Option<Vec<u8>>, v: ValueRef<'_>| match value_bytes(v) {
+            let opt = |to: &mut Option<Vec<u8>>, v: Option<&[u8]>| match v {
                 Some(b) => {
                     let v = to.get_or_insert_with(Vec::new);
                     v.clear();
@@ -150,13 +140,13 @@ impl<'s> Calls<'s> {
                 None => *to = None,
             };
             let a = &mut self.ahead;
-            a.call_id = value_int(cell(self.cols.call_id)?).unwrap_or(0);
-            set_text(&mut a.syscall, cell(self.cols.syscall)?);
-            set_text(&mut a.args, cell(self.cols.args)?);
-            a.retval = value_int(cell(self.cols.retval)?);
-            a.errno = value_int(cell(self.cols.errno)?);
-            opt(&mut a.errno_name, cell(self.cols.errno_name)?);
-            opt(&mut a.unpaired, cell(self.cols.unpaired)?);
+            a.call_id = r.call_id;
+            set(&mut a.syscall, &r.syscall);
+            set(&mut a.args, &r.args);
+            a.retval = r.retval;
+            a.errno = r.errno;
+            opt(&mut a.errno_name, r.errno_name);
+            opt(&mut a.unpaired, r.unpaired);
             return Ok(Some(exec_id));
         }
         Ok(None)
@@ -185,14 +175,10 @@ impl<'s> Calls<'s> {
     }
 }
 
-/// `to` becomes the bytes of a TEXT or BLOB, or the text of any other
-/// value ([`Cell::to_bytes`]), in its own buffer.
-fn set_text(to: &mut Vec<u8>, v: ValueRef<'_>) {
+/// `to` becomes `b`, in its own buffer.
+fn set(to: &mut Vec<u8>, b: &[u8]) {
     to.clear();
-    match value_bytes(v) {
-        Some(b) => to.extend_from_slice(b),
-        None => to.extend_from_slice(&Cell::from(v).to_bytes()),
-    }
+    to.extend_from_slice(b);
 }
 
 /// Append `open(0x1000,0<O_RDONLY>) "/usr/include/stdio.h" = -1 ENOENT`
@@ -515,5 +501,15 @@ mod tests {
             let want = u64::from_str_radix(w, 16).ok();
             assert_eq!(hex_word(w.as_bytes()), want, "{w:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::CallRow<'static>>();
     }
 }

@@ -37,7 +37,8 @@ use rusqlite::Connection;
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
-use super::{prepare, run, trace_systems, Cell, ResultSet, Scope};
+use super::row::{typed_row, RowReader};
+use super::{prepare_as, run, trace_systems, Cell, ResultSet, Scope};
 use crate::decode::Abi;
 use crate::text::{push_spaces, vis};
 use crate::Error;
@@ -74,6 +75,24 @@ pub struct Node {
     pub lifetime: Option<(usize, usize)>,
 }
 
+typed_row! {
+    /// A row of `queries/tree.sql`: one process image.
+    struct TreeRow from "tree" {
+        depth: i64,
+        pid: i64,
+        comm: Vec<u8>,
+        process_id: i64,
+        image: i64,
+        exec_id: i64,
+        trace_id: i64,
+        lifetime: Option<i64>,
+        lifetimes: Option<i64>,
+    }
+}
+
+/// Names tree.sql in errors.
+const TREE_SQL: &str = "queries/tree.sql";
+
 /// The tree, and the rows it was built from. With calls, the writers read
 /// them from the database as they write.
 #[derive(Debug, Clone, Default)]
@@ -102,26 +121,20 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
         calls,
         ..Tree::default()
     };
-    let c = |n| rows.col(n);
-    let (depth, pid, comm) = (c("depth"), c("pid"), c("comm"));
-    let (process_id, image, exec_id, trace_id) =
-        (c("process_id"), c("image"), c("exec_id"), c("trace_id"));
-    let (lifetime, lifetimes) = (c("lifetime"), c("lifetimes"));
     let mut stack: Vec<usize> = Vec::new();
-    for r in &rows.rows {
-        let int = |i: usize| r[i].int().unwrap_or(0);
+    for r in RowReader::<TreeRow>::of_set(&rows, TREE_SQL)?.all(&rows) {
         let node = Node {
-            depth: int(depth).max(0) as usize,
-            pid: int(pid),
-            comm: r[comm].to_bytes().into_owned(),
-            process_id: int(process_id),
-            image: int(image),
-            exec_id: int(exec_id),
-            trace_id: int(trace_id),
+            depth: r.depth.max(0) as usize,
+            pid: r.pid,
+            comm: r.comm,
+            process_id: r.process_id,
+            image: r.image,
+            exec_id: r.exec_id,
+            trace_id: r.trace_id,
             children: Vec::new(),
-            lifetime: r[lifetime]
-                .int()
-                .zip(r[lifetimes].int())
+            lifetime: r
+                .lifetime
+                .zip(r.lifetimes)
                 .map(|(k, n)| (k as usize, n as usize)),
         };
         while stack
@@ -227,9 +240,10 @@ impl Tree {
         }
         // The calls without their paths: each process's lookups are read
         // once and handed to its calls ([`Lookups`]).
-        let (mut stmt, context) = prepare(conn, "tree_call_rows", &self.scope.params())?;
+        let (mut stmt, context, reader) = prepare_as(conn, "tree_call_rows", &self.scope.params())?;
         let lookups = Lookups::new(conn, self.nodes.iter().map(|n| (n.exec_id, n.process_id)))?;
-        let mut walk = Walk::new(self, Some(Calls::new(&mut stmt, context, lookups)));
+        let calls = Calls::new(&mut stmt, reader, context, lookups);
+        let mut walk = Walk::new(self, Some(calls));
         f(&mut walk)
     }
 
@@ -349,7 +363,9 @@ impl Tree {
         columns.extend(self.rows.columns.iter().cloned());
         let base = columns.len();
         columns.extend(CALL.map(String::from));
-        let (exec_at, pid_at) = (1 + self.rows.col("exec_id"), 1 + self.rows.col("pid"));
+        let tree = RowReader::<TreeRow>::of_set(&self.rows, TREE_SQL)?;
+        let at = |c| 1 + tree.position(c).expect("a column of TreeRow");
+        let (exec_at, pid_at) = (at("exec_id"), at("pid"));
         let text = |b: &[u8]| Cell::Text(b.to_vec());
         let opt_text = |b: &Option<Vec<u8>>| b.as_deref().map_or(Cell::Null, text);
         let mut csv = Render::new(out, Format::Csv);
@@ -410,5 +426,15 @@ impl Tree {
             }
         }
         writeln!(out, "}}")
+    }
+}
+
+#[cfg(test)]
+mod row_tests {
+    use crate::report::row::check;
+
+    #[test]
+    fn typed_rows_read_their_queries() {
+        check::<super::TreeRow>();
     }
 }

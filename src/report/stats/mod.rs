@@ -30,14 +30,18 @@
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
 use super::compile_commands::words;
+use super::row::{RowReader, TypedRow};
 use super::timeline::critical::{path_rows, Lifetimes};
 use super::timeline::{self, flows};
 use super::{opt_int, run, write_sections_csv, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
+
+mod rows;
 
 /// Width of the histogram's bar column, as DTrace draws it.
 const BAR: usize = 40;
@@ -49,9 +53,8 @@ pub struct Stats {
     pub traces: ResultSet,
     /// Rows of build_time.sql.
     pub build: ResultSet,
-    /// One row per trace's critical path: `trace_id`, `steps` (its
-    /// length), `total` (own + wait), `own` and `wait` (ns, summed).
-    pub critical: ResultSet,
+    /// Each trace's critical path, summed.
+    pub critical: Vec<CriticalPath>,
     /// The steps of critical_path.sql shown, one trace after another in
     /// step order: the first, the `top` longest by own time, the last.
     pub critical_steps: ResultSet,
@@ -77,22 +80,15 @@ pub struct Stats {
 pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, Error> {
     let t = [("trace", opt_int(trace))];
     let mut syscalls = run(conn, "syscall_top", &t)?;
-    let col = syscalls.col("calls");
-    let calls = syscalls
-        .rows
-        .iter()
-        .map(|r| r[col].int().unwrap_or(0))
+    let calls = typed::<rows::Syscall>(&syscalls, "syscall_top")?
+        .all(&syscalls)
+        .map(|r| r.calls)
         .sum();
     let keep = usize::try_from(top).unwrap_or(0);
     let syscalls_more = syscalls.rows.len().saturating_sub(keep);
     syscalls.rows.truncate(keep);
     let build = run(conn, "build_time", &t)?;
-    let mut critical = ResultSet {
-        columns: ["trace_id", "steps", "total", "own", "wait"]
-            .map(String::from)
-            .to_vec(),
-        rows: Vec::new(),
-    };
+    let mut critical = Vec::new();
     let mut critical_steps = ResultSet::default();
     // The walk of timeline::critical (queries/critical_path.sql's rows),
     // over the lifetimes and flows read once for every trace.
@@ -105,26 +101,23 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
             ..Default::default()
         },
     )?;
-    for r in &build.rows {
-        let id = r[build.col("trace_id")].clone();
-        let steps = lifetimes.critical_path(&[id.int().unwrap_or(0)], &flows);
-        let path = path_rows(&steps);
-        let (own, wait) = (path.col("dur"), path.col("wait"));
-        let n = |r: &Vec<Cell>, c: usize| r[c].int().unwrap_or(0);
-        let (o, w) = path
-            .rows
-            .iter()
-            .fold((0, 0), |(o, w), r| (o + n(r, own), w + n(r, wait)));
-        critical.rows.push(vec![
-            id,
-            Cell::Int(path.rows.len() as i64),
-            Cell::Int(o + w),
-            Cell::Int(o),
-            Cell::Int(w),
-        ]);
+    for b in typed::<rows::Build>(&build, "build_time")?.all(&build) {
+        let walked = lifetimes.critical_path(&[b.trace_id.unwrap_or(0)], &flows);
+        let path = path_rows(&walked);
+        let steps = typed::<rows::Step>(&path, "critical_path")?;
+        let own: Vec<i64> = steps.all(&path).map(|s| s.dur).collect();
+        let (o, w) = steps
+            .all(&path)
+            .fold((0, 0), |(o, w), s| (o + s.dur, w + s.wait));
+        critical.push(CriticalPath {
+            trace_id: b.trace_id,
+            steps: path.rows.len() as i64,
+            own: o,
+            wait: w,
+        });
         // The longest by own time, the earlier step first on a tie.
         let mut order: Vec<usize> = (0..path.rows.len()).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(n(&path.rows[i], own)), i));
+        order.sort_by_key(|&i| (std::cmp::Reverse(own[i]), i));
         let mut shown: Vec<usize> = order.into_iter().take(keep).collect();
         shown.extend([0, path.rows.len().saturating_sub(1)]);
         shown.sort_unstable();
@@ -163,9 +156,9 @@ fn slow_commands(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Resu
         "slow_commands",
         &[("trace", opt_int(trace)), ("limit", Cell::Int(top))],
     )?;
-    let path = slow.col("path");
-    for r in &mut slow.rows {
-        let cc = r[path].bytes().is_some_and(|p| is_compiler(basename(p)));
+    let reader = typed::<rows::Slow>(&slow, "slow_commands")?;
+    let marks: Vec<bool> = reader.all(&slow).map(|r| compiles(r.path)).collect();
+    for (r, cc) in slow.rows.iter_mut().zip(marks) {
         r.push(Cell::Int(i64::from(cc)));
     }
     slow.columns.push("compile".into());
@@ -176,52 +169,41 @@ impl Stats {
     /// The text report.
     pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
         let tr = &self.traces;
-        for r in &tr.rows {
-            let get = |c: &str| &r[tr.col(c)];
-            let n = |c: &str| get(c).int().unwrap_or(0);
-            writeln!(out, "Trace {}: {}", n("trace_id"), get("path").display())?;
-            writeln!(out, "    dialect    {}", get("dialect").display())?;
-            let state = match get("damage") {
-                Cell::Null => "complete".to_string(),
-                d => format!("incomplete: {}", d.display()),
+        for r in shown::<rows::Trace>(tr, "traces")?.all(tr) {
+            writeln!(out, "Trace {}: {}", r.trace_id, r.path)?;
+            writeln!(out, "    dialect    {}", r.dialect)?;
+            let state = match r.damage {
+                ValueRef::Null => "complete".to_string(),
+                d => format!("incomplete: {}", Cell::from(d).display()),
             };
             writeln!(
                 out,
                 "    file       {} bytes, {} records, {state}",
-                n("size"),
-                n("records")
+                r.size, r.records
             )?;
-            let time = match (get("first_ts").int(), get("last_ts").int()) {
+            let time = match (r.first_ts, r.last_ts) {
                 (Some(a), Some(b)) => format!("from {} UTC for {}", timestamp(a), duration(b - a)),
                 _ => "no records".into(),
             };
             writeln!(out, "    time       {time}")?;
-            self.write_build(out, n("trace_id"))?;
+            self.write_build(out, r.trace_id)?;
             writeln!(
                 out,
                 "    processes  {} ({} running at start), {} threads, {} execs ({} failed)",
-                n("processes"),
-                n("running_at_start"),
-                n("threads"),
-                n("execs"),
-                n("failed_execs")
+                r.processes, r.running_at_start, r.threads, r.execs, r.failed_execs
             )?;
             writeln!(
                 out,
                 "    calls      {} ({} failed, {} without return)",
-                n("calls"),
-                n("failed_calls"),
-                n("no_return")
+                r.calls, r.failed_calls, r.no_return
             )?;
             writeln!(
                 out,
                 "    lookups    {} ({} unresolved), {} distinct files",
-                n("lookups"),
-                n("unresolved"),
-                n("files")
+                r.lookups, r.unresolved, r.files
             )?;
-            writeln!(out, "    events     {}", n("events"))?;
-            writeln!(out, "    issues     {}", n("issues"))?;
+            writeln!(out, "    events     {}", r.events)?;
+            writeln!(out, "    issues     {}", r.issues)?;
             writeln!(out)?;
         }
         self.write_issues(out)?;
@@ -234,45 +216,44 @@ impl Stats {
     /// The `build` line of a trace: wall time, summed time, parallelism.
     fn write_build(&self, out: &mut dyn Write, trace: i64) -> io::Result<()> {
         let t = &self.build;
-        let Some(r) = t
-            .rows
-            .iter()
-            .find(|r| r[t.col("trace_id")].int() == Some(trace))
-        else {
+        let reader = shown::<rows::Build>(t, "build_time")?;
+        let Some(r) = reader.all(t).find(|r| r.trace_id == Some(trace)) else {
             return Ok(());
         };
-        let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
         writeln!(
             out,
             "    build      {} wall, {} summed over {} processes; parallelism {} average, {} peak",
-            duration(n("wall")),
-            duration(n("process_time")),
-            n("processes"),
-            r[t.col("avg_parallel")].display(),
-            n("peak_parallel")
+            duration(r.wall),
+            duration(r.process_time),
+            r.processes,
+            r.avg_parallel,
+            r.peak_parallel
         )
     }
 
     /// Each trace's critical path: its length and times, then the steps
     /// shown, with a `…` line for each run of steps left out.
     fn write_critical(&self, out: &mut dyn Write) -> io::Result<()> {
-        let (s, t) = (&self.critical, &self.critical_steps);
-        for r in &s.rows {
-            let n = |c: &str| r[s.col(c)].int().unwrap_or(0);
-            let trace = n("trace_id");
-            let steps = n("steps");
-            let mine: Vec<&Vec<Cell>> = t
-                .rows
+        let (t, build) = (&self.critical_steps, &self.build);
+        // No step shown at all leaves critical_path.sql's columns unknown.
+        let steps = match t.columns.is_empty() {
+            true => None,
+            false => Some(shown::<rows::Step>(t, "critical_path")?),
+        };
+        for c in &self.critical {
+            let (trace, len) = (c.trace_id.unwrap_or(0), c.steps);
+            let mine: Vec<rows::Step> = steps
                 .iter()
-                .filter(|x| x[t.col("trace_id")].int() == Some(trace))
+                .flat_map(|s| s.all(t))
+                .filter(|x| x.trace_id == Some(trace))
                 .collect();
-            let st = if steps == 1 { "" } else { "s" };
+            let st = if len == 1 { "" } else { "s" };
             writeln!(
                 out,
-                "Critical path of trace {trace}: {} ({} in commands, {} waiting), {steps} step{st}:",
-                duration(n("total")),
-                duration(n("own")),
-                duration(n("wait"))
+                "Critical path of trace {trace}: {} ({} in commands, {} waiting), {len} step{st}:",
+                duration(c.own + c.wait),
+                duration(c.own),
+                duration(c.wait)
             )?;
             if mine.is_empty() {
                 writeln!(out)?;
@@ -283,34 +264,31 @@ impl Stats {
                 "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  command",
                 "step", "start", "own", "wait", "via", "pid"
             )?;
-            let first = self.build.rows.iter().find_map(|b| {
-                (b[self.build.col("trace_id")].int() == Some(trace))
-                    .then(|| b[self.build.col("start_ts")].int())
-                    .flatten()
-            });
+            let first = shown::<rows::Build>(build, "build_time")?
+                .all(build)
+                .find_map(|b| (b.trace_id == Some(trace)).then_some(b.start_ts).flatten());
             let mut next = 1;
             for x in &mine {
-                let m = |c: &str| x[t.col(c)].int().unwrap_or(0);
-                if m("step") > next {
-                    gap(out, m("step") - next)?;
+                if x.step > next {
+                    gap(out, x.step - next)?;
                 }
-                next = m("step") + 1;
+                next = x.step + 1;
                 writeln!(
                     out,
                     "    {:>4}  {:>12}  {:>10}  {:>10}  {:<5}  {:>7}  {}",
-                    m("step"),
-                    format!("+{}", duration(m("start_ts") - first.unwrap_or(0))),
-                    duration(m("dur")),
-                    duration(m("wait")),
-                    x[t.col("via")].display(),
-                    m("pid"),
-                    x[t.col("comm")].display()
+                    x.step,
+                    format!("+{}", duration(x.start_ts - first.unwrap_or(0))),
+                    duration(x.dur),
+                    duration(x.wait),
+                    x.via,
+                    x.pid,
+                    x.comm
                 )?;
             }
-            if mine.len() < usize::try_from(steps).unwrap_or(0) {
+            if mine.len() < usize::try_from(len).unwrap_or(0) {
                 writeln!(
                     out,
-                    "    (the first, the last and the {} longest by own time of {steps} steps; \
+                    "    (the first, the last and the {} longest by own time of {len} steps; \
                      the whole path: kt2sql query DB critical-path --param trace={trace})",
                     self.longest,
                 )?;
@@ -331,33 +309,32 @@ impl Stats {
             "    {:>10}  {:>7}  {:<7}  {:>6}  command",
             "own", "pid", "compile", "writes"
         )?;
-        for r in &t.rows {
-            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
-            let line = match words(&r[t.col("argv")]) {
+        for r in shown::<rows::Slow>(t, "slow_commands")?.all(t) {
+            let line = match words(r.argv) {
                 Some(Some(w)) if !w.is_empty() => w
                     .iter()
                     .map(|a| String::from_utf8_lossy(a))
                     .collect::<Vec<_>>()
                     .join(" "),
-                _ if r[t.col("path")] != Cell::Null => r[t.col("path")].display().into(),
-                _ => r[t.col("comm")].display().into(),
+                _ => match r.path {
+                    Some(p) => crate::text::vis(p).into(),
+                    None => r.comm.display().into(),
+                },
             };
             writeln!(
                 out,
                 "    {:>10}  {:>7}  {:<7}  {:>6}  {line}",
-                duration(n("dur")),
-                n("pid"),
-                if n("compile") == 1 { "yes" } else { "no" },
-                n("writes"),
+                duration(r.dur),
+                r.pid,
+                if compiles(r.path) { "yes" } else { "no" },
+                r.writes,
             )?;
-            let cwd = &r[t.col("cwd")];
-            let first = &r[t.col("first_write")];
             let mut notes = Vec::new();
-            if *cwd != Cell::Null {
-                notes.push(format!("in {}", cwd.display()));
+            if r.cwd != Cell::Null {
+                notes.push(format!("in {}", r.cwd.display()));
             }
-            if *first != Cell::Null {
-                notes.push(format!("wrote {}", first.display()));
+            if r.first_write != Cell::Null {
+                notes.push(format!("wrote {}", r.first_write.display()));
             }
             if !notes.is_empty() {
                 writeln!(out, "    {:>37}  {}", "", notes.join("; "))?;
@@ -372,15 +349,11 @@ impl Stats {
         if t.rows.is_empty() {
             writeln!(out, "    none")?;
         }
-        for r in &t.rows {
-            let c = |n: &str| r[t.col(n)].display();
+        for r in shown::<rows::Issue>(t, "issues")?.all(t) {
             writeln!(
                 out,
                 "    {:>6}  {:<9}  {:<20}  {}",
-                c("issues"),
-                c("severity"),
-                c("kind"),
-                c("example")
+                r.issues, r.severity, r.kind, r.example
             )?;
         }
         writeln!(out)
@@ -394,18 +367,17 @@ impl Stats {
             "    {:>8}  {:>6}  {:>7}  {:>5}  {:>10}  {:>7}  comm",
             "calls", "failed", "lookups", "files", "time", "pid"
         )?;
-        for r in &t.rows {
-            let n = |c: &str| r[t.col(c)].int().unwrap_or(0);
+        for r in shown::<rows::Process>(t, "process_top")?.all(t) {
             writeln!(
                 out,
                 "    {:>8}  {:>6}  {:>7}  {:>5}  {:>10}  {:>7}  {}",
-                n("calls"),
-                n("failed_calls"),
-                n("lookups"),
-                n("files"),
-                duration(n("dur")),
-                n("pid"),
-                r[t.col("comm")].display()
+                r.calls,
+                r.failed_calls,
+                r.lookups,
+                r.files,
+                duration(r.dur),
+                r.pid,
+                r.comm
             )?;
         }
         writeln!(out)
@@ -415,9 +387,9 @@ impl Stats {
     /// length its share of all calls.
     fn write_histogram(&self, out: &mut dyn Write) -> io::Result<()> {
         let t = &self.syscalls;
-        let (name, calls) = (t.col("syscall"), t.col("calls"));
-        let labels: Vec<String> = t.rows.iter().map(|r| r[name].display().into()).collect();
-        let counts: Vec<i64> = t.rows.iter().map(|r| r[calls].int().unwrap_or(0)).collect();
+        let reader = shown::<rows::Syscall>(t, "syscall_top")?;
+        let (labels, counts): (Vec<String>, Vec<i64>) =
+            reader.all(t).map(|r| (r.syscall, r.calls)).unzip();
         let total = self.calls.max(1);
         let w = labels
             .iter()
@@ -446,12 +418,9 @@ impl Stats {
 
     /// The sections, as the JSON keys and the CSV `section` name them.
     fn sections(&self) -> [(&'static str, Cow<'_, ResultSet>); 9] {
-        let listed: i64 = self
-            .syscalls
-            .rows
-            .iter()
-            .map(|r| r[self.syscalls.col("calls")].int().unwrap_or(0))
-            .sum();
+        let t = &self.syscalls;
+        let listed: i64 = shown::<rows::Syscall>(t, "syscall_top")
+            .map_or(0, |reader| reader.all(t).map(|r| r.calls).sum());
         let more = ResultSet {
             columns: vec!["syscalls".into(), "calls".into()],
             rows: vec![vec![
@@ -464,7 +433,7 @@ impl Stats {
             ("build", Cow::Borrowed(&self.build)),
             ("issues", Cow::Borrowed(&self.issues)),
             ("processes", Cow::Borrowed(&self.processes)),
-            ("critical_path", Cow::Borrowed(&self.critical)),
+            ("critical_path", Cow::Owned(self.critical_table())),
             ("critical_path_steps", Cow::Borrowed(&self.critical_steps)),
             ("slow_commands", Cow::Borrowed(&self.slow)),
             ("syscalls", Cow::Borrowed(&self.syscalls)),
@@ -493,6 +462,52 @@ impl Stats {
         let parts: Vec<(&str, &ResultSet)> = parts.iter().map(|(k, t)| (*k, t.as_ref())).collect();
         write_sections_csv(out, &parts)
     }
+}
+
+/// One trace's critical path, summed: a row of the `critical_path`
+/// section (`trace_id,steps,total,own,wait`).
+#[derive(Debug, Clone, Default)]
+pub struct CriticalPath {
+    /// The trace.
+    pub trace_id: Option<i64>,
+    /// Its length in steps.
+    pub steps: i64,
+    /// The steps' own time (ns), summed.
+    pub own: i64,
+    /// The waits between steps (ns), summed.
+    pub wait: i64,
+}
+
+impl Stats {
+    /// The `critical_path` section, one row per trace.
+    fn critical_table(&self) -> ResultSet {
+        let rows = self.critical.iter().map(|c| {
+            let ns = [c.steps, c.own + c.wait, c.own, c.wait].map(Cell::Int);
+            std::iter::once(opt_int(c.trace_id)).chain(ns).collect()
+        });
+        ResultSet {
+            columns: ["trace_id", "steps", "total", "own", "wait"]
+                .map(String::from)
+                .to_vec(),
+            rows: rows.collect(),
+        }
+    }
+}
+
+/// The rows of `set`, a result of `queries/{query}.sql`, as `T`, for
+/// the text report (its errors are the output's).
+fn shown<T: TypedRow>(set: &ResultSet, query: &str) -> io::Result<RowReader<T>> {
+    typed(set, query).map_err(io::Error::other)
+}
+
+/// The rows of `set`, a result of `queries/{query}.sql`, as `T`.
+fn typed<T: TypedRow>(set: &ResultSet, query: &str) -> Result<RowReader<T>, Error> {
+    RowReader::of_set(set, &format!("queries/{query}.sql"))
+}
+
+/// Whether a command's program is a compiler driver.
+fn compiles(path: Option<&[u8]>) -> bool {
+    path.is_some_and(|p| is_compiler(basename(p)))
 }
 
 /// The line standing for `n` steps of a critical path left out.
