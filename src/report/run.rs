@@ -13,8 +13,8 @@ use super::guard;
 use super::render::RowSink;
 use super::result_set::{Cell, ResultSet};
 use super::row::{RowReader, TypedRow};
-use crate::schema::{query, Query};
 use crate::schema::sql_err;
+use crate::schema::{query, Query};
 use crate::Error;
 
 /// Which part of the database a report covers.
