@@ -237,7 +237,7 @@ fn reports_match_truth_on_faithful_traces() {
 /// `--faithful` trace of every dialect, with and without `--hazards`.
 #[test]
 fn reports_match_truth_on_the_committed_fixtures() {
-    for f in crate::util::fixtures::manifest() {
+    for f in crate::util::fixtures::faithful() {
         check_truth(&f.dialect, f.seed, &f.args());
     }
 }
