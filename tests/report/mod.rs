@@ -331,7 +331,6 @@ fn deep_trees_and_truncated_traces_match_truth() {
 /// The same answers through the binary's JSON output.
 #[test]
 fn the_binary_gives_the_truth_too() {
-    crate::require_shared!(python);
     let im = composed("freebsd-v1-amd64", 3, &[]);
     let t = &im.c.truth;
     let run = |args: &[&str]| -> Value {
