@@ -6,7 +6,6 @@
 use std::path::{Path, PathBuf};
 
 use super::{example, kt2sql, outputs};
-use crate::require_shared;
 use crate::util::compose;
 
 /// The example imported without `-d` (e.db) and with it (d.db).
@@ -68,7 +67,6 @@ fn every_command_refuses_a_trace_it_does_not_hold_alike() {
 
 #[test]
 fn one_dropped_record_is_singular() {
-    let _shared = require_shared!(python);
     let c = compose("freebsd-v1-amd64", 4, &["--drop-flag", "1"]);
     let dir = tempfile::tempdir().unwrap();
     let a = kt2sql(dir.path())

@@ -330,7 +330,7 @@ fn build_views_match_truth_in_every_dialect() {
 /// `--faithful` trace of every dialect, with and without `--hazards`.
 #[test]
 fn build_views_match_truth_on_the_committed_fixtures() {
-    for f in crate::util::fixtures::manifest() {
+    for f in crate::util::fixtures::faithful() {
         check_build(&f.dialect, f.seed, &f.args());
     }
 }

@@ -161,13 +161,18 @@ fn check(seed: u64, extra: &[&str]) {
     }
 }
 
+/// On the committed `--faithful` fixture, which needs no `../shared`.
+#[test]
+fn entries_are_the_compiler_executions_on_the_committed_fixture() {
+    check(4, &["--faithful"]);
+}
+
 #[test]
 fn entries_are_the_compiler_executions_with_their_cwd_and_argv() {
     crate::require_shared!(python);
     for seed in [2, 9] {
         check(seed, &[]);
     }
-    check(4, &["--faithful"]);
     check(5, &["--faithful", "--hazards"]);
     check(21, &["--processes", "80", "--depth", "7", "--jobs", "8"]);
 }
@@ -176,7 +181,6 @@ fn entries_are_the_compiler_executions_with_their_cwd_and_argv() {
 /// writes the file; two traces give twice the entries unless `--trace`.
 #[test]
 fn empty_scopes_files_and_traces() {
-    crate::require_shared!(python);
     let im = composed("openbsd-amd64", 2, &[]);
     let conn = Connection::open(&im.db).unwrap();
     // A process that runs one tool and no compiler.

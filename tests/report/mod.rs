@@ -237,7 +237,7 @@ fn reports_match_truth_on_faithful_traces() {
 /// `--faithful` trace of every dialect, with and without `--hazards`.
 #[test]
 fn reports_match_truth_on_the_committed_fixtures() {
-    for f in crate::util::fixtures::manifest() {
+    for f in crate::util::fixtures::faithful() {
         check_truth(&f.dialect, f.seed, &f.args());
     }
 }
@@ -331,7 +331,6 @@ fn deep_trees_and_truncated_traces_match_truth() {
 /// The same answers through the binary's JSON output.
 #[test]
 fn the_binary_gives_the_truth_too() {
-    crate::require_shared!(python);
     let im = composed("freebsd-v1-amd64", 3, &[]);
     let t = &im.c.truth;
     let run = |args: &[&str]| -> Value {

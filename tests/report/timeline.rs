@@ -620,76 +620,91 @@ fn same_path(conn: &rusqlite::Connection, scope: Scope, ctx: &str) -> Vec<timeli
     sql
 }
 
+/// The critical path of one composed trace, whole and under each `-p`
+/// the truth implies, is the truth's; returns how many steps followed a
+/// file.
+fn check_critical_path(d: &str, seed: u64, extra: &[&str]) -> usize {
+    let mut by_file = 0;
+    let im = composed(d, seed, extra);
+    let ctx = format!("{d} seed {seed} {extra:?}");
+    let conn = report::open(&im.db).unwrap();
+    let got: Steps = same_path(&conn, Scope::default(), &ctx)
+        .into_iter()
+        .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
+        .collect();
+    check_path_edges(&got, &im.c.truth, &ctx);
+    let want = truth_path(&im.c.truth, None);
+    assert_eq!(got, want, "{ctx}: critical path");
+    let roots = lives(&im.c.truth)
+        .values()
+        .filter(|l| l.1.is_none())
+        .count();
+    let after = got.iter().filter(|s| s.5 == "after").count();
+    assert!(after + 1 >= roots.min(2), "{ctx}: {after} root changes");
+    // It spans the wall time: own times and waits add up.
+    let lv = lives(&im.c.truth);
+    let wall = lv.values().map(|l| l.3).max().unwrap() - lv.values().map(|l| l.2).min().unwrap();
+    let sum: i64 = got.iter().map(|s| s.3 - s.2 + s.4).sum();
+    assert_eq!(sum, wall, "{ctx}: path length");
+    by_file += got.iter().filter(|s| s.5 == "file").count();
+    // -p: the walk over every subtree the truth names, and under
+    // each parent of two processes with a file between them (the
+    // --hazards job's shell, whose sed writes what its cc reads).
+    let lv = lives(&im.c.truth);
+    let everyone: BTreeSet<String> = lv.keys().cloned().collect();
+    let mut pids: BTreeSet<i64> = im.c.truth["subtrees"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|p| p.parse().unwrap())
+        .collect();
+    for (c, p, _, _) in deps(&im.c.truth, &everyone) {
+        if let Some(parent) = lv[&c].1.as_ref().filter(|k| lv[&p].1.as_ref() == Some(*k)) {
+            pids.insert(lv[parent].0);
+        }
+    }
+    for pid in pids {
+        let scope = Scope {
+            trace: Some(1),
+            pid: Some(pid),
+        };
+        let got: Steps = same_path(&conn, scope, &format!("{ctx} -p {pid}"))
+            .into_iter()
+            .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
+            .collect();
+        let want = truth_path(&im.c.truth, Some(pid));
+        assert!(!want.is_empty(), "{ctx} -p {pid}");
+        assert_eq!(got, want, "{ctx} -p {pid}: critical path");
+        by_file += got.iter().filter(|s| s.5 == "file").count();
+    }
+    by_file
+}
+
+/// On the committed fixtures, which need no `../shared`: a `--faithful`
+/// trace of every dialect, with and without `--hazards`.
 #[test]
-fn critical_path_is_what_the_truth_implies_in_every_dialect() {
-    crate::require_shared!(python);
-    // Repeated blocks are separate process trees one after another: the
-    // path goes from each root to the one that ended before it began.
-    let blocks = ["--target-bytes", "1500K", "--truth-detail", "full"];
+fn critical_path_is_what_the_truth_implies_on_the_committed_fixtures() {
     let mut by_file = 0;
     for d in COMPOSE_DIALECTS {
-        for (seed, extra) in [
-            (4, &["--faithful"][..]),
-            (4, &["--faithful", "--hazards"][..]),
-            (11, &["--jobs", "6"][..]),
-            (6, &blocks[..]),
-        ] {
-            let im = composed(d, seed, extra);
-            let ctx = format!("{d} seed {seed} {extra:?}");
-            let conn = report::open(&im.db).unwrap();
-            let got: Steps = same_path(&conn, Scope::default(), &ctx)
-                .into_iter()
-                .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
-                .collect();
-            check_path_edges(&got, &im.c.truth, &ctx);
-            let want = truth_path(&im.c.truth, None);
-            assert_eq!(got, want, "{ctx}: critical path");
-            let roots = lives(&im.c.truth)
-                .values()
-                .filter(|l| l.1.is_none())
-                .count();
-            let after = got.iter().filter(|s| s.5 == "after").count();
-            assert!(after + 1 >= roots.min(2), "{ctx}: {after} root changes");
-            // It spans the wall time: own times and waits add up.
-            let lv = lives(&im.c.truth);
-            let wall =
-                lv.values().map(|l| l.3).max().unwrap() - lv.values().map(|l| l.2).min().unwrap();
-            let sum: i64 = got.iter().map(|s| s.3 - s.2 + s.4).sum();
-            assert_eq!(sum, wall, "{ctx}: path length");
-            by_file += got.iter().filter(|s| s.5 == "file").count();
-            // -p: the walk over every subtree the truth names, and under
-            // each parent of two processes with a file between them (the
-            // --hazards job's shell, whose sed writes what its cc reads).
-            let lv = lives(&im.c.truth);
-            let everyone: BTreeSet<String> = lv.keys().cloned().collect();
-            let mut pids: BTreeSet<i64> = im.c.truth["subtrees"]
-                .as_object()
-                .unwrap()
-                .keys()
-                .map(|p| p.parse().unwrap())
-                .collect();
-            for (c, p, _, _) in deps(&im.c.truth, &everyone) {
-                if let Some(parent) = lv[&c].1.as_ref().filter(|k| lv[&p].1.as_ref() == Some(*k)) {
-                    pids.insert(lv[parent].0);
-                }
-            }
-            for pid in pids {
-                let scope = Scope {
-                    trace: Some(1),
-                    pid: Some(pid),
-                };
-                let got: Steps = same_path(&conn, scope, &format!("{ctx} -p {pid}"))
-                    .into_iter()
-                    .map(|s| (s.pid, s.image, s.start_ts, s.end_ts, s.wait, s.via))
-                    .collect();
-                let want = truth_path(&im.c.truth, Some(pid));
-                assert!(!want.is_empty(), "{ctx} -p {pid}");
-                assert_eq!(got, want, "{ctx} -p {pid}: critical path");
-                by_file += got.iter().filter(|s| s.5 == "file").count();
-            }
+        for extra in [&["--faithful"][..], &["--faithful", "--hazards"]] {
+            by_file += check_critical_path(d, 4, extra);
         }
     }
     assert!(by_file > 0, "no step followed a file");
+}
+
+/// Other shapes: busier builds, and repeated blocks, separate process
+/// trees one after another: the path goes from each root to the one that
+/// ended before it began.
+#[test]
+fn critical_path_is_what_the_truth_implies_in_every_dialect() {
+    crate::require_shared!(python);
+    let blocks = ["--target-bytes", "1500K", "--truth-detail", "full"];
+    for d in COMPOSE_DIALECTS {
+        for (seed, extra) in [(11, &["--jobs", "6"][..]), (6, &blocks[..])] {
+            check_critical_path(d, seed, extra);
+        }
+    }
 }
 
 /// A small XML well-formedness check: tags nest and close, attributes are

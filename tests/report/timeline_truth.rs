@@ -213,33 +213,45 @@ fn check_call_tracks(db: &Path, events: &[Value], ctx: &str) {
     assert!(n > 0, "{ctx}: no calls");
 }
 
+/// Every lifetime of one composed trace has its track, in tree order;
+/// returns how many pids its tracks share (reused pids).
+fn check_lifetimes(d: &str, seed: u64, extra: &[&str]) -> usize {
+    let im = composed(d, seed, extra);
+    let ctx = format!("{d} seed {seed} {extra:?}");
+    let opts = timeline::Options {
+        calls: true,
+        ..timeline::Options::default()
+    };
+    let v = chrome(&im.db, &opts);
+    let events = v["traceEvents"].as_array().unwrap();
+    check_events(events, &ctx);
+    let shared = check_tracks(events, &[&im.c.truth], &ctx);
+    check_call_tracks(&im.db, events, &ctx);
+    let want = im.c.truth["pid_reuse"]["reused_pids"]
+        .as_array()
+        .map_or(0, Vec::len);
+    assert_eq!(shared, want, "{ctx}: reused pids");
+    shared
+}
+
+/// On the committed `--faithful` fixture of every dialect, which needs no
+/// `../shared`.
+#[test]
+fn every_lifetime_has_a_track_on_the_committed_fixtures() {
+    let reused: usize = COMPOSE_DIALECTS
+        .iter()
+        .map(|d| check_lifetimes(d, 4, &["--faithful"]))
+        .sum();
+    assert!(reused > 0, "no pid was reused");
+}
+
 #[test]
 fn every_lifetime_has_a_track_in_tree_order_even_with_reused_pids() {
     crate::require_shared!(python);
-    let mut reused = 0;
-    for d in COMPOSE_DIALECTS {
-        for (seed, extra) in [
-            (4, &["--faithful"][..]),
-            (9, &["--faithful", "--jobs", "6"][..]),
-        ] {
-            let im = composed(d, seed, extra);
-            let ctx = format!("{d} seed {seed} {extra:?}");
-            let opts = timeline::Options {
-                calls: true,
-                ..timeline::Options::default()
-            };
-            let v = chrome(&im.db, &opts);
-            let events = v["traceEvents"].as_array().unwrap();
-            check_events(events, &ctx);
-            let shared = check_tracks(events, &[&im.c.truth], &ctx);
-            check_call_tracks(&im.db, events, &ctx);
-            let want = im.c.truth["pid_reuse"]["reused_pids"]
-                .as_array()
-                .map_or(0, Vec::len);
-            assert_eq!(shared, want, "{ctx}: reused pids");
-            reused += shared;
-        }
-    }
+    let reused: usize = COMPOSE_DIALECTS
+        .iter()
+        .map(|d| check_lifetimes(d, 9, &["--faithful", "--jobs", "6"]))
+        .sum();
     assert!(reused > 0, "no pid was reused");
 }
 

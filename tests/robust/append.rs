@@ -121,7 +121,6 @@ fn two_appends_at_once_both_land() {
 
 #[test]
 fn a_writer_that_keeps_the_lock_makes_the_append_give_up_cleanly() {
-    let _shared = require_shared!(python);
     let t = compose("freebsd-v0-i386", 5, &["--processes", "3"]);
     let dir = tempfile::tempdir().unwrap();
     let db = small_db(dir.path(), "t.db");
@@ -197,7 +196,6 @@ fn other_writers_commits_survive_an_append_either_way() {
 
 #[test]
 fn a_failed_append_leaves_the_database_as_it_was() {
-    let _shared = require_shared!(python);
     let good = compose("freebsd-v1-amd64", 7, &["--processes", "5"]);
     let dir = tempfile::tempdir().unwrap();
     // A cut last record: --strict fails there, after the first trace and
@@ -223,7 +221,6 @@ fn a_failed_append_leaves_the_database_as_it_was() {
 
 #[test]
 fn a_symlinked_database_is_updated_where_it_points() {
-    let _shared = require_shared!(python);
     let t = compose("openbsd-amd64", 8, &["--processes", "3"]);
     let dir = tempfile::tempdir().unwrap();
     let real = small_db(dir.path(), "real.db");
@@ -241,7 +238,6 @@ fn a_symlinked_database_is_updated_where_it_points() {
 
 #[test]
 fn appending_a_file_already_imported_warns() {
-    let _shared = require_shared!(python);
     let t = compose("netbsd-v2-amd64", 9, &["--processes", "3"]);
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("t.db");
@@ -281,7 +277,6 @@ fn appending_a_file_already_imported_warns() {
 
 #[test]
 fn a_wal_database_is_appended_to_and_stays_wal() {
-    let _shared = require_shared!(python);
     let t = compose("freebsd-v0-amd64", 11, &["--processes", "3"]);
     let dir = tempfile::tempdir().unwrap();
     let db = small_db(dir.path(), "t.db");

@@ -9,7 +9,6 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::{kt2sql, one, temp_files, write};
-use crate::require_shared;
 use crate::util::{compose, decode};
 
 /// stderr of a finished command, as text.
@@ -28,7 +27,6 @@ fn big_trace() -> Vec<u8> {
 
 #[test]
 fn a_truncated_tail_imports_every_complete_record_with_exit_code_1() {
-    let _shared = require_shared!(python);
     let dir = tempfile::tempdir().unwrap();
     let bytes = big_trace();
     let d = decode(&bytes, None).unwrap();
@@ -75,7 +73,6 @@ fn a_truncated_tail_imports_every_complete_record_with_exit_code_1() {
 
 #[test]
 fn corruption_in_the_middle_is_skipped_and_strict_refuses_it() {
-    let _shared = require_shared!(python);
     let dir = tempfile::tempdir().unwrap();
     let mut bytes = big_trace();
     let clean = decode(&bytes, None).unwrap();
@@ -243,7 +240,6 @@ fn is_root() -> bool {
 
 #[test]
 fn dropped_events_are_counted_per_process_and_as_issues() {
-    let _shared = require_shared!(python);
     let c = compose("freebsd-v1-amd64", 4, &["--drop-flag", "3"]);
     assert_eq!(c.truth["drop_flags_set"], 3);
     let d = decode(&fs::read(&c.trace).unwrap(), None).unwrap();

@@ -248,7 +248,6 @@ impl kt2sql::import::Progress for CancelAt {
 #[test]
 fn a_cancelled_import_writes_nothing_at_every_check() {
     use kt2sql::import::{import, ImportMode, ImportOptions};
-    let _shared = require_shared!(python);
     let a = compose("openbsd-amd64", 2, &["--processes", "3"]);
     let b = compose("freebsd-v0-i386", 2, &["--processes", "3"]);
     let dir = tempfile::tempdir().unwrap();

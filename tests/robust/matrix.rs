@@ -774,7 +774,6 @@ fn damage_matrix_over_the_corpus() {
 
 #[test]
 fn damage_matrix_over_composed_traces() {
-    let _shared = require_shared!(python);
     let dir = scratch();
     run(&composed_inputs(dir.path()), scale(), GIVEN);
 }

@@ -40,6 +40,15 @@ pub fn manifest() -> Vec<Fixture> {
         .collect()
 }
 
+/// The `--faithful` fixtures (every dialect, with and without `--hazards`),
+/// which the model, report, build and decode tests check against their
+/// truth; the others are the small shapes of single tests.
+pub fn faithful() -> Vec<Fixture> {
+    let mut all = manifest();
+    all.retain(|f| f.extra.iter().any(|a| a == "--faithful"));
+    all
+}
+
 /// The fixture made with exactly these arguments, if one is committed.
 pub fn find(dialect: &str, seed: u64, extra: &[&str]) -> Option<Fixture> {
     manifest()
