@@ -65,6 +65,13 @@ pub struct Decoder<R> {
 }
 
 impl Decoder<File> {
+    /// Whether `path` is a ktrace file (its dialect detected): what the
+    /// commands ask of a file given where a database goes, to say so and
+    /// never to write over it.
+    pub fn is_trace(path: &Path) -> bool {
+        Self::open(path, None).is_ok()
+    }
+
     /// Open a trace file, detecting its dialect unless `abi` is given.
     pub fn open(path: &Path, abi: Option<Abi>) -> Result<Self, crate::Error> {
         let io = |source| crate::Error::Io {

@@ -155,13 +155,11 @@ pub(super) fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
     // trace, or any other file, given where the database goes is someone's
     // data, whatever the flags say. An empty file holds nothing to lose.
     match (mode, schema::inspect(db)?) {
-        (_, Existing::Foreign(_)) if crate::decode::Decoder::open(db, None).is_ok() => {
-            Err(refused(
-                db,
-                "is a ktrace file, not a database: the database comes last \
+        (_, Existing::Foreign(_)) if crate::decode::Decoder::is_trace(db) => Err(refused(
+            db,
+            "is a ktrace file, not a database: the database comes last \
                  (kt2sql import TRACE... DB); nothing was written",
-            ))
-        }
+        )),
         (ImportMode::Replace, Existing::Foreign(_)) if meta.len() == 0 => Ok(false),
         (_, Existing::Foreign(why)) => Err(refused(
             db,

@@ -72,7 +72,7 @@ pub fn open(db: &Path) -> Result<Database, Error> {
             )))
         }
         // A trace given where the database goes: say what to do with it.
-        Existing::Foreign(_) if crate::decode::Decoder::open(db, None).is_ok() => {
+        Existing::Foreign(_) if crate::decode::Decoder::is_trace(db) => {
             return Err(refuse(
                 "this is a ktrace file: import it first with `kt2sql TRACE DB`".into(),
             ))
