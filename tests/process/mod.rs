@@ -143,6 +143,22 @@ fn check_all(dialect: &str, seed: u64, extra: &[&str]) {
     );
 }
 
+/// A committed trace: the fixture part of a test, which must run without
+/// `../shared`, fails when the manifest lacks it.
+fn check_committed(dialect: &str, seed: u64, extra: &[&str]) {
+    crate::util::fixtures::committed(dialect, seed, extra);
+    check_all(dialect, seed, extra);
+}
+
+/// A plain build of every dialect, committed.
+#[test]
+fn plain_traces_match_truth_in_every_dialect() {
+    for d in crate::util::COMPOSE_DIALECTS {
+        check_committed(d, 2, &[]);
+    }
+}
+
+/// More seeds of the plain builds.
 #[test]
 fn composed_traces_match_truth_in_every_dialect() {
     crate::require_shared!(python);
@@ -153,6 +169,41 @@ fn composed_traces_match_truth_in_every_dialect() {
     }
 }
 
+/// A deep build of many concurrent jobs and threads, and a serial one
+/// (one job, no threads), committed.
+#[test]
+fn deep_concurrent_threaded_and_serial_builds_match_truth() {
+    check_committed(
+        "freebsd-v1-amd64",
+        11,
+        &[
+            "--processes",
+            "20",
+            "--depth",
+            "6",
+            "--jobs",
+            "8",
+            "--threads",
+            "4",
+        ],
+    );
+    check_committed(
+        "netbsd-v2-amd64",
+        12,
+        &[
+            "--processes",
+            "5",
+            "--depth",
+            "1",
+            "--jobs",
+            "1",
+            "--threads",
+            "1",
+        ],
+    );
+}
+
+/// The same shapes, bigger, in every dialect.
 #[test]
 fn deep_concurrent_threaded_builds_match_truth() {
     crate::require_shared!(python);
@@ -191,23 +242,37 @@ fn deep_concurrent_threaded_builds_match_truth() {
 /// Issue #12: live processes spilled to a temporary file and read back
 /// (two kept in memory, so every build spills on each fork) give exactly
 /// the rows of a model that keeps them all.
+fn check_spilling(d: &str, c: &crate::util::Composed) {
+    let kept = model(c);
+    let spilled = model_with(c, Some(2));
+    assert!(
+        kept.c.processes.len() > 10,
+        "{d}: a build of many processes"
+    );
+    assert_eq!(
+        format!("{:?}", spilled.c),
+        format!("{:?}", kept.c),
+        "{d}: rows"
+    );
+    assert_eq!(spilled.totals, kept.totals, "{d}: totals");
+}
+
+/// On the committed `--faithful` build of every dialect.
 #[test]
 fn spilling_idle_processes_changes_no_row() {
+    for d in crate::util::COMPOSE_DIALECTS {
+        let f = crate::util::fixtures::committed(d, 4, &["--faithful"]);
+        check_spilling(d, &compose(d, f.seed, &f.args()));
+    }
+}
+
+/// On bigger, busier `--faithful` builds.
+#[test]
+fn spilling_idle_processes_of_busier_builds_changes_no_row() {
     crate::require_shared!(python);
     for d in crate::util::COMPOSE_DIALECTS {
         let c = compose(d, 5, &["--faithful", "--processes", "40", "--jobs", "8"]);
-        let kept = model(&c);
-        let spilled = model_with(&c, Some(2));
-        assert!(
-            kept.c.processes.len() > 10,
-            "{d}: a build of many processes"
-        );
-        assert_eq!(
-            format!("{:?}", spilled.c),
-            format!("{:?}", kept.c),
-            "{d}: rows"
-        );
-        assert_eq!(spilled.totals, kept.totals, "{d}: totals");
+        check_spilling(d, &c);
     }
 }
 
@@ -247,6 +312,29 @@ fn behaviours(dialect: &str) -> Vec<Vec<&'static str>> {
     v
 }
 
+/// `--faithful` traces recorded with `-t cn`, in every dialect, and one in
+/// uniprocessor order, committed (the plain `--faithful` ones are
+/// [`committed_fixtures_match_truth`]'s).
+#[test]
+fn faithful_cn_and_parent_first_traces_match_truth() {
+    for d in crate::util::COMPOSE_DIALECTS {
+        check_committed(d, 4, &["--faithful", "--trpoints", "cn"]);
+    }
+    check_committed(
+        "darwin-ppc",
+        3,
+        &[
+            "--faithful",
+            "--parent-first",
+            "--jobs",
+            "8",
+            "--processes",
+            "10",
+        ],
+    );
+}
+
+/// More seeds of the same, in every dialect.
 #[test]
 fn faithful_traces_match_truth_in_every_dialect() {
     crate::require_shared!(python);
@@ -268,6 +356,34 @@ fn committed_fixtures_match_truth() {
     }
 }
 
+/// Each kernel behaviour alone, once, on a committed small build (eight
+/// processes, or its own count) of a dialect it applies to: every flag
+/// set [`behaviours`] names for any dialect has one.
+#[test]
+fn each_kernel_behaviour_matches_truth_once() {
+    let mut seen: Vec<Vec<&str>> = Vec::new();
+    let fixtures = crate::util::fixtures::manifest();
+    for d in crate::util::COMPOSE_DIALECTS {
+        for flags in behaviours(d) {
+            if seen.contains(&flags) {
+                continue;
+            }
+            let mut small = flags.clone();
+            if !flags.contains(&"--processes") {
+                small.extend(["--processes", "8"]);
+            }
+            let f = fixtures
+                .iter()
+                .find(|f| f.args() == small && behaviours(&f.dialect).contains(&flags))
+                .unwrap_or_else(|| panic!("no committed fixture has {small:?}"));
+            check_committed(&f.dialect, f.seed, &small);
+            seen.push(flags);
+        }
+    }
+    assert!(seen.len() >= 18, "{seen:?}");
+}
+
+/// Each kernel behaviour alone in every dialect it applies to.
 #[test]
 fn each_kernel_behaviour_matches_truth() {
     crate::require_shared!(python);
@@ -278,6 +394,15 @@ fn each_kernel_behaviour_matches_truth() {
     }
 }
 
+/// A trace cut inside its last record, and one cut at a byte count,
+/// committed.
+#[test]
+fn cut_traces_keep_what_they_hold() {
+    check_committed("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]);
+    check_committed("freebsd-v0-i386", 6, &["--truncate", "150000"]);
+}
+
+/// More cut traces.
 #[test]
 fn truncated_traces_keep_what_they_hold() {
     crate::require_shared!(python);

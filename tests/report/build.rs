@@ -318,10 +318,11 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     }
 }
 
+/// A plain build of every dialect, committed.
 #[test]
 fn build_views_match_truth_in_every_dialect() {
-    crate::require_shared!(python);
     for d in crate::util::COMPOSE_DIALECTS {
+        crate::util::fixtures::committed(d, 2, &[]);
         check_build(d, 2, &[]);
     }
 }
@@ -335,18 +336,38 @@ fn build_views_match_truth_on_the_committed_fixtures() {
     }
 }
 
-/// Busier builds (more concurrent jobs: races), cut traces (unfinished
-/// lookups) and `-t cn` traces.
+/// A busy deep build (more concurrent jobs: races), cut traces
+/// (unfinished lookups) and a `-t cn` trace, committed.
 #[test]
 fn build_views_match_truth_on_busy_and_cut_traces() {
+    let deep_busy = [
+        "--processes",
+        "40",
+        "--depth",
+        "7",
+        "--jobs",
+        "8",
+        "--hazards",
+    ];
+    for (d, seed, extra) in [
+        ("openbsd-amd64", 21, &deep_busy[..]),
+        ("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]),
+        ("freebsd-v0-i386", 6, &["--truncate", "150000"]),
+        ("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]),
+    ] {
+        crate::util::fixtures::committed(d, seed, extra);
+        check_build(d, seed, extra);
+    }
+}
+
+/// Busy builds in more dialects.
+#[test]
+fn build_views_match_truth_on_busier_traces() {
     crate::require_shared!(python);
     let busy = ["--jobs", "8", "--processes", "40", "--hazards"];
     for d in ["freebsd-v1-amd64", "openbsd-amd64", "darwin-ppc"] {
         check_build(d, 11, &busy);
     }
-    check_build("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]);
-    check_build("freebsd-v0-i386", 6, &["--truncate", "150000"]);
-    check_build("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]);
 }
 
 /// Traces of many repeated blocks (`--target-bytes`): every block's root
@@ -355,54 +376,79 @@ fn build_views_match_truth_on_busy_and_cut_traces() {
 /// role, flows, hazards by kind) equal the truth's counts mode.
 #[test]
 fn build_counts_match_truth_over_repeated_blocks() {
+    for (d, extra) in [
+        ("netbsd-v0-i386", &["--target-bytes", "1200000"][..]),
+        (
+            "darwin-ppc",
+            &["--target-bytes", "1200000", "--faithful", "--hazards"],
+        ),
+    ] {
+        crate::util::fixtures::committed(d, 3, extra);
+        check_counts(d, extra);
+    }
+}
+
+/// The same over longer traces of every dialect.
+#[test]
+fn build_counts_match_truth_over_more_repeated_blocks() {
     crate::require_shared!(python);
     for d in crate::util::COMPOSE_DIALECTS {
         for extra in [
             &["--target-bytes", "3000000"][..],
             &["--target-bytes", "3000000", "--faithful", "--hazards"],
         ] {
-            let im = composed(d, 3, extra);
-            let ctx = format!("{d} {extra:?}");
-            let t = &im.c.truth;
-            let want = &t.get("build_visible").unwrap_or(&t["build"])["counts"];
-            assert!(
-                t["block"].is_object() || t["params"].is_object(),
-                "{ctx}: a truth"
-            );
-            let dir = tempfile::tempdir().unwrap();
-            let conn = report::open(&as_written(&im.db, dir.path())).unwrap();
-            let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
-            assert_eq!(
-                one("SELECT count(*) FROM command"),
-                want["commands"].as_i64().unwrap(),
-                "{ctx}: commands"
-            );
-            assert_eq!(
-                one("SELECT count(*) FROM build_file"),
-                want["files"].as_i64().unwrap(),
-                "{ctx}: files"
-            );
-            assert_eq!(
-                one("SELECT count(*) FROM build_flow"),
-                want["flows"].as_i64().unwrap(),
-                "{ctx}: flows"
-            );
-            assert!(
-                want["flows"].as_i64().unwrap() > 0,
-                "{ctx}: the blocks have flows"
-            );
-            for (role, n) in want["roles"].as_object().unwrap() {
-                let got = one(&format!(
-                    "SELECT count(*) FROM build_file WHERE role = '{role}'"
-                ));
-                assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {role} files");
-            }
-            for (kind, n) in want["hazards"].as_object().unwrap() {
-                let got = one(&format!(
-                    "SELECT count(*) FROM build_hazard WHERE kind = '{kind}'"
-                ));
-                assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {kind} hazards");
-            }
+            check_counts(d, extra);
         }
+    }
+}
+
+/// The build's counts of the repeated-block trace `extra` (seed 3) are
+/// the truth's counts mode.
+fn check_counts(d: &str, extra: &[&str]) {
+    let im = composed(d, 3, extra);
+    let ctx = format!("{d} {extra:?}");
+    let t = &im.c.truth;
+    let want = &t.get("build_visible").unwrap_or(&t["build"])["counts"];
+    assert!(
+        t["block"].is_object() || t["params"].is_object(),
+        "{ctx}: a truth"
+    );
+    assert!(
+        t["block"]["count"].as_i64().is_some_and(|n| n >= 2),
+        "{ctx}: repeated blocks"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let conn = report::open(&as_written(&im.db, dir.path())).unwrap();
+    let one = |sql: &str| -> i64 { conn.query_row(sql, [], |r| r.get(0)).unwrap() };
+    assert_eq!(
+        one("SELECT count(*) FROM command"),
+        want["commands"].as_i64().unwrap(),
+        "{ctx}: commands"
+    );
+    assert_eq!(
+        one("SELECT count(*) FROM build_file"),
+        want["files"].as_i64().unwrap(),
+        "{ctx}: files"
+    );
+    assert_eq!(
+        one("SELECT count(*) FROM build_flow"),
+        want["flows"].as_i64().unwrap(),
+        "{ctx}: flows"
+    );
+    assert!(
+        want["flows"].as_i64().unwrap() > 0,
+        "{ctx}: the blocks have flows"
+    );
+    for (role, n) in want["roles"].as_object().unwrap() {
+        let got = one(&format!(
+            "SELECT count(*) FROM build_file WHERE role = '{role}'"
+        ));
+        assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {role} files");
+    }
+    for (kind, n) in want["hazards"].as_object().unwrap() {
+        let got = one(&format!(
+            "SELECT count(*) FROM build_hazard WHERE kind = '{kind}'"
+        ));
+        assert_eq!(got, n.as_i64().unwrap(), "{ctx}: {kind} hazards");
     }
 }

@@ -161,18 +161,37 @@ fn check(seed: u64, extra: &[&str]) {
     }
 }
 
-/// On the committed `--faithful` fixture, which needs no `../shared`.
+/// On the committed builds, which need no `../shared`: plain, `--faithful`
+/// with and without hazards, and a deep busy one.
 #[test]
-fn entries_are_the_compiler_executions_on_the_committed_fixture() {
-    check(4, &["--faithful"]);
+fn entries_are_the_compiler_executions_on_the_committed_fixtures() {
+    for (seed, extra) in [
+        (2, &[][..]),
+        (4, &["--faithful"]),
+        (4, &["--faithful", "--hazards"]),
+        (
+            21,
+            &[
+                "--processes",
+                "40",
+                "--depth",
+                "7",
+                "--jobs",
+                "8",
+                "--hazards",
+            ],
+        ),
+    ] {
+        crate::util::fixtures::committed("openbsd-amd64", seed, extra);
+        check(seed, extra);
+    }
 }
 
+/// Other seeds and a deeper build.
 #[test]
 fn entries_are_the_compiler_executions_with_their_cwd_and_argv() {
     crate::require_shared!(python);
-    for seed in [2, 9] {
-        check(seed, &[]);
-    }
+    check(9, &[]);
     check(5, &["--faithful", "--hazards"]);
     check(21, &["--processes", "80", "--depth", "7", "--jobs", "8"]);
 }
@@ -275,12 +294,17 @@ fn traces_without_argv_are_refused_with_the_recordings_that_have_it() {
     let example = manifest_dir().join("example/build.ktrace");
     let db = import_into(dir.path(), "ex.db", &[example], Some("/usr/src/proj"));
     refused(&db, "trace 1 (freebsd-v1:le:64: no ARGS records)");
-    crate::require_shared!(python);
-    let im = composed("freebsd-v1-amd64", 3, &["--faithful"]);
+    // Committed builds: FreeBSD writes no argv, OpenBSD without `-t x`,
+    // NetBSD without `-t a`.
+    let committed = |d: &str, seed: u64, extra: &[&str]| {
+        crate::util::fixtures::committed(d, seed, extra);
+        composed(d, seed, extra)
+    };
+    let im = committed("freebsd-v1-amd64", 4, &["--faithful"]);
     refused(&im.db, "freebsd-v1:le:64: no ARGS records");
-    let im = composed("openbsd-amd64", 3, &["--trpoints", "cn"]);
+    let im = committed("openbsd-amd64", 4, &["--faithful", "--trpoints", "cn"]);
     refused(&im.db, "openbsd:le:64: recorded without `ktrace -t x`");
-    let im = composed("netbsd-v2-amd64", 3, &[]);
+    let im = committed("netbsd-v2-amd64", 2, &[]);
     refused(&im.db, "recorded without `ktrace -t a`");
 }
 

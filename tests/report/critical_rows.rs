@@ -54,32 +54,19 @@ fn check(db: &Path, ctx: &str) -> usize {
     compared
 }
 
+/// On the example and on the committed `--faithful` builds with hazards
+/// of every dialect.
 #[test]
 fn the_walk_gives_critical_path_sql_rows() {
     let dir = tempfile::tempdir().unwrap();
     let example = manifest_dir().join("example/build.ktrace");
     let db = import_into(dir.path(), "ex.db", &[example], Some("/usr/src/proj"));
     assert!(check(&db, "example") > 0, "example: no steps");
-    let Some(shared) = crate::util::shared_dir() else {
-        crate::util::skip("../shared not found");
-        return;
-    };
-    for (name, _, _) in CORPUS {
-        let db = import_into(
-            dir.path(),
-            &format!("{name}.db"),
-            &[corpus(&shared, name)],
-            None,
-        );
-        check(&db, name);
-    }
-    if !crate::util::have_python() {
-        crate::util::skip("python3 not found (needed for ktcompose)");
-        return;
-    }
     let mut files = 0;
     for d in COMPOSE_DIALECTS {
-        let im = composed(d, 4, &["--faithful", "--hazards", "--jobs", "4"]);
+        let faithful = ["--faithful", "--hazards"];
+        crate::util::fixtures::committed(d, 4, &faithful);
+        let im = composed(d, 4, &faithful);
         let ctx = format!("{d} seed 4");
         assert!(check(&im.db, &ctx) > 0, "{ctx}: no steps");
         let conn = report::open(&im.db).unwrap();
@@ -90,4 +77,20 @@ fn the_walk_gives_critical_path_sql_rows() {
             .unwrap();
     }
     assert!(files > 0, "no composed build had a file flow");
+}
+
+/// On the real traces of the development corpus.
+#[test]
+fn the_walk_gives_critical_path_sql_rows_on_the_corpus() {
+    let shared = crate::require_shared!();
+    let dir = tempfile::tempdir().unwrap();
+    for (name, _, _) in CORPUS {
+        let db = import_into(
+            dir.path(),
+            &format!("{name}.db"),
+            &[corpus(&shared, name)],
+            None,
+        );
+        check(&db, name);
+    }
 }

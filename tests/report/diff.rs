@@ -485,10 +485,12 @@ fn count(lines: &[String], word: &str) -> usize {
     lines.iter().filter(|l| l.starts_with(word)).count()
 }
 
+/// Committed builds of every dialect, 20 and 30 processes.
 #[test]
 fn diffs_of_composed_builds_match_their_truths_in_every_dialect() {
-    crate::require_shared!(python);
     for d in COMPOSE_DIALECTS {
+        crate::util::fixtures::committed(d, 2, &[]);
+        crate::util::fixtures::committed(d, 2, &["--processes", "30"]);
         let old = Build::new(d, 2, &[]);
         let new = Build::new(d, 2, &["--processes", "30"]);
         let e = check_pair(&old, &new, &[], &[], &format!("{d} --processes 20 -> 30"));
@@ -500,11 +502,53 @@ fn diffs_of_composed_builds_match_their_truths_in_every_dialect() {
     }
 }
 
+/// On committed builds: OpenBSD's seed 2 with and without hazards and
+/// seed 8, and the `--faithful` builds with and without hazards.
 #[test]
 fn hazards_on_and_off_other_seeds_and_pid_reuse() {
+    let build = |d: &str, seed: u64, extra: &[&str]| {
+        crate::util::fixtures::committed(d, seed, extra);
+        Build::new(d, seed, extra)
+    };
+    let faithful = ["freebsd-v1-amd64", "netbsd-v2-amd64", "darwin-ppc"].map(|d| {
+        let old = build(d, 4, &["--faithful"]);
+        (d, old, build(d, 4, &["--faithful", "--hazards"]))
+    });
+    check_hazards_on_and_off(
+        build("openbsd-amd64", 2, &[]),
+        build("openbsd-amd64", 2, &["--hazards"]),
+        build("openbsd-amd64", 8, &["--processes", "3"]),
+        faithful,
+    );
+}
+
+/// The same on other seeds and bigger `--faithful` builds.
+#[test]
+fn hazards_on_and_off_other_seeds_and_pid_reuse_more_builds() {
     crate::require_shared!(python);
-    let plain = Build::new("openbsd-amd64", 5, &[]);
-    let planted = Build::new("openbsd-amd64", 5, &["--hazards"]);
+    let faithful = ["freebsd-v1-amd64", "netbsd-v2-amd64", "darwin-ppc"].map(|d| {
+        let old = Build::new(d, 7, &["--faithful"]);
+        let new = Build::new(d, 7, &["--faithful", "--hazards", "--processes", "26"]);
+        (d, old, new)
+    });
+    check_hazards_on_and_off(
+        Build::new("openbsd-amd64", 5, &[]),
+        Build::new("openbsd-amd64", 5, &["--hazards"]),
+        Build::new("openbsd-amd64", 6, &[]),
+        faithful,
+    );
+}
+
+/// `plain` and `planted` (the same build with `--hazards`): `--only`
+/// gives each section's rows, the planted hazards are new; `plain` and
+/// `other` (another seed) differ in files; each `--faithful` pair
+/// (without, with hazards) is its truths' difference and reuses pids.
+fn check_hazards_on_and_off(
+    plain: Build,
+    planted: Build,
+    other: Build,
+    faithful: [(&str, Build, Build); 3],
+) {
     // --only gives that section's rows of the whole diff, no other.
     let (old, new) = (plain.db.to_str().unwrap(), planted.db.to_str().unwrap());
     let (all, _) = run_diff(old, new, &[]);
@@ -517,15 +561,12 @@ fn hazards_on_and_off_other_seeds_and_pid_reuse() {
     let e = check_pair(&plain, &planted, &[], &[], "openbsd --hazards off -> on");
     assert!(count(&e.hazards, "new") >= 4, "{e:#?}");
     check_pair(&planted, &plain, &[], &[], "openbsd --hazards on -> off");
-    let other = Build::new("openbsd-amd64", 6, &[]);
-    let e = check_pair(&plain, &other, &[], &[], "openbsd seed 5 -> 6");
+    let e = check_pair(&plain, &other, &[], &[], "openbsd other seed");
     assert!(
         count(&e.files, "added") + count(&e.files, "removed") > 0,
         "{e:#?}"
     );
-    for d in ["freebsd-v1-amd64", "netbsd-v2-amd64", "darwin-ppc"] {
-        let old = Build::new(d, 7, &["--faithful"]);
-        let new = Build::new(d, 7, &["--faithful", "--hazards", "--processes", "26"]);
+    for (d, old, new) in faithful {
         check_pair(&old, &new, &[], &[], &format!("{d} --faithful"));
         let reused = old.c.truth["counts"]["reused_lifetimes"]
             .as_i64()

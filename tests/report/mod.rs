@@ -212,6 +212,22 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
     }
 }
 
+/// [`check_truth`] on a committed trace: the fixture part of a test, which
+/// must run without `../shared`, fails when the manifest lacks it.
+fn check_committed(dialect: &str, seed: u64, extra: &[&str]) {
+    crate::util::fixtures::committed(dialect, seed, extra);
+    check_truth(dialect, seed, extra);
+}
+
+/// A plain build of every dialect, committed.
+#[test]
+fn reports_match_truth_on_plain_builds_of_every_dialect() {
+    for d in crate::util::COMPOSE_DIALECTS {
+        check_committed(d, 2, &[]);
+    }
+}
+
+/// More seeds of the plain builds.
 #[test]
 fn reports_match_truth_in_every_dialect() {
     crate::require_shared!(python);
@@ -222,8 +238,18 @@ fn reports_match_truth_in_every_dialect() {
     }
 }
 
+/// Reports on traces as the kernels write them recorded with `-t cn`,
+/// committed for every dialect (without `-t cn`:
+/// [`reports_match_truth_on_the_committed_fixtures`]).
+#[test]
+fn reports_match_truth_on_faithful_cn_traces() {
+    for d in crate::util::COMPOSE_DIALECTS {
+        check_committed(d, 4, &["--faithful", "--trpoints", "cn"]);
+    }
+}
+
 /// Reports on traces as the kernels write them (every behaviour
-/// ktcompose models, with and without `-t cn`).
+/// ktcompose models, with and without `-t cn`), other seeds.
 #[test]
 fn reports_match_truth_on_faithful_traces() {
     crate::require_shared!(python);
@@ -248,6 +274,18 @@ fn reports_match_truth_on_the_committed_fixtures() {
 /// the truth's real lists do.
 #[test]
 fn execs_whose_ret_was_lost_looked_up_their_program() {
+    // The committed --faithful builds that lost an exec RET: FreeBSD's
+    // marked loss and NetBSD's silent one.
+    let faithful = ["--faithful", "--hazards"];
+    for d in ["netbsd-v2-amd64", "freebsd-v1-amd64", "netbsd-v0-i386"] {
+        crate::util::fixtures::committed(d, 4, &faithful);
+        check_lost_exec_rets(d, 4, &faithful);
+    }
+}
+
+/// The same on other seeds and a bigger build.
+#[test]
+fn execs_whose_ret_was_lost_in_other_builds_looked_up_their_program() {
     crate::require_shared!(python);
     let faithful = ["--faithful", "--hazards"];
     for (d, seed, extra) in [
@@ -260,63 +298,90 @@ fn execs_whose_ret_was_lost_looked_up_their_program() {
         ("freebsd-v1-amd64", 7, &faithful[..]),
         ("freebsd-v0-i386", 7, &faithful[..]),
     ] {
-        let im = composed(d, seed, extra);
-        let (t, ctx) = (&im.c.truth, format!("{d} seed {seed} {extra:?}"));
-        let conn = report::open(&im.db).unwrap();
-        let lost: Vec<&Value> = t["dropped_records"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|r| r["type"] == "RET" && r["syscall"] == "execve")
-            .collect();
-        assert!(!lost.is_empty(), "{ctx}: an exec RET is lost");
-        for r in lost {
-            let (pid, path) = (
-                r["pid"].as_i64().unwrap(),
-                r["exec"]["abs"].as_str().unwrap(),
-            );
-            let scope = Scope {
-                trace: None,
-                pid: Some(pid),
-            };
-            let opts = files::FilesOptions {
-                scope,
-                all: false,
-                callers: true,
-                unresolved: false,
-            };
-            let got = callers(&files::files(&conn, opts).unwrap());
-            let real = t["files"]["n_v"][path].as_array().unwrap();
-            let want: Vec<&Value> = real
-                .iter()
-                .filter(|e| e[0] == "execve" && e[2] == pid)
-                .collect();
-            assert!(!want.is_empty(), "{ctx}: the truth's {path} for pid {pid}");
-            for e in want {
-                let listed = got[path].as_array().is_some_and(|l| l.contains(e));
-                assert!(
-                    listed,
-                    "{ctx}: files -p {pid} -v lacks {path} {e}: {}",
-                    got[path]
-                );
-            }
-            let inferred: i64 = conn
-                .query_row(
-                    "SELECT count(*) FROM call JOIN process USING (process_id)
-                     WHERE pid = ?1 AND syscall = 'execve' AND ret_offset IS NULL
-                       AND success = 1 AND unpaired = 'superseded'",
-                    [pid],
-                    |row| row.get(0),
-                )
-                .unwrap();
-            assert_eq!(
-                inferred, 1,
-                "{ctx}: pid {pid}'s exec, success without a RET"
-            );
-        }
+        check_lost_exec_rets(d, seed, extra);
     }
 }
 
+/// Each exec RET the truth says was lost: its program is listed by
+/// `files -p PID -v` and its exec inferred successful.
+fn check_lost_exec_rets(d: &str, seed: u64, extra: &[&str]) {
+    let im = composed(d, seed, extra);
+    let (t, ctx) = (&im.c.truth, format!("{d} seed {seed} {extra:?}"));
+    let conn = report::open(&im.db).unwrap();
+    let lost: Vec<&Value> = t["dropped_records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["type"] == "RET" && r["syscall"] == "execve")
+        .collect();
+    assert!(!lost.is_empty(), "{ctx}: an exec RET is lost");
+    for r in lost {
+        let (pid, path) = (
+            r["pid"].as_i64().unwrap(),
+            r["exec"]["abs"].as_str().unwrap(),
+        );
+        let scope = Scope {
+            trace: None,
+            pid: Some(pid),
+        };
+        let opts = files::FilesOptions {
+            scope,
+            all: false,
+            callers: true,
+            unresolved: false,
+        };
+        let got = callers(&files::files(&conn, opts).unwrap());
+        let real = t["files"]["n_v"][path].as_array().unwrap();
+        let want: Vec<&Value> = real
+            .iter()
+            .filter(|e| e[0] == "execve" && e[2] == pid)
+            .collect();
+        assert!(!want.is_empty(), "{ctx}: the truth's {path} for pid {pid}");
+        for e in want {
+            let listed = got[path].as_array().is_some_and(|l| l.contains(e));
+            assert!(
+                listed,
+                "{ctx}: files -p {pid} -v lacks {path} {e}: {}",
+                got[path]
+            );
+        }
+        let inferred: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM call JOIN process USING (process_id)
+                 WHERE pid = ?1 AND syscall = 'execve' AND ret_offset IS NULL
+                   AND success = 1 AND unpaired = 'superseded'",
+                [pid],
+                |row| row.get(0),
+            )
+            .unwrap();
+        assert_eq!(
+            inferred, 1,
+            "{ctx}: pid {pid}'s exec, success without a RET"
+        );
+    }
+}
+
+/// A deep busy build and two cut traces, committed.
+#[test]
+fn a_deep_tree_and_cut_traces_match_truth() {
+    check_committed(
+        "openbsd-amd64",
+        21,
+        &[
+            "--processes",
+            "40",
+            "--depth",
+            "7",
+            "--jobs",
+            "8",
+            "--hazards",
+        ],
+    );
+    check_committed("netbsd-v2-amd64", 5, &["--hazards", "--truncate", "last"]);
+    check_committed("freebsd-v0-i386", 6, &["--truncate", "150000"]);
+}
+
+/// Deeper trees in more dialects, and other cuts.
 #[test]
 fn deep_trees_and_truncated_traces_match_truth() {
     crate::require_shared!(python);

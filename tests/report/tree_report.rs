@@ -297,6 +297,36 @@ fn tree_v_gives_each_call_its_paths_when_threads_end_out_of_order() {
 /// text, JSON (`lifetime`, `lifetimes`) and CSV (the same columns) alike.
 #[test]
 fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
+    // The committed --faithful build reuses pids: one that had two
+    // lifetimes and one that had a single one, as its truth says.
+    let c = crate::util::compose("freebsd-v1-amd64", 4, &["--faithful"]);
+    crate::util::fixtures::committed("freebsd-v1-amd64", 4, &["--faithful"]);
+    let mut lifetimes = std::collections::BTreeMap::<i64, usize>::new();
+    for p in c.truth["processes"].as_array().unwrap() {
+        *lifetimes.entry(p["pid"].as_i64().unwrap()).or_default() += 1;
+    }
+    let twice = lifetimes
+        .iter()
+        .find(|(_, n)| **n == 2)
+        .expect("a reused pid");
+    let once = lifetimes
+        .iter()
+        .find(|(_, n)| **n == 1)
+        .expect("a pid used once");
+    let dir = tempfile::tempdir().unwrap();
+    let db = import_into(
+        dir.path(),
+        "reuse.db",
+        std::slice::from_ref(&c.trace),
+        Some(c.truth["start_cwd"].as_str().unwrap()),
+    );
+    check_reused_pid(&db, *twice.0, *once.0);
+}
+
+/// The same on a bigger build that wraps its pids at 140, where pid 137
+/// is reused once.
+#[test]
+fn tree_p_of_a_reused_pid_in_a_build_wrapping_its_pids() {
     let shared = crate::require_shared!();
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("reuse.ktrace");
@@ -321,10 +351,22 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
         String::from_utf8_lossy(&out.stderr)
     );
     let db = import_into(dir.path(), "reuse.db", &[trace], Some("/usr/src/build"));
+    check_reused_pid(&db, 137, 101);
+}
+
+/// `pid` had two lifetimes in `db` and `once` one.
+fn check_reused_pid(db: &Path, pid: i64, once: i64) {
+    let (pid_arg, once_arg, tag) = (pid.to_string(), once.to_string(), format!(" [{pid}]"));
     let lives = kt2sql()
         .arg("query")
-        .arg(&db)
-        .args(["pid-lifetimes", "--param", "pid=137", "--format", "csv"])
+        .arg(db)
+        .args([
+            "pid-lifetimes",
+            "--param",
+            &format!("pid={pid}"),
+            "--format",
+            "csv",
+        ])
         .output()
         .unwrap();
     let lives: Vec<String> = String::from_utf8(lives.stdout)
@@ -333,18 +375,18 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
         .skip(1)
         .map(|l| l.split(',').next().unwrap().to_string())
         .collect();
-    assert_eq!(lives.len(), 2, "ktcompose seed 3 reuses pid 137 once");
+    assert_eq!(lives.len(), 2, "pid {pid} is reused once");
     let text = kt2sql()
-        .args(["tree", "-p", "137"])
-        .arg(&db)
+        .args(["tree", "-p", &pid_arg])
+        .arg(db)
         .output()
         .unwrap();
     let text = String::from_utf8(text.stdout).unwrap();
-    // Every line of pid 137 is marked, the first lifetime's before the second's.
+    // Every line of the pid is marked, the first lifetime's before the second's.
     let marks: Vec<&str> = text
         .lines()
-        .filter(|l| l.contains(" [137]"))
-        .map(|l| l.split(" [137]").nth(1).unwrap())
+        .filter(|l| l.contains(&tag))
+        .map(|l| l.split(&tag).nth(1).unwrap())
         .collect();
     assert!(marks.len() >= 2, "{text}");
     let first = marks
@@ -362,8 +404,8 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
     );
     // And they are the processes pid-lifetimes lists, in its order.
     let json = kt2sql()
-        .args(["tree", "-p", "137", "--format", "json"])
-        .arg(&db)
+        .args(["tree", "-p", &pid_arg, "--format", "json"])
+        .arg(db)
         .output()
         .unwrap();
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
@@ -371,11 +413,11 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
         .as_array()
         .unwrap()
         .iter()
-        .filter(|n| n["pid"] == 137 && n["image"] == 0)
+        .filter(|n| n["pid"] == pid && n["image"] == 0)
         .map(|n| n["process_id"].to_string())
         .collect();
     assert_eq!(roots, lives);
-    // Every image of pid 137 in JSON carries the marker its text line has.
+    // Every image of the pid in JSON carries the marker its text line has.
     fn nodes<'v>(n: &'v serde_json::Value, all: &mut Vec<&'v serde_json::Value>) {
         all.push(n);
         for c in n["children"].as_array().unwrap() {
@@ -388,38 +430,38 @@ fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
     }
     let json_marks: Vec<String> = all
         .iter()
-        .filter(|n| n["pid"] == 137)
+        .filter(|n| n["pid"] == pid)
         .map(|n| format!(" (lifetime {} of {})", n["lifetime"], n["lifetimes"]))
         .collect();
     assert_eq!(json_marks, marks, "json");
-    for n in all.iter().filter(|n| n["pid"] != 137) {
+    for n in all.iter().filter(|n| n["pid"] != pid) {
         assert!(n.get("lifetime").is_none(), "{n}");
     }
     // CSV: the same, in columns lifetime and lifetimes.
     let csv = kt2sql()
-        .args(["tree", "-p", "137", "--format", "csv"])
-        .arg(&db)
+        .args(["tree", "-p", &pid_arg, "--format", "csv"])
+        .arg(db)
         .output()
         .unwrap();
     let csv = csv_records(&String::from_utf8(csv.stdout).unwrap());
     let col = |name: &str| csv[0].iter().position(|h| h == name).unwrap();
-    let (pid, k, n) = (col("pid"), col("lifetime"), col("lifetimes"));
+    let (p, k, n) = (col("pid"), col("lifetime"), col("lifetimes"));
     let csv_marks: Vec<String> = csv[1..]
         .iter()
-        .filter(|r| r[pid] == "137")
+        .filter(|r| r[p] == pid_arg)
         .map(|r| format!(" (lifetime {} of {})", r[k], r[n]))
         .collect();
     assert_eq!(csv_marks, marks, "csv");
     assert!(
         csv[1..]
             .iter()
-            .filter(|r| r[pid] != "137")
+            .filter(|r| r[p] != pid_arg)
             .all(|r| r[k].is_empty() && r[n].is_empty()),
         "csv"
     );
     // Without -p, or for a pid used once, no marker.
-    for args in [&["tree"][..], &["tree", "-p", "101"][..]] {
-        let out = kt2sql().args(args).arg(&db).output().unwrap();
+    for args in [&["tree"][..], &["tree", "-p", &once_arg][..]] {
+        let out = kt2sql().args(args).arg(db).output().unwrap();
         let out = String::from_utf8(out.stdout).unwrap();
         assert!(!out.contains("lifetime"), "{args:?}: {out}");
     }

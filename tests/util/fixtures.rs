@@ -45,7 +45,7 @@ pub fn manifest() -> Vec<Fixture> {
 /// truth; the others are the small shapes of single tests.
 pub fn faithful() -> Vec<Fixture> {
     let mut all = manifest();
-    all.retain(|f| f.extra.iter().any(|a| a == "--faithful"));
+    all.retain(|f| f.extra == ["--faithful"] || f.extra == ["--faithful", "--hazards"]);
     all
 }
 
@@ -54,6 +54,19 @@ pub fn find(dialect: &str, seed: u64, extra: &[&str]) -> Option<Fixture> {
     manifest()
         .into_iter()
         .find(|f| f.dialect == dialect && f.seed == seed && f.extra == extra)
+}
+
+/// The fixture made with exactly these arguments; a test's part that
+/// must run without `../shared` asks with this, so a fixture missing from
+/// the manifest fails it rather than running ktcompose.
+pub fn committed(dialect: &str, seed: u64, extra: &[&str]) -> Fixture {
+    find(dialect, seed, extra).unwrap_or_else(|| {
+        panic!(
+            "no committed fixture is ktcompose --dialect {dialect} --seed {seed} {extra:?}: \
+             add it to {}/manifest and run tools/make_fixtures.sh",
+            dir().display()
+        )
+    })
 }
 
 impl Fixture {
