@@ -195,6 +195,16 @@ fn check(dialect: &str, abi: &str, seed: u64, extra: &[&str]) -> (Decoded, Value
     (d, c.truth)
 }
 
+/// A committed plain build of every dialect.
+#[test]
+fn compose_plain_builds_match_their_truth() {
+    for &(dialect, abi) in DIALECTS {
+        crate::util::fixtures::committed(dialect, 2, &[]);
+        check(dialect, abi, 2, &[]);
+    }
+}
+
+/// More seeds of the plain builds.
 #[test]
 fn compose_every_dialect_matches_its_truth() {
     require_shared!(python);
@@ -214,6 +224,23 @@ fn compose_fixtures_match_their_truth() {
     }
 }
 
+/// The committed cut traces: inside the last record, and at a byte count.
+#[test]
+fn compose_cut_traces_end_in_an_error_at_the_partial_record() {
+    let abi = |dialect: &str| DIALECTS.iter().find(|d| d.0 == dialect).unwrap().1;
+    let last = ["--hazards", "--truncate", "last"];
+    crate::util::fixtures::committed("netbsd-v2-amd64", 5, &last);
+    let (d, _) = check("netbsd-v2-amd64", abi("netbsd-v2-amd64"), 5, &last);
+    assert!(
+        d.error.is_some(),
+        "netbsd-v2-amd64: cut inside the last record"
+    );
+    let bytes = ["--truncate", "150000"];
+    crate::util::fixtures::committed("freebsd-v0-i386", 6, &bytes);
+    check("freebsd-v0-i386", abi("freebsd-v0-i386"), 6, &bytes);
+}
+
+/// Cut traces of every dialect.
 #[test]
 fn compose_truncated_traces_end_in_an_error_at_the_partial_record() {
     require_shared!(python);
@@ -224,18 +251,35 @@ fn compose_truncated_traces_end_in_an_error_at_the_partial_record() {
     }
 }
 
+/// On the committed FreeBSD traces with dropped-event flags.
+#[test]
+fn compose_drop_flags_are_counted_in_the_committed_traces() {
+    let abi = DIALECTS[0].1;
+    assert_eq!(DIALECTS[0].0, "freebsd-v1-amd64");
+    for (seed, n) in [(4, "1"), (4, "3"), (9, "3")] {
+        crate::util::fixtures::committed("freebsd-v1-amd64", seed, &["--drop-flag", n]);
+        check_drop_flags("freebsd-v1-amd64", abi, seed, &["--drop-flag", n]);
+    }
+}
+
+/// On each FreeBSD dialect.
 #[test]
 fn compose_drop_flags_are_counted() {
     require_shared!(python);
     for &(dialect, abi) in &DIALECTS[..3] {
-        let (d, truth) = check(dialect, abi, 5, &["--drop-flag", "3"]);
-        let dropped = d.records.iter().filter(|r| r.dropped).count() as u64;
-        assert_eq!(dropped, truth["dropped"].as_u64().unwrap(), "{dialect}");
-        assert_eq!(
-            dropped,
-            truth["drop_flags_set"].as_u64().unwrap(),
-            "{dialect}"
-        );
-        assert!(dropped > 0, "{dialect}");
+        check_drop_flags(dialect, abi, 5, &["--drop-flag", "3"]);
     }
+}
+
+/// The records flagged `KTR_DROP` are those the truth says were dropped.
+fn check_drop_flags(dialect: &str, abi: &str, seed: u64, extra: &[&str]) {
+    let (d, truth) = check(dialect, abi, seed, extra);
+    let dropped = d.records.iter().filter(|r| r.dropped).count() as u64;
+    assert_eq!(dropped, truth["dropped"].as_u64().unwrap(), "{dialect}");
+    assert_eq!(
+        dropped,
+        truth["drop_flags_set"].as_u64().unwrap(),
+        "{dialect}"
+    );
+    assert!(dropped > 0, "{dialect}");
 }
