@@ -80,6 +80,12 @@ const TAKES_NEXT: &[&str] = &[
 /// and assembler (`-cc1`, `-cc1as`), which the driver runs itself.
 const NO_COMPILE: &[&str] = &["-E", "-M", "-MM", "-###", "-cc1", "-cc1as"];
 
+/// Whether the option `opt` of a C-family compiler takes the next
+/// argument as its value (`-o out.s`, `-I dir`: [`TAKES_NEXT`]).
+pub fn takes_next(opt: &[u8]) -> bool {
+    std::str::from_utf8(opt).is_ok_and(|o| TAKES_NEXT.contains(&o))
+}
+
 /// The last `/`-separated part of `path`.
 pub fn basename(path: &[u8]) -> &[u8] {
     path.rsplit(|&c| c == b'/').next().unwrap_or(path)

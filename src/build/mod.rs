@@ -7,7 +7,8 @@
 //! of two builds the same and how two builds' sorted lists are compared
 //! ([`diff`]); which files are the installed system's rather than the
 //! build's ([`system`]); the hazard kinds `lint` reports and what each
-//! means ([`hazard`]).
+//! means ([`hazard`]); what a command is called in a picture, by what it
+//! made or ran ([`label`]).
 //!
 //! The relations themselves (who read and wrote what, in which order) are
 //! SQL: the `build_*` views of `schema/` and the queries `inputs`,
@@ -23,4 +24,5 @@ pub mod deps;
 pub mod diff;
 pub mod graph;
 pub mod hazard;
+pub mod label;
 pub mod system;

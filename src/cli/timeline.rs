@@ -138,13 +138,12 @@ fn say_folded(fold: &Fold, min_dur: Option<i64>, max_rows: Option<u32>) {
             String::new()
         };
         eprintln!(
-            "kt2sql: note: {} of {} commands, those shorter than {}, are folded into {} \
-             summary rows{why}; --max-rows N or --min-dur DUR shows more of them, -p PID draws \
-             one subtree, --format chrome every command",
+            "kt2sql: note: {} of {} commands, the shortest (each at most {}), are drawn in the \
+             row above them, not in rows of their own{why}; --max-rows N or --min-dur DUR shows \
+             more of them, -p PID draws one subtree, --format chrome every command",
             fold.folded,
             fold.commands,
-            duration(fold.threshold),
-            fold.summaries,
+            duration(fold.longest_folded),
         );
     }
     let tall = timeline::svg::height(fold.rows, fold.folded > 0);

@@ -2,27 +2,39 @@
 //! `queries/graph_nodes.sql` and `graph_edges.sql`, written as the rows
 //! come; the nodes and roles are [`crate::build::graph`]'s, the system
 //! files [`crate::build::system`]'s. Commands are boxes (`comm [pid]`);
-//! files are ellipses labelled with their path, sources plain, outputs and
-//! intermediates filled, the rest dashed. Edges: command -> file for a
-//! write, file -> command for a read; with `commands`, producer -> consumer
-//! per command pair, labelled with the number of paths. [`Filters`] choose
-//! the paths; only the commands with an edge are drawn.
+//! files are ellipses labelled with their path relative to the directory
+//! the trace started in (`-d`), sources plain, outputs and intermediates
+//! filled, the rest dashed. Edges: command -> file for a write, file ->
+//! command for a read; with `commands`, producer -> consumer per command
+//! pair, labelled with the number of paths. [`Filters`] choose the paths;
+//! only the commands with an edge are drawn.
+//!
+//! So that the picture shows the build and stays a size a viewer opens,
+//! two kinds of file are folded away: a directory (a path another file
+//! node lies under: read for its listing, it joins every command that
+//! looked into it), and a temporary (`build_file.role` `temporary`: the
+//! compiler's `/tmp/cc*.s`), whose writer -> reader pairs become one
+//! dashed command -> command edge instead. The graph asks Graphviz for
+//! a drawing of at most [`MAX_INCHES`] either way, scaled down to fit.
 //!
 //! The two queries run at once, on two connections: the edges' scan and
 //! sort (the larger part of the time on a big build) are done by the time
 //! the nodes are written, and their rows then come through a bounded
-//! channel, so memory stays flat. The file nodes come first, then the
-//! edges (noting which commands they name), then those commands.
+//! channel. The file nodes are held (their id, label and style, to find
+//! the directories among them) and written first, then the edges (noting
+//! which commands they name; those of a temporary held until the last),
+//! then those commands.
 
 use std::io::Write;
 use std::sync::mpsc;
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use super::row::typed_row;
-use super::{each_as, Cell, Database};
+use super::{each_as, start_dirs, Cell, Database};
 use crate::build::graph::{Node, Role};
+use crate::build::label::relative;
 use crate::build::system::SYSTEM_DIRS;
 use crate::json::json_str_list_text;
 use crate::text::vis;
@@ -58,6 +70,10 @@ typed_row! {
         paths: Option<i64>,
     }
 }
+
+/// The largest drawing (inches either way) Graphviz makes of the graph:
+/// it scales a larger layout down to fit.
+pub const MAX_INCHES: u32 = 100;
 
 /// Edge rows in flight between the edges' thread and the writer.
 const EDGES_IN_FLIGHT: usize = 4096;
@@ -125,9 +141,32 @@ pub fn write_dot(
     })
 }
 
-/// The header, the file nodes from `db`, the edges as `rx` hands them
-/// over (when the first command node comes, or after the last node), the
-/// command nodes with an edge, then the closing brace.
+/// A file node held until every file is known.
+struct FileNode {
+    node: String,
+    path: Vec<u8>,
+    style: &'static str,
+    temporary: bool,
+}
+
+/// Every proper ancestor directory of `path` (`/a/b/c`: `/a/b`, `/a`).
+fn ancestors(path: &[u8]) -> impl Iterator<Item = &[u8]> {
+    path.iter()
+        .enumerate()
+        .filter(|&(i, &c)| c == b'/' && i > 0)
+        .map(move |(i, _)| &path[..i])
+}
+
+/// The trace id of a file node (`f<trace>_<path_id>`).
+fn trace_of(node: &str) -> Option<i64> {
+    node.strip_prefix('f')?.split('_').next()?.parse().ok()
+}
+
+/// The header, the file nodes from `db` (directories left out, see the
+/// module's doc), the edges as `rx` hands them over (when the first
+/// command node comes, or after the last node; a temporary's folded into
+/// command -> command edges), the command nodes with an edge, then the
+/// closing brace.
 fn write_all(
     db: &Database,
     params: &[(&str, Cell)],
@@ -136,13 +175,81 @@ fn write_all(
 ) -> Result<(), Error> {
     writeln!(out, "digraph build {{").map_err(io_err)?;
     writeln!(out, "    rankdir=LR;").map_err(io_err)?;
+    // At most 100 inches (7,200 pt) either way, scaled down to fit: a
+    // size a browser or image viewer opens; nodes packed close.
+    writeln!(
+        out,
+        "    size=\"{MAX_INCHES},{MAX_INCHES}\"; nodesep=0.1; ranksep=0.4;"
+    )
+    .map_err(io_err)?;
     writeln!(out, "    node [fontname=\"monospace\"];").map_err(io_err)?;
+    let trace = params.iter().find_map(|(k, v)| match (k, v) {
+        (&"trace", Cell::Int(t)) => Some(*t),
+        _ => None,
+    });
+    let starts: HashMap<i64, Option<Vec<u8>>> = start_dirs(db, super::Scope { trace, pid: None })?
+        .into_iter()
+        .map(|d| (d.trace, d.start_cwd))
+        .collect();
+    let mut files: Vec<FileNode> = Vec::new();
+    // Ids of the nodes left out (directories) and folded (temporaries).
+    let (mut dropped, mut temporary) = (HashSet::new(), HashSet::new());
+    let mut files_done = false;
+    let write_files = |files: &mut Vec<FileNode>,
+                       out: &mut dyn Write,
+                       dropped: &mut HashSet<String>,
+                       temporary: &mut HashSet<String>|
+     -> Result<(), Error> {
+        let dirs: HashSet<(Option<i64>, &[u8])> = files
+            .iter()
+            .flat_map(|f| ancestors(&f.path).map(move |a| (trace_of(&f.node), a)))
+            .collect();
+        for f in files.iter() {
+            let t = trace_of(&f.node);
+            if dirs.contains(&(t, f.path.as_slice())) {
+                dropped.insert(f.node.clone());
+                continue;
+            }
+            if f.temporary {
+                temporary.insert(f.node.clone());
+                continue;
+            }
+            let start = t.and_then(|t| starts.get(&t)).and_then(|s| s.as_deref());
+            let shown = relative(&f.path, None, start);
+            writeln!(
+                out,
+                "    {} [label=\"{}\", {}];",
+                f.node,
+                label(&shown),
+                f.style
+            )
+            .map_err(io_err)?;
+        }
+        files.clear();
+        Ok(())
+    };
     let mut linked: Option<HashSet<String>> = None;
-    let edges = |out: &mut dyn Write| -> Result<HashSet<String>, Error> {
+    let edges = |out: &mut dyn Write,
+                 dropped: &HashSet<String>,
+                 temporary: &HashSet<String>|
+     -> Result<HashSet<String>, Error> {
         let mut seen = HashSet::new();
+        // A temporary's writers and readers, by its node.
+        let mut via: HashMap<String, (Vec<String>, Vec<String>)> = HashMap::new();
         for r in rx.iter() {
             let r = r?;
             let (from, to) = (r.source, r.target);
+            if dropped.contains(&from) || dropped.contains(&to) {
+                continue;
+            }
+            if temporary.contains(&to) {
+                via.entry(to).or_default().0.push(from);
+                continue;
+            }
+            if temporary.contains(&from) {
+                via.entry(from).or_default().1.push(to);
+                continue;
+            }
             match r.paths {
                 Some(n) => writeln!(out, "    {from} -> {to} [label=\"{n}\"];"),
                 None => writeln!(out, "    {from} -> {to};"),
@@ -154,6 +261,19 @@ fn write_all(
                 }
             }
         }
+        // Through a temporary: one dashed edge per writer -> reader pair.
+        let pairs: BTreeSet<(String, String)> = via
+            .into_values()
+            .flat_map(|(ws, rs)| {
+                ws.into_iter()
+                    .flat_map(move |w| rs.clone().into_iter().map(move |r| (w.clone(), r)))
+            })
+            .filter(|(w, r)| w != r)
+            .collect();
+        for (w, r) in pairs {
+            writeln!(out, "    {w} -> {r} [style=dashed];").map_err(io_err)?;
+            seen.extend([w, r]);
+        }
         Ok(seen)
     };
     each_as::<NodeRow<'static>>(db, "graph_nodes", params, |r| {
@@ -161,7 +281,11 @@ fn write_all(
         let style = match Node::of(&r.kind, &r.role) {
             Node::Command => {
                 if linked.is_none() {
-                    linked = Some(edges(out)?);
+                    if !files_done {
+                        write_files(&mut files, out, &mut dropped, &mut temporary)?;
+                        files_done = true;
+                    }
+                    linked = Some(edges(out, &dropped, &temporary)?);
                 }
                 if !linked.as_ref().is_some_and(|l| l.contains(&node)) {
                     return Ok(());
@@ -172,10 +296,22 @@ fn write_all(
             Node::File(Some(r)) if r.is_product() => "shape=ellipse, style=filled",
             Node::File(_) => "shape=ellipse, style=dashed",
         };
+        if node.starts_with('f') {
+            files.push(FileNode {
+                node,
+                path: r.label.into_owned(),
+                style,
+                temporary: r.role == Role::Temporary.name(),
+            });
+            return Ok(());
+        }
         writeln!(out, "    {node} [label=\"{}\", {style}];", label(&r.label)).map_err(io_err)
     })?;
+    if !files_done {
+        write_files(&mut files, out, &mut dropped, &mut temporary)?;
+    }
     if linked.is_none() {
-        edges(out)?;
+        edges(out, &dropped, &temporary)?;
     }
     writeln!(out, "}}").map_err(io_err)
 }

@@ -3,7 +3,10 @@
 //! one edge per (writer, path) and (path, reader); with `--commands`, one
 //! edge per producer -> consumer pair of the truth's flows, labelled with
 //! how many flows (paths) it carries; system files left out unless
-//! `--system`, and `--under` and `--exclude` choosing paths.
+//! `--system`, and `--under` and `--exclude` choosing paths. File labels
+//! are relative to the start directory; directories (a path another file
+//! lies under) are left out, and a temporary file is folded into dashed
+//! writer -> reader edges.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -25,7 +28,10 @@ fn parse(dot: &str) -> (BTreeMap<String, String>, Edges) {
         if let Some((from, rest)) = l.split_once(" -> ") {
             let (to, label) = match rest.split_once(" [label=\"") {
                 Some((to, l)) => (to, Some(l.trim_end_matches("\"];").to_string())),
-                None => (rest.trim_end_matches(';'), None),
+                None => match rest.strip_suffix(" [style=dashed];") {
+                    Some(to) => (to, Some("dashed".to_string())),
+                    None => (rest.trim_end_matches(';'), None),
+                },
             };
             edges.push((from.to_string(), to.to_string(), label));
         } else if let Some((id, rest)) = l.split_once(" [label=\"") {
@@ -71,9 +77,41 @@ fn truth_graph(b: &Value, keep: &Keep, commands: bool) -> (BTreeSet<String>, BTr
         }
         return (nodes, edges);
     }
-    for f in b["files"].as_array().unwrap() {
+    let files: Vec<&Value> = b["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| {
+            keep(&s(&f["path"]))
+                && !(f["readers"].as_array().unwrap().is_empty()
+                    && f["writers"].as_array().unwrap().is_empty())
+        })
+        .collect();
+    // Directories: the paths another kept file lies under.
+    let dirs: BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| {
+            let p = s(&f["path"]);
+            let idx: Vec<usize> = p
+                .match_indices('/')
+                .map(|(i, _)| i)
+                .filter(|&i| i > 0)
+                .collect();
+            idx.into_iter().map(move |i| p[..i].to_string())
+        })
+        .collect();
+    for f in files {
         let (p, readers, writers) = (s(&f["path"]), list(&f["readers"]), list(&f["writers"]));
-        if !keep(&p) || readers.is_empty() && writers.is_empty() {
+        if dirs.contains(&p) {
+            continue;
+        }
+        if f["role"] == "temporary" {
+            for w in &writers {
+                for r in readers.iter().filter(|r| *r != w) {
+                    edges.insert(format!("{w} -> {r} dashed"));
+                    nodes.extend([w.clone(), r.clone()]);
+                }
+            }
             continue;
         }
         nodes.insert(format!("file {p}"));
@@ -102,6 +140,8 @@ pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &st
             text.starts_with("digraph build {") && text.ends_with("}\n"),
             "{ctx}"
         );
+        // A drawing Graphviz scales down to a size a viewer opens.
+        assert!(text.contains("    size=\"100,100\";"), "{ctx}");
         text
     };
     let system = |p: &str| kt2sql::build::system::is_system(p.as_bytes(), &[start.as_bytes()]);
@@ -124,7 +164,12 @@ pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &st
             let name = |node: &str| -> String {
                 match node.strip_prefix('c') {
                     Some(id) => ids[&id.parse::<i64>().unwrap()].clone(),
-                    None => format!("file {}", nodes[node]),
+                    // Labels are relative to the start directory.
+                    None => match nodes[node].as_str() {
+                        "." => format!("file {start}"),
+                        l if l.starts_with('/') => format!("file {l}"),
+                        l => format!("file {start}/{l}"),
+                    },
                 }
             };
             let got: BTreeSet<String> = nodes.keys().map(|n| name(n)).collect();

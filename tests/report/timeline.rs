@@ -346,7 +346,8 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
         got.sort();
         want.sort();
         assert_eq!(got, want, "{ctx}: one arrow per flow");
-        // The SVG draws the same flows as thin lines.
+        // The SVG draws the same flows as thin lines (or, between rows far
+        // apart, a dot on the reader's row).
         let conn = report::open(&im.db).unwrap();
         let mut out = Vec::new();
         timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
@@ -354,7 +355,9 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
         xml_elements(&s);
         let lines = s
             .lines()
-            .filter(|l| l.starts_with("<line class=\"file\""))
+            .filter(|l| {
+                l.starts_with("<line class=\"file\"") || l.starts_with("<circle class=\"file\"")
+            })
             .count();
         assert_eq!(lines, want.len(), "{ctx}: SVG file lines");
     }
@@ -786,18 +789,51 @@ fn svg_is_xml_with_one_row_per_command() {
             .map(|c| format!("{} {}", c["pid"], c["comm"].as_str().unwrap()))
             .collect();
         assert_eq!(rows.len(), want.len(), "{ctx}: one row per command");
-        let labels: BTreeSet<String> = rows
-            .iter()
-            .map(|r| {
-                let t = &r[r.find("\">").unwrap()..];
-                let t = &t[t.find("<text").unwrap()..];
-                t[t.find('>').unwrap() + 1..t.find("</text>").unwrap()].to_string()
-            })
-            .collect();
-        assert_eq!(labels, want.into_iter().collect(), "{ctx}: row labels");
-        let outlined = s.matches("stroke=\"#d00\" stroke-width=\"1.5\"").count();
+        // Each row's tooltip names its pid and comm; its label starts
+        // with the comm and names paths relative to the start directory.
+        let start = im.c.truth["start_cwd"].as_str().unwrap();
+        let (mut titles, mut labels) = (BTreeSet::new(), BTreeSet::new());
+        for r in &rows {
+            let t = &r[r.find("<title>").unwrap() + 7..];
+            let t = &t[..t.find(" (").unwrap()];
+            titles.insert(t.strip_prefix("pid ").unwrap().to_string());
+            let l = &r[r.find("</title><text").unwrap()..];
+            let l = &l[l.find('>').unwrap() + 1..];
+            let l = &l[l.find('>').unwrap() + 1..l.find("</text>").unwrap()];
+            let comm = t.split(' ').nth(2).unwrap();
+            assert!(l.starts_with(comm), "{ctx}: label {l:?} of {t}");
+            assert!(!l.contains(start), "{ctx}: label {l:?} names {start}");
+            labels.insert(l.to_string());
+        }
+        assert_eq!(titles, want.into_iter().collect(), "{ctx}: row tooltips");
+        assert!(
+            labels.iter().any(|l| l.contains(" → ")),
+            "{ctx}: no label names an output: {labels:?}"
+        );
+        // The critical path: a lane of its own with one bar per step, and
+        // each step's piece outlined in its command's row; no line joins
+        // the steps across the picture.
         let steps = timeline::critical_path(&conn, Scope::default(), &[1]).unwrap();
+        let lane = &s[s.find("<g class=\"lane\">").expect("the critical lane")..];
+        let lane = &lane[..lane.find("</g>").unwrap()];
+        assert_eq!(
+            lane.matches("<rect class=\"step\"").count(),
+            steps.len(),
+            "{ctx}"
+        );
+        assert_eq!(s.matches("<g class=\"lane\">").count(), 1, "{ctx}");
+        let outlined = s.matches("stroke=\"#d00\" stroke-width=\"1.5\"").count();
         assert_eq!(outlined, steps.len(), "{ctx}: critical steps outlined");
+        assert!(
+            !s.contains("class=\"critical\""),
+            "{ctx}: a line along the path"
+        );
+        let on_path: BTreeSet<i64> = steps.iter().map(|st| st.exec_id).collect();
+        assert_eq!(
+            s.matches("class=\"on-path\"").count(),
+            on_path.len(),
+            "{ctx}: the rows on the path have red labels"
+        );
     }
 }
 

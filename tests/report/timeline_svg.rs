@@ -1,6 +1,6 @@
 //! Issue #21: `timeline --format svg` keeps within a row budget on a big
-//! build (the shortest commands folded into summary rows, said on stderr
-//! and in the picture), every text inside the picture, and the picture
+//! build (the shortest commands folded into the row above them, said on
+//! stderr and in the picture), every text inside the picture, and the picture
 //! renders with `rsvg-convert` (librsvg refuses pictures past 32,767 px).
 //! `-o FILE` chooses the format by its extension.
 
@@ -160,47 +160,118 @@ fn a_big_build_keeps_within_the_row_budget_and_renders() {
     let (own, summaries, folded) = rows(&svg);
     assert!(own + summaries <= 2000, "{ctx}: {own} + {summaries} rows");
     assert_eq!(own + folded, commands, "{ctx}: every command drawn once");
+    // Title, note, strip, axis, the critical path's lane, the rows, and
+    // the axis again at the bottom.
     assert_eq!(
         h,
-        24.0 + 14.0 + 82.0 + (own + summaries) as f64 * 14.0 + 8.0
+        24.0 + 14.0 + 100.0 + (own + summaries) as f64 * 14.0 + 22.0
     );
+    // The default budget is used, not a fraction of it: the ranking keeps
+    // the longest commands whatever the ties in durations.
+    assert!(own + summaries >= 1998, "{ctx}: {own} + {summaries} rows");
     // Said on stderr and in the picture, with how to see more.
-    let note = format!("{folded} of {commands} commands, those shorter than");
+    let note = format!("{folded} of {commands} commands, the shortest (each at most");
     assert!(err.contains(&note) && err.contains("--max-rows"), "{err}");
-    assert!(
-        err.contains(&format!("into {summaries} summary rows")),
-        "{err}"
+    assert!(err.contains("are drawn in the row above them"), "{err}");
+    // Each row that took folded commands ends with how many (+N).
+    let more: usize = svg
+        .split("<g class=\"n\">")
+        .skip(1)
+        .map(|g| {
+            let t = &g[g.find("\">+").unwrap() + 3..];
+            t[..t.find('<').unwrap()].parse::<usize>().unwrap()
+        })
+        .sum();
+    let in_summaries: usize = svg
+        .split("<g class=\"folded\">")
+        .skip(1)
+        .map(|g| {
+            g[..g.find("</text></g>").unwrap()]
+                .matches("<g><title>")
+                .count()
+        })
+        .sum();
+    assert_eq!(
+        more + in_summaries,
+        folded,
+        "{ctx}: +N counts every folded command"
     );
+    assert!(summaries <= 1, "{ctx}: one summary row at most");
     assert!(svg.contains("<text class=\"note\""), "{ctx}");
     assert!(svg.contains(&note), "{ctx}: the picture's note");
     assert!(texts_inside(&svg, &ctx) > own);
     renders(&dir.path().join("big.svg"), &ctx);
 
-    // A smaller budget, and --min-dur: no command shorter has its own row.
-    let (svg, _) = timeline(&im.db, dir.path(), "small.svg", &["--max-rows", "50"]);
-    let (own, summaries, folded) = rows(&svg);
-    assert!(
-        own + summaries <= 50 && own + folded == commands,
-        "{own} {summaries}"
-    );
-    texts_inside(&svg, "--max-rows 50");
-    let (svg, err) = timeline(&im.db, dir.path(), "min.svg", &["--min-dur", "2s"]);
-    for g in svg.split("<g class=\"cmd\">").skip(1) {
-        let t = &g[g.find('(').unwrap() + 1..g.find(')').unwrap()];
-        let (n, unit) = t.split_once(' ').unwrap();
-        let n: f64 = n.parse().unwrap();
-        let ns = n * match unit {
-            "s" => 1e9,
-            "ms" => 1e6,
-            "us" => 1e3,
-            _ => 1.0,
+    // Every folded command is at most as long as every kept one.
+    let durs = |svg: &str, class: &str| -> Vec<f64> {
+        // A command's group ends at its first `</g>`; a group of folded
+        // ones after the text that ends it.
+        let end = if class.contains("cmd") {
+            "</g>"
+        } else {
+            "</text></g>"
         };
-        assert!(ns >= 2e9, "a {t} command drawn with --min-dur 2s");
-    }
+        svg.split(class)
+            .skip(1)
+            .flat_map(|g| {
+                let g = &g[..g.find(end).unwrap_or(g.len())];
+                g.split("<title>pid ").skip(1).map(|t| {
+                    let t = &t[t.find(" (").unwrap() + 2..t.find(')').unwrap()];
+                    let (n, unit) = t.split_once(' ').unwrap();
+                    n.parse::<f64>().unwrap()
+                        * match unit {
+                            "s" => 1e9,
+                            "ms" => 1e6,
+                            "us" => 1e3,
+                            _ => 1.0,
+                        }
+                })
+            })
+            .collect()
+    };
+    let fold_max = durs(&svg, "<g class=\"folded\">")
+        .into_iter()
+        .chain(durs(&svg, "<g class=\"more\">"))
+        .fold(0.0, f64::max);
+    let kept_min = durs(&svg, "<g class=\"cmd\">")
+        .into_iter()
+        .fold(f64::MAX, f64::min);
     assert!(
-        err.contains("(--min-dur)") || err.contains("--max-rows)"),
-        "{err}"
+        fold_max <= kept_min,
+        "{ctx}: folded {fold_max} kept {kept_min}"
     );
+
+    // Each budget is used to its last row or two (a summary row split in
+    // two by one more command kept), 1999 as well as 2000.
+    for budget in [50, 1999] {
+        let n = budget.to_string();
+        let (svg, _) = timeline(&im.db, dir.path(), "small.svg", &["--max-rows", &n]);
+        let (own, summaries, folded) = rows(&svg);
+        assert!(
+            own + summaries <= budget && own + summaries + 2 >= budget && own + folded == commands,
+            "--max-rows {budget}: {own} + {summaries} rows"
+        );
+        texts_inside(&svg, &format!("--max-rows {budget}"));
+    }
+    // --min-dur: no command shorter has its own row, and every longer one
+    // has when they fit.
+    let longer: usize = conn
+        .query_row(
+            "SELECT count(*) FROM command WHERE dur >= 2000000000",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let (svg, err) = timeline(&im.db, dir.path(), "min.svg", &["--min-dur", "2s"]);
+    let kept = durs(&svg, "<g class=\"cmd\">");
+    assert!(
+        kept.iter().all(|&d| d >= 2e9),
+        "a command under 2 s drawn with --min-dur 2s"
+    );
+    if longer < 1000 {
+        assert_eq!(kept.len(), longer, "--min-dur 2s");
+        assert!(err.contains("(--min-dur)"), "{err}");
+    }
     // Every command its own row when the budget allows: over the limit,
     // and said.
     let n = (commands + 1).to_string();
@@ -235,8 +306,8 @@ fn the_example_picture_renders_with_every_text_inside() {
     let (json, _) = timeline(&db, dir.path(), "z.json", &[]);
     assert!(json.starts_with("{\"otherData\""), "{json}");
     let (folded, _) = timeline(&db, dir.path(), "f.svg", &["--max-rows", "8"]);
-    let (own, summaries, _) = rows(&folded);
-    assert!(own + summaries <= 8 && summaries > 0);
+    let (own, summaries, n) = rows(&folded);
+    assert!(own + summaries <= 8 && n > 0);
     texts_inside(&folded, "--max-rows 8");
     renders(&dir.path().join("f.svg"), "--max-rows 8");
     for (cmd, file) in [("timeline", "t.csv"), ("compile-commands", "c.svg")] {

@@ -2,18 +2,25 @@
 //! picture keeps within a row budget whatever the build's size (image
 //! tools refuse pictures past 32,767 px: librsvg, hence `rsvg-convert`).
 //!
-//! A command shorter than the threshold is folded: each run of folded
-//! commands that follow one another in tree order shares one summary
-//! row, every one of them still drawn as a bar with its tooltip. The
-//! threshold is `--min-dur` (none by default), raised to the smallest
-//! command duration that brings the rows (commands drawn + summary rows)
-//! within `--max-rows`. Folding one more command never adds a row (it
-//! starts a run, −1 + 1, joins one, or joins two, −1 − 1), so the rows
-//! only fall as the threshold rises and a binary search finds it.
+//! A folded command has no row of its own: it is drawn, a bar with its
+//! tooltip, in the row of the command kept last before it in tree order
+//! (its parent's or an earlier sibling's, where its bar shows when it ran
+//! within them); only folded commands before any kept one share a grey
+//! summary row. Commands shorter than `--min-dur` are folded (none by
+//! default); of the others, the longest are kept, as many as fit
+//! `--max-rows` (the rows are the commands kept, plus the summary row if
+//! any). The commands are ranked by duration, longest first, equal
+//! durations in tree order, so a build of many commands of the same
+//! length still keeps its longest ones, up to the budget, rather than
+//! folding all that tie at once. Keeping one more command never takes a
+//! row away (+1, or 0 when it empties the summary row), so the rows only
+//! grow with the commands kept and a binary search finds how many fit.
 //!
-//! The plan reads `queries/timeline_rows.sql` (each command's duration
-//! in tree order, one integer per command held) and is skipped when every
-//! command fits and no `--min-dur` was given.
+//! The plan reads `queries/timeline_rows.sql` (each command's id and
+//! duration in tree order, two integers per command held) and is skipped
+//! when every command fits and no `--min-dur` was given.
+
+use std::collections::HashSet;
 
 use rusqlite::Connection;
 
@@ -27,20 +34,25 @@ use crate::Error;
 pub const MAX_ROWS: usize = 2000;
 
 /// What is folded.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Fold {
-    /// Commands shorter than this (ns) are folded; `i64::MIN` folds none.
-    pub threshold: i64,
+    /// Commands shorter than this (ns) are folded (`--min-dur`).
+    pub min_dur: Option<i64>,
+    /// The commands kept when the budget folded some of those `min_dur`
+    /// leaves (by exec_id); `None`: every one `min_dur` leaves is kept.
+    kept: Option<HashSet<i64>>,
     /// Commands in scope.
     pub commands: usize,
     /// Commands folded.
     pub folded: usize,
-    /// Summary rows they fill.
+    /// The longest of them (ns; 0 when none).
+    pub longest_folded: i64,
+    /// Summary rows they fill: 1 when the first commands in tree order
+    /// are folded, else 0.
     pub summaries: usize,
-    /// Rows drawn: commands not folded, plus summary rows.
+    /// Rows drawn: commands kept, plus summary rows.
     pub rows: usize,
-    /// Whether the row budget (rather than `--min-dur` alone) set the
-    /// threshold.
+    /// Whether the row budget (rather than `--min-dur` alone) folded some.
     pub by_budget: bool,
 }
 
@@ -48,24 +60,30 @@ impl Fold {
     /// Nothing folded: one row per command.
     fn none(commands: usize) -> Fold {
         Fold {
-            threshold: i64::MIN,
+            min_dur: None,
+            kept: None,
             commands,
             folded: 0,
+            longest_folded: 0,
             summaries: 0,
             rows: commands,
             by_budget: false,
         }
     }
 
-    /// Whether a command that took `dur` (ns) is folded.
-    pub fn folds(&self, dur: i64) -> bool {
-        dur < self.threshold
+    /// Whether the command `exec_id`, which took `dur` (ns), is folded.
+    pub fn folds(&self, exec_id: i64, dur: i64) -> bool {
+        match &self.kept {
+            Some(kept) => !kept.contains(&exec_id),
+            None => self.min_dur.is_some_and(|m| dur < m),
+        }
     }
 }
 
 typed_row! {
     /// A row of `queries/timeline_rows.sql`: a command's duration.
     struct Dur from "timeline_rows" {
+        exec_id: i64,
         dur: i64,
     }
 }
@@ -81,104 +99,191 @@ pub fn plan(conn: &Connection, opts: &Options, commands: usize) -> Result<Fold, 
     if opts.min_dur.is_none() && commands <= budget {
         return Ok(Fold::none(commands));
     }
-    let mut durs = Vec::with_capacity(commands);
+    let mut cmds = Vec::with_capacity(commands);
     each_as::<Dur>(conn, "timeline_rows", &opts.params(), |r| {
-        durs.push(r.dur);
+        cmds.push((r.exec_id, r.dur));
         Ok(())
     })?;
-    Ok(choose(&durs, opts.min_dur, budget))
+    Ok(choose(&cmds, opts.min_dur, budget))
 }
 
-/// The rows (drawn commands + summary rows) and folded commands of
-/// threshold `t` over durations in tree order.
-fn count(durs: &[i64], t: i64) -> (usize, usize, usize) {
-    let (mut kept, mut folded, mut runs, mut in_run) = (0, 0, 0, false);
-    for &d in durs {
-        if d < t {
-            folded += 1;
-            runs += usize::from(!in_run);
-            in_run = true;
-        } else {
+/// The rows (commands kept + summary rows), the commands folded, the
+/// summary rows and the longest folded duration, of `keep` (by position
+/// in tree order) over `cmds`.
+fn count(cmds: &[(i64, i64)], keep: &[bool]) -> (usize, usize, usize, i64) {
+    let (mut kept, mut folded, mut runs, mut in_run, mut longest) = (0, 0, 0, false, 0);
+    for (&(_, d), &k) in cmds.iter().zip(keep) {
+        if k {
             kept += 1;
             in_run = false;
+        } else {
+            folded += 1;
+            longest = longest.max(d);
+            // A run after a kept command is drawn in that command's row.
+            runs += usize::from(!in_run && kept == 0);
+            in_run = true;
         }
     }
-    (kept + runs, folded, runs)
+    (kept + runs, folded, runs, longest)
 }
 
-/// The lowest threshold at or above `min_dur` whose rows fit `budget`.
-fn choose(durs: &[i64], min_dur: Option<i64>, budget: usize) -> Fold {
-    let base = min_dur.unwrap_or(i64::MIN);
-    let fold = |t: i64, by_budget: bool| {
-        let (rows, folded, summaries) = count(durs, t);
-        Fold {
-            threshold: if folded == 0 { i64::MIN } else { t },
-            commands: durs.len(),
-            folded,
-            summaries,
-            rows,
-            by_budget: by_budget && folded > 0,
+/// Keep the `n` first of `order` (positions into the commands).
+fn keep_first(len: usize, order: &[usize], n: usize) -> Vec<bool> {
+    let mut keep = vec![false; len];
+    for &i in &order[..n] {
+        keep[i] = true;
+    }
+    keep
+}
+
+/// Fold the commands (exec_id, duration, in tree order) shorter than
+/// `min_dur`, then as few more as bring the rows within `budget`, the
+/// shortest first (equal durations: the later in tree order first).
+fn choose(cmds: &[(i64, i64)], min_dur: Option<i64>, budget: usize) -> Fold {
+    let min = min_dur.unwrap_or(i64::MIN);
+    // The commands `min_dur` leaves, longest first, ties in tree order.
+    let mut order: Vec<usize> = (0..cmds.len()).filter(|&i| cmds[i].1 >= min).collect();
+    order.sort_by_key(|&i| (std::cmp::Reverse(cmds[i].1), i));
+    let rows = |n: usize| count(cmds, &keep_first(cmds.len(), &order, n)).0;
+    let (n, by_budget) = if rows(order.len()) <= budget {
+        (order.len(), false)
+    } else {
+        // The most commands kept whose rows fit: rows(0) is one summary
+        // row (or none), within any budget.
+        let (mut lo, mut hi) = (0, order.len() - 1);
+        while lo < hi {
+            let mid = (lo + hi).div_ceil(2);
+            if rows(mid) <= budget {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
         }
+        (lo, true)
     };
-    let at_base = fold(base, false);
-    if at_base.rows <= budget {
-        return at_base;
+    let keep = keep_first(cmds.len(), &order, n);
+    let (rows, folded, summaries, longest_folded) = count(cmds, &keep);
+    if folded == 0 {
+        return Fold::none(cmds.len());
     }
-    // Thresholds that change something: each duration above the base, and
-    // one past the longest (everything folded, one row).
-    let mut cands: Vec<i64> = durs.iter().copied().filter(|&d| d > base).collect();
-    cands.sort_unstable();
-    cands.dedup();
-    cands.push(durs.iter().copied().max().unwrap_or(0).saturating_add(1));
-    let (mut lo, mut hi) = (0, cands.len() - 1);
-    while lo < hi {
-        let mid = (lo + hi) / 2;
-        if count(durs, cands[mid]).0 <= budget {
-            hi = mid;
-        } else {
-            lo = mid + 1;
-        }
+    Fold {
+        min_dur,
+        kept: by_budget.then(|| order[..n].iter().map(|&i| cmds[i].0).collect()),
+        commands: cmds.len(),
+        folded,
+        longest_folded,
+        summaries,
+        rows,
+        by_budget,
     }
-    fold(cands[lo], true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// Commands numbered 1, 2, … in tree order with these durations.
+    fn numbered(durs: &[i64]) -> Vec<(i64, i64)> {
+        durs.iter()
+            .enumerate()
+            .map(|(i, &d)| (i as i64 + 1, d))
+            .collect()
+    }
+
+    /// Which commands (by number) `f` folds.
+    fn folded(f: &Fold, cmds: &[(i64, i64)]) -> Vec<i64> {
+        cmds.iter()
+            .filter(|(e, d)| f.folds(*e, *d))
+            .map(|(e, _)| *e)
+            .collect()
+    }
+
     #[test]
-    fn runs_share_a_row_and_the_budget_holds() {
-        // Tree order: 5 [1 2] 9 [1] 7.
-        let durs = [5, 1, 2, 9, 1, 7];
-        assert_eq!(count(&durs, 3), (5, 3, 2));
-        let f = choose(&durs, None, 6);
-        assert_eq!((f.rows, f.folded, f.threshold), (6, 0, i64::MIN));
-        let f = choose(&durs, None, 5);
+    fn folded_commands_join_the_row_above_and_the_budget_holds() {
+        // Tree order: 5 1 2 9 1 7.
+        let cmds = numbered(&[5, 1, 2, 9, 1, 7]);
+        let f = choose(&cmds, None, 6);
+        assert_eq!((f.rows, f.folded), (6, 0));
+        assert_eq!(folded(&f, &cmds), Vec::<i64>::new());
+        let f = choose(&cmds, None, 4);
         assert_eq!(
-            (f.rows, f.folded, f.threshold, f.by_budget),
-            (5, 3, 5, true)
+            (f.rows, f.folded, f.summaries, f.by_budget),
+            (4, 2, 0, true)
         );
-        let f = choose(&durs, None, 1);
+        assert_eq!(folded(&f, &cmds), [2, 5]);
+        assert_eq!(f.longest_folded, 1);
+        // The first command folded: a summary row of its own.
+        let f = choose(&cmds, None, 2);
+        assert_eq!((f.rows, f.folded, f.summaries), (2, 5, 1));
+        assert_eq!(folded(&f, &cmds), [1, 2, 3, 5, 6]);
+        let f = choose(&cmds, None, 1);
         assert_eq!((f.rows, f.folded, f.summaries), (1, 6, 1));
-        let f = choose(&durs, Some(2), 100);
-        assert_eq!((f.rows, f.folded, f.by_budget), (6, 2, false));
-        assert!(f.folds(1) && !f.folds(2));
+        let f = choose(&cmds, Some(2), 100);
+        assert_eq!((f.rows, f.folded, f.by_budget), (4, 2, false));
+        assert_eq!(folded(&f, &cmds), [2, 5]);
         let none = choose(&[], None, 1);
         assert_eq!(none.rows, 0);
     }
 
     #[test]
+    fn ties_keep_the_longest_up_to_the_budget() {
+        // 1,000 commands of the same length between a long first and a
+        // long last one: a threshold would fold every tied one or none;
+        // the budget keeps the two long ones and as many tied ones as fit.
+        let mut durs = vec![100];
+        durs.extend(std::iter::repeat_n(10, 1000));
+        durs.push(50);
+        let cmds = numbered(&durs);
+        assert_eq!(choose(&cmds, None, 1999).folded, 0);
+        assert_eq!(choose(&cmds, None, 1002).folded, 0);
+        for budget in [3, 4, 50, 1001] {
+            let f = choose(&cmds, None, budget);
+            assert!(f.rows <= budget && f.rows + 2 >= budget, "{budget}: {f:?}");
+            let gone = folded(&f, &cmds);
+            assert!(!gone.contains(&1) && !gone.contains(&1002), "{budget}");
+            assert_eq!(f.commands - f.folded, cmds.len() - gone.len());
+            assert_eq!(f.longest_folded, 10);
+        }
+        // The tied ones kept are the first in tree order.
+        let f = choose(&cmds, None, 10);
+        let kept: Vec<i64> = cmds
+            .iter()
+            .filter(|(e, d)| !f.folds(*e, *d))
+            .map(|(e, _)| *e)
+            .collect();
+        // Ten kept, the 992 others drawn in the row of the 9th.
+        assert_eq!(kept, [1, 2, 3, 4, 5, 6, 7, 8, 9, 1002]);
+        assert_eq!((f.rows, f.summaries), (10, 0));
+        // --min-dur folds every shorter one whatever the budget.
+        let f = choose(&cmds, Some(11), 2000);
+        assert_eq!((f.folded, f.rows, f.by_budget), (1000, 2, false));
+        let f = choose(&cmds, Some(60), 2000);
+        assert_eq!(folded(&f, &cmds).len(), 1001);
+    }
+
+    #[test]
     fn every_budget_is_kept_with_the_fewest_folded() {
-        let durs: Vec<i64> = (0..200).map(|i| (i * 7919 % 97) as i64).collect();
+        let cmds = numbered(&(0..200).map(|i| (i * 7919 % 97) as i64).collect::<Vec<_>>());
+        let mut last = 0;
         for budget in 1..=200 {
-            let f = choose(&durs, None, budget);
+            let f = choose(&cmds, None, budget);
             assert!(f.rows <= budget, "{budget}: {f:?}");
-            // One less would not fit.
-            if f.folded > 0 {
-                let lower = durs.iter().copied().filter(|&d| d < f.threshold).max();
-                if let Some(l) = lower {
-                    assert!(count(&durs, l).0 > budget, "{budget}: {f:?}");
-                }
+            // More budget never folds more.
+            let kept = f.commands - f.folded;
+            assert!(kept >= last, "{budget}: {f:?}");
+            last = kept;
+            // No folded command is longer than a kept one.
+            let longest = folded(&f, &cmds)
+                .iter()
+                .map(|&e| cmds[e as usize - 1].1)
+                .max();
+            let shortest_kept = cmds
+                .iter()
+                .filter(|(e, d)| !f.folds(*e, *d))
+                .map(|c| c.1)
+                .min();
+            if let (Some(a), Some(b)) = (longest, shortest_kept) {
+                assert!(a <= b, "{budget}: folded {a} kept {b}");
             }
         }
     }

@@ -17,7 +17,8 @@
 //! traces share one; the track's `pid` is the OS pid unless another
 //! lifetime in the output has that pid ([`tracks`] gives the rule). The
 //! SVG draws one row per command, so one per lifetime, within a row
-//! budget: the shortest commands are folded into summary rows ([`fold`]).
+//! budget: the shortest commands are folded into summary rows ([`fold`]);
+//! its critical path is a lane of its own.
 
 mod calls;
 pub mod chrome;
@@ -138,6 +139,7 @@ fn on_path(steps: &[Step]) -> HashMap<i64, i64> {
 typed_row! {
     /// A row of `queries/timeline_slices.sql`: one command, in tree order.
     pub struct Slice<'r> from "timeline_slices" {
+        trace_id: i64,
         process_id: i64,
         pid: i64,
         tid: i64,

@@ -1,16 +1,25 @@
 //! The timeline as a static SVG picture, readable in any browser or image
 //! viewer: the parallelism strip on top (processes running over time), a
-//! time axis, then one row per command (process image) in process-tree
-//! order, its bar coloured by program (a hash of its comm) and labelled
-//! `pid comm`, each with a `<title>` tooltip. A thin grey line joins the
-//! producer's row at its write to the consumer's at its read, per file
-//! flow (`build_flow`). The critical path's pieces are outlined in red and
-//! joined by a red line. Rows are written as they come from SQLite; only
-//! the critical path and each command's row are held.
+//! time axis labelled as a person reads it (`+100 s`, `+2 min 30 s`,
+//! `+250 ms`: [`axis_label`]) at the top and again at the bottom, the
+//! critical path in a lane of its own (one red bar per step, under the
+//! axis), then one row per command (process image) in process-tree order,
+//! its bar coloured by program (a hash of its comm), labelled by what it
+//! made or ran ([`crate::build::label`], paths relative to the trace's
+//! start directory), each with a `<title>` tooltip (pid, comm, duration,
+//! path). The rows of commands on the critical path have a red mark at
+//! their left edge and their pieces of the path outlined in red; no line
+//! crosses the picture for it. A thin grey line joins the producer's row at its
+//! write to the consumer's at its read, per file flow (`build_flow`).
+//! Rows are written as they come from SQLite; only the critical path and
+//! each command's row are held.
 //!
 //! The picture keeps within a row budget ([`fold`]): the shortest
-//! commands are folded into grey summary rows, each run of them in tree
-//! order sharing one, and a line under the title says so (the caller
+//! commands are folded, each drawn in the row of the command kept last
+//! before it in tree order (a grey `+N` at that row's right end says how
+//! many and, in its tooltip, the longest of them; folded commands before
+//! any kept one share a grey summary row), and a line under the title
+//! says so (the caller
 //! repeats it on stderr from the [`Fold`] returned). Every text is placed
 //! inside the picture: an axis label that would pass the right edge ends
 //! at its tick instead.
@@ -20,19 +29,21 @@ use std::io::Write;
 
 use rusqlite::Connection;
 
+use super::super::compile_commands::words;
 use super::critical::Lifetimes;
 use super::flows::{self, Flow};
 use super::fold::{self, Fold};
 use super::{each_slice, extents, out_err, Options, Running, Step};
-use crate::report::each_as;
+use crate::build::label;
 use crate::report::stats::duration;
+use crate::report::{each_as, start_dirs};
 use crate::text::vis;
 use crate::Error;
 
 /// Width of the label column (px).
-const LABEL: f64 = 230.0;
+const LABEL: f64 = 320.0;
 /// Width of the time plot (px).
-const PLOT: f64 = 900.0;
+const PLOT: f64 = 1000.0;
 /// Height of one command row (px).
 pub const ROW: f64 = 14.0;
 /// Height of the parallelism strip (px).
@@ -41,14 +52,23 @@ const STRIP: f64 = 60.0;
 const TOP: f64 = 24.0;
 /// Height of the note line saying what was folded (px).
 const NOTE: f64 = 14.0;
-/// From the top of the strip to the first row (the strip and the axis
-/// labels).
-const ROWS: f64 = STRIP + 22.0;
+/// Top of the critical path's lane, from the top of the strip (below the
+/// strip and the axis labels).
+const LANE_TOP: f64 = STRIP + 20.0;
+/// Height of the critical path's lane (px).
+const LANE: f64 = 16.0;
+/// From the top of the strip to the first row (the strip, the axis
+/// labels and the critical path's lane).
+const ROWS: f64 = LANE_TOP + LANE + 4.0;
+/// Below the last row: the axis labels again.
+const BOTTOM: f64 = 22.0;
+/// Room right of the plot for the `+N` of the commands folded into a row.
+const MORE: f64 = 50.0;
 /// Width of the picture (px).
-pub const WIDTH: f64 = LABEL + PLOT + 20.0;
+pub const WIDTH: f64 = LABEL + PLOT + MORE;
 /// Height of the picture with `rows` rows, with or without the note line.
 pub fn height(rows: usize, note: bool) -> f64 {
-    TOP + if note { NOTE } else { 0.0 } + ROWS + rows as f64 * ROW + 8.0
+    TOP + if note { NOTE } else { 0.0 } + ROWS + rows as f64 * ROW + BOTTOM
 }
 
 /// The width (px) a text of `chars` characters at `size` px takes at
@@ -94,9 +114,36 @@ impl Scale {
     }
 }
 
-/// A tick spacing of 1, 2 or 5 × 10^k ns giving about 8 ticks.
+/// Nanoseconds in a second.
+const SEC: i64 = 1_000_000_000;
+
+/// The unit an axis over `span` ns counts in: its size (ns) and name.
+/// Up to ten minutes, the span's own order (`ns`, `µs`, `ms`, `s`);
+/// beyond, minutes (and seconds), then hours (and minutes).
+fn unit(span: i64) -> (i64, &'static str) {
+    match span {
+        ..1_000 => (1, "ns"),
+        1_000..1_000_000 => (1_000, "µs"),
+        1_000_000..SEC => (1_000_000, "ms"),
+        _ if span < 600 * SEC => (SEC, "s"),
+        _ if span < 10 * 3600 * SEC => (60 * SEC, "min"),
+        _ => (3600 * SEC, "h"),
+    }
+}
+
+/// A tick spacing giving about 8 ticks over `span` ns: 1, 2 or 5 × 10^k ns
+/// up to ten minutes, then whole minutes or hours (1, 2, 5, 10, 15, 20,
+/// 30 min; 1, 2, 3, 6, 12, 24 h, then days).
 fn tick(span: i64) -> i64 {
     let raw = (span / 8).max(1);
+    if span >= 600 * SEC {
+        const LADDER: [i64; 13] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 360, 720, 1440];
+        return LADDER
+            .iter()
+            .map(|m| m * 60 * SEC)
+            .find(|s| *s >= raw)
+            .unwrap_or_else(|| (raw + 86_400 * SEC - 1) / (86_400 * SEC) * 86_400 * SEC);
+    }
     let mut p = 1_i64;
     while p.saturating_mul(10) <= raw {
         p *= 10;
@@ -106,6 +153,41 @@ fn tick(span: i64) -> i64 {
         .map(|m| p.saturating_mul(*m))
         .find(|s| *s >= raw)
         .unwrap_or(p)
+}
+
+/// The label of the tick `t` ns after the start, on an axis over `span`
+/// ns with ticks every `step` ns: `+0 s`, `+100 s`, `+1 min 40 s`,
+/// `+2 h 30 min`, `+250 ms`, `+1.5 ms` (as many decimals as the step
+/// needs). Past ten minutes, hours, minutes and seconds, each when not 0.
+pub fn axis_label(t: i64, step: i64, span: i64) -> String {
+    let (size, name) = unit(span);
+    match name {
+        "min" | "h" => {
+            let (h, m, s) = (
+                t / (3600 * SEC),
+                t % (3600 * SEC) / (60 * SEC),
+                t % (60 * SEC) / SEC,
+            );
+            let parts: Vec<String> = [(h, "h"), (m, "min"), (s, "s")]
+                .iter()
+                .filter(|(n, _)| *n > 0)
+                .map(|(n, u)| format!("{n} {u}"))
+                .collect();
+            match parts.is_empty() {
+                true => format!("+0 {name}"),
+                false => format!("+{}", parts.join(" ")),
+            }
+        }
+        _ => {
+            let mut decimals = 0;
+            let mut q = step.max(1);
+            while q % size != 0 && decimals < 3 {
+                q *= 10;
+                decimals += 1;
+            }
+            format!("+{:.*} {name}", decimals, t as f64 / size as f64)
+        }
+    }
 }
 
 /// Write the SVG picture of `opts` to `out`; returns what was folded.
@@ -153,10 +235,11 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
         )?;
     }
     strip(conn, opts, out, &sc, end)?;
-    axis(out, &sc, end, height)?;
-    let (drawn, row_of) = command_rows(conn, opts, out, &sc, &steps, &fold)?;
+    let bottom = height - BOTTOM;
+    axis(out, &sc, end, bottom)?;
+    lane(out, &sc, &steps)?;
+    let row_of = command_rows(conn, opts, out, &sc, &steps, &fold)?;
     file_lines(&flows, out, &sc, &row_of)?;
-    path_line(out, &sc, &steps, &drawn)?;
     w(out, "</svg>\n".into())?;
     Ok(fold)
 }
@@ -164,12 +247,11 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
 /// The line under the title saying what was folded and how to see it.
 pub fn note_text(f: &Fold) -> String {
     format!(
-        "{} of {} commands, those shorter than {}, are folded into {} grey rows \
-         (--max-rows N or --min-dur DUR shows more, -p PID one subtree, --format chrome each)",
+        "{} of {} commands, the shortest (each at most {}), are drawn in the row above them \
+         (+N at its end; --max-rows N or --min-dur DUR shows more, -p PID one subtree)",
         f.folded,
         f.commands,
-        duration(f.threshold),
-        f.summaries
+        duration(f.longest_folded),
     )
 }
 
@@ -208,18 +290,17 @@ fn strip(
     writeln!(out, " L{:.2} {base} Z\"/>", sc.x(end)).map_err(out_err)
 }
 
-/// Tick lines and labels, relative to the start. A label centred on its
-/// tick that would pass the picture's right edge ends at the tick.
-fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Error> {
-    let step = tick(end - sc.start);
+/// Tick lines and labels, relative to the start: the labels under the
+/// strip and again under the last row (`bottom`, where the lines end). A
+/// label centred on its tick that would pass the picture's right edge
+/// ends at the tick.
+fn axis(out: &mut dyn Write, sc: &Scale, end: i64, bottom: f64) -> Result<(), Error> {
+    let span = end - sc.start;
+    let step = tick(span);
     let mut t = 0_i64;
     while sc.start + t <= end {
         let x = sc.x(sc.start + t);
-        let label = if t == 0 {
-            "0".into()
-        } else {
-            format!("+{}", duration(t))
-        };
+        let label = axis_label(t, step, span);
         let half = text_width(label.chars().count(), 10.0) / 2.0;
         let anchor = if x + half > WIDTH - 2.0 {
             "end"
@@ -228,10 +309,12 @@ fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Er
         };
         write!(
             out,
-            "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{height}\" stroke=\"#ddd\"/>\n\
-             <text x=\"{x:.2}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>\n",
+            "<line x1=\"{x:.2}\" y1=\"{}\" x2=\"{x:.2}\" y2=\"{bottom}\" stroke=\"#ddd\"/>\n\
+             <text class=\"tick\" x=\"{x:.2}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>\n\
+             <text class=\"tick\" x=\"{x:.2}\" y=\"{}\" text-anchor=\"{anchor}\">{label}</text>\n",
             sc.top,
             sc.top + STRIP + 14.0,
+            bottom + 14.0,
         )
         .map_err(out_err)?;
         t += step;
@@ -239,22 +322,62 @@ fn axis(out: &mut dyn Write, sc: &Scale, end: i64, height: f64) -> Result<(), Er
     Ok(())
 }
 
-/// The middle (y) of the row each step (by index) or command (by exec_id)
-/// was drawn in.
-type Drawn<K = usize> = HashMap<K, f64>;
+/// The critical path's lane, under the axis: its name, then one red bar
+/// per step over the time the step's command was on the path, with a
+/// tooltip (step, pid, comm, own time, how it was reached).
+fn lane(out: &mut dyn Write, sc: &Scale, steps: &[Step]) -> Result<(), Error> {
+    let y = sc.top + LANE_TOP;
+    writeln!(
+        out,
+        "<g class=\"lane\"><rect x=\"{LABEL}\" y=\"{y}\" width=\"{PLOT}\" height=\"{LANE}\" \
+         fill=\"#fbeaea\"/><text x=\"4\" y=\"{}\" fill=\"#c00\" font-weight=\"bold\">\
+         critical path</text>",
+        y + LANE - 4.0
+    )
+    .map_err(out_err)?;
+    for (i, st) in steps.iter().enumerate() {
+        let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
+        writeln!(
+            out,
+            "<rect class=\"step\" x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
+             fill=\"#d00\"><title>step {}: pid {} {} ({}, via {})</title></rect>",
+            y + 2.0,
+            (b - a).max(0.5),
+            LANE - 4.0,
+            i + 1,
+            st.pid,
+            xml(&st.comm),
+            duration(st.end_ts - st.start_ts),
+            st.via
+        )
+        .map_err(out_err)?;
+    }
+    writeln!(out, "</g>").map_err(out_err)
+}
 
-/// A run of folded commands sharing one summary row.
+/// The middle (y) of the row each command (by exec_id) was drawn in.
+type Drawn = HashMap<i64, f64>;
+
+/// A run of folded commands sharing one row: the row of the command
+/// kept before them, or a summary row of their own.
 struct Run {
     /// Top of its row.
     y: f64,
+    /// Whether the row is a summary row of its own.
+    own: bool,
     /// Commands in it.
     count: usize,
     /// The smallest depth among them (the label's indent).
     depth: i64,
+    /// The longest of them (ns).
+    longest: i64,
 }
 
+/// Characters of argv a tooltip shows at most.
+const TITLE_ARGV: usize = 300;
+
 /// One row per command, or per run of folded commands; returns the row
-/// (y) of each critical step drawn and of each command (by exec_id).
+/// (y) of each command (by exec_id).
 fn command_rows(
     conn: &Connection,
     opts: &Options,
@@ -262,14 +385,20 @@ fn command_rows(
     sc: &Scale,
     steps: &[Step],
     fold: &Fold,
-) -> Result<(Drawn, Drawn<i64>), Error> {
+) -> Result<Drawn, Error> {
     let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         by_exec.entry(s.exec_id).or_default().push(i);
     }
-    let (mut drawn, mut row_of) = (HashMap::new(), HashMap::new());
+    let starts: HashMap<i64, Option<Vec<u8>>> = start_dirs(conn, opts.scope)?
+        .into_iter()
+        .map(|d| (d.trace, d.start_cwd))
+        .collect();
+    let mut row_of = HashMap::new();
     let mut y = sc.top + ROWS;
     let mut run: Option<Run> = None;
+    // The top of the last kept command's row.
+    let mut last: Option<f64> = None;
     each_slice(conn, opts, true, |r| {
         let comm = &r.comm;
         let (s, e) = (r.start_ts, r.end_ts);
@@ -277,41 +406,84 @@ fn command_rows(
         let depth = r.depth;
         let path = r.path.map(xml).unwrap_or_default();
         let pid = r.pid;
-        let title = format!("pid {pid} {} ({}) {path}", xml(comm), duration(e - s));
-        let row = if fold.folds(e - s) {
+        let argv = words(r.argv).flatten();
+        let start = starts.get(&r.trace_id).and_then(|s| s.as_deref());
+        let full = label::command(comm, argv.as_deref(), r.cwd, start, TITLE_ARGV);
+        let title = format!(
+            "pid {pid} {} ({}) {path} · {}",
+            xml(comm),
+            duration(e - s),
+            xml(full.as_bytes())
+        );
+        let on_path = by_exec.get(&r.exec_id);
+        let row = if fold.folds(r.exec_id, e - s) {
             let at = match &mut run {
                 Some(run) => {
                     run.count += 1;
                     run.depth = run.depth.min(depth);
+                    run.longest = run.longest.max(e - s);
                     run.y
                 }
-                None => {
-                    write!(
-                        out,
-                        "<g class=\"folded\"><rect x=\"{LABEL}\" y=\"{y:.1}\" \
-                         width=\"{PLOT}\" height=\"{ROW}\" fill=\"#eee\"/>"
-                    )
-                    .map_err(out_err)?;
-                    run = Some(Run { y, count: 1, depth });
-                    y += ROW;
-                    y - ROW
-                }
+                None => match last {
+                    Some(at) => {
+                        write!(out, "<g class=\"more\">").map_err(out_err)?;
+                        run = Some(Run {
+                            y: at,
+                            own: false,
+                            count: 1,
+                            depth,
+                            longest: e - s,
+                        });
+                        at
+                    }
+                    None => {
+                        write!(
+                            out,
+                            "<g class=\"folded\"><rect x=\"{LABEL}\" y=\"{y:.1}\" \
+                             width=\"{PLOT}\" height=\"{ROW}\" fill=\"#f4f4f4\"/>"
+                        )
+                        .map_err(out_err)?;
+                        run = Some(Run {
+                            y,
+                            own: true,
+                            count: 1,
+                            depth,
+                            longest: e - s,
+                        });
+                        y += ROW;
+                        y - ROW
+                    }
+                },
             };
             write!(out, "<g><title>{title}</title>").map_err(out_err)?;
             at
         } else {
             if let Some(done) = run.take() {
-                end_run(out, &done, fold)?;
+                end_run(out, &done)?;
             }
+            let x = indent(depth);
+            let room = ((LABEL - 6.0 - x) / text_width(1, 10.0)).max(4.0) as usize;
+            let text = label::command(comm, argv.as_deref(), r.cwd, start, room);
             write!(
                 out,
                 "<g class=\"cmd\"><title>{title}</title>\
-                 <text x=\"{}\" y=\"{:.1}\">{pid} {}</text>",
-                indent(depth),
+                 <text x=\"{x}\" y=\"{:.1}\">{}</text>",
                 y + ROW - 3.0,
-                xml(comm),
+                xml(text.as_bytes()),
             )
             .map_err(out_err)?;
+            if on_path.is_some() {
+                // A red mark at the left edge: the row is on the path.
+                write!(
+                    out,
+                    "<rect class=\"on-path\" x=\"0\" y=\"{:.1}\" width=\"3\" height=\"{}\" \
+                     fill=\"#d00\"/>",
+                    y + 1.0,
+                    ROW - 2.0
+                )
+                .map_err(out_err)?;
+            }
+            last = Some(y);
             y += ROW;
             y - ROW
         };
@@ -324,19 +496,18 @@ fn command_rows(
             colour(comm)
         )
         .map_err(out_err)?;
-        for &i in by_exec.get(&r.exec_id).into_iter().flatten() {
+        for &i in on_path.into_iter().flatten() {
             let st = &steps[i];
             let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
             write!(
                 out,
-                "<rect x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
+                "<rect class=\"piece\" x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
                  fill=\"none\" stroke=\"#d00\" stroke-width=\"1.5\"/>",
                 row + 1.0,
                 (b - a).max(0.5),
                 ROW - 2.0
             )
             .map_err(out_err)?;
-            drawn.insert(i, row + ROW / 2.0);
         }
         if run.is_some() {
             write!(out, "</g>").map_err(out_err)?;
@@ -347,73 +518,79 @@ fn command_rows(
         Ok(())
     })?;
     if let Some(done) = run.take() {
-        end_run(out, &done, fold)?;
+        end_run(out, &done)?;
     }
-    Ok((drawn, row_of))
+    Ok(row_of)
 }
 
 /// The left edge of a row's label at `depth`.
 fn indent(depth: i64) -> f64 {
-    4.0 + 8.0 * depth.min(20) as f64
+    4.0 + 6.0 * depth.min(16) as f64
 }
 
-/// The label of a summary row, and the end of its group.
-fn end_run(out: &mut dyn Write, run: &Run, fold: &Fold) -> Result<(), Error> {
-    writeln!(
-        out,
-        "<text x=\"{}\" y=\"{:.1}\" fill=\"#555\" font-style=\"italic\">{} command{} &lt; {}</text></g>",
-        indent(run.depth),
-        run.y + ROW - 3.0,
-        run.count,
-        if run.count == 1 { "" } else { "s" },
-        duration(fold.threshold)
-    )
+/// The end of a run's group: a summary row's label (how many, and the
+/// longest of them), or the `+N` at the right end of the row it joined.
+fn end_run(out: &mut dyn Write, run: &Run) -> Result<(), Error> {
+    let (n, longest) = (run.count, duration(run.longest));
+    let s = if n == 1 { "" } else { "s" };
+    if run.own {
+        writeln!(
+            out,
+            "<text x=\"{}\" y=\"{:.1}\" fill=\"#555\" font-style=\"italic\">{n} command{s}, each ≤ {longest}</text></g>",
+            indent(run.depth),
+            run.y + ROW - 3.0,
+        )
+    } else {
+        writeln!(
+            out,
+            "<g class=\"n\"><title>{n} more command{s} in this row, each ≤ {longest}</title>\
+             <text x=\"{}\" y=\"{:.1}\" fill=\"#777\" font-size=\"9\">+{n}</text></g></g>",
+            LABEL + PLOT + 4.0,
+            run.y + ROW - 3.0,
+        )
+    }
     .map_err(out_err)
 }
 
-/// A thin line per producer → consumer file flow, from the producer's row
-/// at its write to the consumer's row at its read.
+/// The most rows a file line crosses: a flow between rows further apart
+/// is drawn as a mark on the reader's row only (a line per such flow,
+/// a header every compile reads, would cover the picture).
+const FLOW_REACH: f64 = 12.0 * ROW;
+
+/// Per producer → consumer file flow, a thin line from the producer's row
+/// at its write to the consumer's row at its read when the rows are near
+/// ([`FLOW_REACH`]), else a small grey mark on the consumer's row at its
+/// read; both with the path in their tooltip.
 fn file_lines(
     flows: &[Flow],
     out: &mut dyn Write,
     sc: &Scale,
-    row_of: &Drawn<i64>,
+    row_of: &Drawn,
 ) -> Result<(), Error> {
     for f in flows {
         let (Some(ya), Some(yb)) = (row_of.get(&f.producer_id), row_of.get(&f.consumer_id)) else {
             continue;
         };
         let (xa, xb) = (sc.x(f.write_ts), sc.x(f.read_ts));
-        writeln!(
-            out,
-            "<line class=\"file\" x1=\"{xa:.2}\" y1=\"{ya:.1}\" x2=\"{xb:.2}\" y2=\"{yb:.1}\" \
-             stroke=\"#555\" stroke-width=\"0.4\"><title>{}</title></line>",
-            xml(&f.path)
-        )
+        if (ya - yb).abs() <= FLOW_REACH {
+            writeln!(
+                out,
+                "<line class=\"file\" x1=\"{xa:.2}\" y1=\"{ya:.1}\" x2=\"{xb:.2}\" y2=\"{yb:.1}\" \
+                 stroke=\"#555\" stroke-width=\"0.4\"><title>{}</title></line>",
+                xml(&f.path)
+            )
+        } else {
+            writeln!(
+                out,
+                "<circle class=\"file\" cx=\"{xb:.2}\" cy=\"{yb:.1}\" r=\"1.5\" fill=\"#555\">\
+                 <title>reads {} (written at +{})</title></circle>",
+                xml(&f.path),
+                duration(f.write_ts - sc.start)
+            )
+        }
         .map_err(out_err)?;
     }
     Ok(())
-}
-
-/// The red line from each critical step's end to the next one's start.
-fn path_line(out: &mut dyn Write, sc: &Scale, steps: &[Step], drawn: &Drawn) -> Result<(), Error> {
-    let mut d = String::new();
-    for i in 1..steps.len() {
-        let (Some(ya), Some(yb)) = (drawn.get(&(i - 1)), drawn.get(&i)) else {
-            continue;
-        };
-        let (xa, xb) = (sc.x(steps[i - 1].end_ts), sc.x(steps[i].start_ts));
-        d.push_str(&format!("M{xa:.2} {ya:.1} L{xb:.2} {yb:.1} "));
-    }
-    if d.is_empty() {
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "<path class=\"critical\" d=\"{}\" fill=\"none\" stroke=\"#d00\" stroke-width=\"1\"/>",
-        d.trim_end()
-    )
-    .map_err(out_err)
 }
 
 #[cfg(test)]
@@ -425,23 +602,64 @@ mod tests {
         assert_eq!(tick(16_000_000), 2_000_000);
         assert_eq!(tick(80), 10);
         assert_eq!(tick(0), 1);
+        // gzip's 406 s: every 100 s; 20 minutes: every 5 minutes.
+        assert_eq!(tick(406 * SEC), 100 * SEC);
+        assert_eq!(tick(1200 * SEC), 300 * SEC);
+        assert_eq!(tick(5 * 3600 * SEC), 3600 * SEC);
+    }
+
+    #[test]
+    fn axis_labels_read_at_a_glance() {
+        let span = 406 * SEC;
+        let step = tick(span);
+        assert_eq!(axis_label(0, step, span), "+0 s");
+        assert_eq!(axis_label(100 * SEC, step, span), "+100 s");
+        assert_eq!(axis_label(400 * SEC, step, span), "+400 s");
+        // Past ten minutes: minutes and seconds, then hours and minutes.
+        let span = 1200 * SEC;
+        assert_eq!(axis_label(100 * SEC, 20 * SEC, span), "+1 min 40 s");
+        assert_eq!(axis_label(300 * SEC, tick(span), span), "+5 min");
+        assert_eq!(axis_label(0, tick(span), span), "+0 min");
+        let span = 11 * 3600 * SEC;
+        assert_eq!(axis_label(9000 * SEC, 1800 * SEC, span), "+2 h 30 min");
+        assert_eq!(axis_label(7200 * SEC, 3600 * SEC, span), "+2 h");
+        assert_eq!(axis_label(0, 3600 * SEC, span), "+0 h");
+        assert_eq!(
+            axis_label(5400 * SEC, 1800 * SEC, 3 * 3600 * SEC),
+            "+1 h 30 min"
+        );
+        // Under a second: ms, with the decimals the step needs.
+        let span = 900_000_000;
+        assert_eq!(axis_label(250_000_000, tick(span), span), "+250 ms");
+        assert_eq!(axis_label(0, tick(span), span), "+0 ms");
+        assert_eq!(axis_label(1_500_000, 500_000, 3_000_000), "+1.5 ms");
+        assert_eq!(axis_label(1_500, 500, 3_000), "+1.5 µs");
+        assert_eq!(axis_label(40, 10, 80), "+40 ns");
+        // A second or more with steps under one: decimals of seconds.
+        assert_eq!(
+            axis_label(1_400_000_000, 200_000_000, 1_500_000_000),
+            "+1.4 s"
+        );
     }
 
     #[test]
     fn the_last_axis_label_ends_inside_the_picture() {
-        // 16 ms over 8 ticks of 2 ms: the last tick is on the right edge.
+        // 1.6 ms over 8 ticks of 0.2 ms: the last tick is on the right edge.
         let sc = Scale {
             start: 0,
-            span: 16e6,
+            span: 1.6e6,
             top: TOP,
         };
         let mut out = Vec::new();
-        axis(&mut out, &sc, 16_000_000, 200.0).unwrap();
+        axis(&mut out, &sc, 1_600_000, 200.0).unwrap();
         let s = String::from_utf8(out).unwrap();
         let last = s.lines().last().unwrap();
-        assert!(last.contains("text-anchor=\"end\">+16.000 ms<"), "{last}");
+        assert!(last.contains("text-anchor=\"end\">+1.6 ms<"), "{last}");
         let first = s.lines().nth(1).unwrap();
-        assert!(first.contains("text-anchor=\"middle\">0<"), "{first}");
+        assert!(first.contains("text-anchor=\"middle\">+0.0 ms<"), "{first}");
+        // Each label twice: under the strip and at the bottom.
+        assert_eq!(s.matches(">+0.8 ms<").count(), 2, "{s}");
+        assert!(s.contains("y=\"214\""), "{s}");
     }
 
     #[test]
