@@ -4,7 +4,8 @@
 -- @param  trace     Only this trace_id (default: every trace).
 -- @param  limit     Maximum rows (default: all).
 -- @column syscall   Syscall name, or `#N` when the table does not know number N.
--- @column calls     Calls (returns without a call included).
+-- @column calls     Calls made (a fork counts once: the child's return is
+--                   not a call).
 -- @column failed    Of them, those that failed.
 -- @column total_dur Time spent in its calls with both halves (ns).
 -- @column max_dur   The longest of them (ns).
@@ -13,5 +14,8 @@ SELECT syscall, sum(calls) AS calls, sum(failed) AS failed, sum(total_dur) AS to
 FROM syscall_summary
 WHERE $trace IS NULL OR trace_id = $trace
 GROUP BY syscall
+-- A syscall seen only in children's returns (a fork's child returning
+-- from `fork` after its parent's vfork) was not called.
+HAVING sum(calls) > 0
 ORDER BY calls DESC, syscall
 LIMIT COALESCE($limit, 9223372036854775807);

@@ -88,14 +88,15 @@ SELECT t.trace_id, t.process_id, p.pid,
        COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
        CASE WHEN n.ts IS NULL THEN p.exit_status END AS exit_status,
        CASE WHEN n.ts IS NULL THEN p.exit_signal END AS exit_signal,
-       -- The last image's calls are the process's (process.calls) less
-       -- those before it: only the earlier images, short-lived as a rule
-       -- (a fork's copy until its exec), are counted through the index.
+       -- The last image's calls are the process's (process.calls: calls
+       -- made) less those before it: only the earlier images, short-lived
+       -- as a rule (a fork's copy until its exec), are counted, and the
+       -- child's return from its fork is no call.
        CASE WHEN $brief IS NOT NULL THEN NULL
             WHEN n.exec_id IS NULL
-            THEN p.calls - (SELECT count(*) FROM call AS c
+            THEN p.calls - (SELECT count(*) FROM call_made AS c
                             WHERE c.process_id = t.process_id AND c.call_id < t.calls_from)
-            ELSE (SELECT count(*) FROM call AS c
+            ELSE (SELECT count(*) FROM call_made AS c
                   WHERE c.process_id = t.process_id AND c.call_id >= t.calls_from
                     AND c.call_id < t.calls_to)
        END AS calls,

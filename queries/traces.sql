@@ -17,7 +17,8 @@
 -- @column threads          Threads (dialects with thread ids).
 -- @column execs            Exec attempts.
 -- @column failed_execs     Of them, those that failed.
--- @column calls            Rows of table call.
+-- @column calls            Calls made (rows of call_made: a child's return
+--                          from fork is not a call).
 -- @column failed_calls     Calls that failed.
 -- @column no_return        Calls without a return (exit included).
 -- @column lookups          Path lookups (namei rows).

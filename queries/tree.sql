@@ -7,6 +7,9 @@
 -- @param  trace      Only this trace_id (default: every trace in the database).
 -- @param  pid        Only every lifetime of this pid and their descendants,
 --                    re-rooted at depth 0 (default: every process).
+-- @param  long       1: fill argv, start_ts, dur, exit_status and
+--                    exit_signal (`tree --long`); NULL (the default) leaves
+--                    them NULL.
 -- @column depth      Levels below `<process_root>`: 0, then one more per fork.
 -- @column pid        OS pid.
 -- @column comm       Command name of the image.
@@ -18,6 +21,18 @@
 --                    lifetimes this process is (1, 2, …, in `pid-lifetimes`
 --                    order); else NULL.
 -- @column lifetimes  How many lifetimes that pid had (NULL when one).
+-- @column argv       With `long`: the argv of the exec that started the
+--                    image (JSON array, or BLOB of NUL-separated bytes),
+--                    where the trace records it; else NULL.
+-- @column start_ts   With `long`: time (ns) the image started (the
+--                    process's first record for image 0, else the exec's
+--                    return).
+-- @column dur        With `long`: ns from its start to the next image's
+--                    start, or to the process's last record.
+-- @column exit_status With `long`, on the process's last image: the
+--                    argument of its exit call, when seen; else NULL.
+-- @column exit_signal With `long`, on the process's last image: the signal
+--                    that killed it, when seen; else NULL.
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
   member (process_id) AS (
@@ -45,11 +60,22 @@ WITH
   )
 SELECT t.depth - (SELECT top FROM span) AS depth, p.pid, e.comm, t.process_id, t.image,
        t.exec_id, t.trace_id,
-       CASE WHEN l.n > 1 THEN l.k END AS lifetime, CASE WHEN l.n > 1 THEN l.n END AS lifetimes
+       CASE WHEN l.n > 1 THEN l.k END AS lifetime, CASE WHEN l.n > 1 THEN l.n END AS lifetimes,
+       CASE WHEN $long IS NOT NULL THEN e.argv END AS argv,
+       CASE WHEN $long IS NOT NULL THEN CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END
+       END AS start_ts,
+       CASE WHEN $long IS NOT NULL
+            THEN COALESCE(n.ts, p.last_ts) - CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END
+       END AS dur,
+       CASE WHEN $long IS NOT NULL AND n.ts IS NULL THEN p.exit_status END AS exit_status,
+       CASE WHEN $long IS NOT NULL AND n.ts IS NULL THEN p.exit_signal END AS exit_signal
 FROM tree_node AS t
 JOIN process AS p USING (process_id)
 JOIN exec AS e USING (exec_id)
 LEFT JOIN lives AS l ON l.process_id = t.process_id
+-- The process's next image: where this one ends (read with `long` only).
+LEFT JOIN exec AS n
+  ON $long IS NOT NULL AND n.process_id = t.process_id AND n.image = t.image + 1
 WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
   AND ($trace IS NULL OR t.trace_id = $trace)
   AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))

@@ -143,7 +143,8 @@ CREATE TABLE process (
   -- 1 when it was still running where the trace ends in damage, so its
   -- later activity is missing.
   cut_by_damage INTEGER NOT NULL,
-  -- Its rows in table call.
+  -- Calls it made: its rows in table call less its return from the fork
+  -- that created it (unpaired `child return`), its rows in call_made.
   calls INTEGER NOT NULL DEFAULT 0,
   -- Of them, those that failed (success = 0).
   failed_calls INTEGER NOT NULL DEFAULT 0,
@@ -232,7 +233,10 @@ CREATE TABLE exec (
 );
 
 -- One system call: its CALL record paired with its RET record. A row
--- can lack either half; `unpaired` says why.
+-- can lack either half; `unpaired` says why. A child's return from the
+-- call that created it (a forked process's or a new thread's first RET,
+-- unpaired `child return`) is a row too, but no call the child made: the
+-- view call_made leaves those out, and so does every count of calls.
 CREATE TABLE call (
   -- Unique call id.
   call_id INTEGER PRIMARY KEY,
@@ -281,14 +285,19 @@ CREATE TABLE call (
   -- File offset of the RET record.
   ret_offset INTEGER,
   -- Why the row lacks a half: `exit`, `thread exit`, `process gone`,
-  -- `superseded`, `end of trace`, `no call`; NULL when paired.
+  -- `superseded`, `end of trace`, `no call` (a call made whose CALL is not
+  -- in the trace: the tracer's own ktrace), `returned in vfork parent`,
+  -- `child return` (a forked child's first RET from fork, vfork, rfork, …,
+  -- or a new thread's from __tfork, thr_new or _lwp_create: not a call
+  -- made); NULL when paired.
   unpaired TEXT
 );
 
 -- The sums of a trace's calls per syscall number, counted at import so
 -- that summaries (`kt2sql stats`, syscall_summary) need not scan table
--- call: `calls` equals the trace's rows in call with that code. (Per
--- process: `SELECT process_id, syscall, count(*) FROM call GROUP BY 1, 2`.)
+-- call: `calls` equals the trace's rows in call_made with that code,
+-- `calls + child_returns` its rows in call. (Per process:
+-- `SELECT process_id, syscall, count(*) FROM call_made GROUP BY 1, 2`.)
 CREATE TABLE syscall_stat (
   -- Trace it was recorded in.
   trace_id INTEGER NOT NULL REFERENCES trace(trace_id),
@@ -296,9 +305,12 @@ CREATE TABLE syscall_stat (
   code INTEGER NOT NULL,
   -- Syscall name; NULL when the system's table does not know the number.
   syscall TEXT,
-  -- Its rows in table call.
+  -- Calls made: its rows in call_made.
   calls INTEGER NOT NULL,
-  -- Of them, those that failed (success = 0).
+  -- Its rows in call that are a child's return (unpaired `child return`),
+  -- not counted in calls.
+  child_returns INTEGER NOT NULL,
+  -- Of the calls, those that failed (success = 0).
   failed INTEGER NOT NULL,
   -- Of them, those without a return (retval NULL; exit included).
   no_return INTEGER NOT NULL,

@@ -3,6 +3,58 @@
 -- the data; IF NOT EXISTS because `--append` re-applies this file.
 -- Only DDL here.
 
+-- The calls processes made: the rows of table call less the children's
+-- returns (unpaired `child return`: a forked child's or a new thread's
+-- first RET, which the child did not call). Count calls here
+-- (`SELECT syscall, count(*) FROM call_made GROUP BY syscall`); table call
+-- counts every fork twice.
+CREATE VIEW IF NOT EXISTS call_made (
+  -- call.call_id.
+  call_id,
+  -- Process lifetime.
+  process_id,
+  -- Thread, where the dialect records thread ids.
+  thread_id,
+  -- Syscall number.
+  code,
+  -- Syscall name (NULL when unknown to the system's table).
+  syscall,
+  -- Number of argument words recorded.
+  nargs,
+  -- Arguments, kdump style (`0x3,0x7ffe12,0`).
+  args,
+  -- First argument, signed.
+  arg0,
+  -- Second argument, signed.
+  arg1,
+  -- CALL time (ns); NULL for a made call whose CALL is not in the trace.
+  ts,
+  -- RET time (ns).
+  ret_ts,
+  -- ret_ts - ts (ns).
+  dur,
+  -- Return value as the program saw it (-1 when it failed).
+  retval,
+  -- Raw error field (0, errno, -1 ERESTART, -2 EJUSTRETURN).
+  error,
+  -- errno of a failed call, else NULL.
+  errno,
+  -- Symbolic errno, when known.
+  errno_name,
+  -- 1 succeeded, 0 failed, NULL no return.
+  success,
+  -- File offset of the CALL record.
+  call_offset,
+  -- File offset of the RET record.
+  ret_offset,
+  -- Why a half is missing (never `child return`); NULL when paired.
+  unpaired
+) AS
+SELECT call_id, process_id, thread_id, code, syscall, nargs, args, arg0, arg1, ts, ret_ts,
+       dur, retval, error, errno, errno_name, success, call_offset, ret_offset, unpaired
+FROM call
+WHERE unpaired IS NULL OR unpaired <> 'child return';
+
 -- Every system call with its process, thread and trace: the table most
 -- questions start from.
 CREATE VIEW IF NOT EXISTS call_detail (

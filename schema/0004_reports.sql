@@ -261,7 +261,8 @@ GROUP BY trace_id, path;
 
 -- One row per syscall name (or unknown number) and trace: how often it was
 -- called, how often it failed, and the time spent in it (table
--- syscall_stat, which the import counted from the call rows).
+-- syscall_stat, which the import counted from the call rows). A fork
+-- counts once: the child's return is in child_returns, not in calls.
 CREATE VIEW IF NOT EXISTS syscall_summary (
   -- Trace it was recorded in.
   trace_id,
@@ -269,8 +270,11 @@ CREATE VIEW IF NOT EXISTS syscall_summary (
   syscall,
   -- Syscall number.
   code,
-  -- Rows of table call (returns without a call included).
+  -- Calls made (rows of call_made).
   calls,
+  -- Rows of table call that are a child's return (unpaired `child
+  -- return`), not counted in calls.
+  child_returns,
   -- Calls that failed (success = 0).
   failed,
   -- Calls without a return (exit included).
@@ -282,7 +286,8 @@ CREATE VIEW IF NOT EXISTS syscall_summary (
   -- The longest of them (ns); NULL when none.
   max_dur
 ) AS
-SELECT trace_id, COALESCE(syscall, '#' || code), code, calls, failed, no_return, total_dur,
+SELECT trace_id, COALESCE(syscall, '#' || code), code, calls, child_returns, failed, no_return,
+       total_dur,
        CASE WHEN timed > 0 THEN CAST((total_dur - total_dur % timed) / timed AS BIGINT) END, max_dur
 FROM syscall_stat;
 
@@ -300,7 +305,7 @@ CREATE VIEW IF NOT EXISTS process_summary (
   comm,
   -- Successful execs (images beyond the inherited one).
   execs,
-  -- Rows of table call.
+  -- Calls it made (its rows of call_made).
   calls,
   -- Calls that failed.
   failed_calls,

@@ -21,6 +21,12 @@ pub struct TreeArgs {
     /// Under each process image, the system calls it made.
     #[arg(long, short = 'v')]
     pub verbose: bool,
+    /// Beside each process image, how long it ran, how it ended (exit
+    /// status, signal, or `exec`) and its argv (where the trace records
+    /// it, else its name); columns argv, start_ts, dur, exit_status and
+    /// exit_signal in csv and json.
+    #[arg(long, short = 'l')]
+    pub long: bool,
     #[command(flatten)]
     pub format: FormatArg<TreeFormats>,
 }
@@ -97,13 +103,13 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
             &conn,
             scope,
             |scope| {
-                let t = tree::tree(&conn, scope, args.verbose)?;
+                let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
                 Ok((scope.pid.is_none() || !t.nodes.is_empty()).then_some(t))
             },
             |t, out| Ok(t.write_text(&conn, out)?),
         );
     }
-    let t = tree::tree(&conn, scope, args.verbose)?;
+    let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
     let stdout = io::stdout();
     let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     match args.format.format {

@@ -12,7 +12,7 @@ use crate::names::args::format::{self as args, hexarg};
 use crate::names::{self, Numbering};
 use crate::record::{Body, Call, IoDir, Psig, Record, Ret};
 use crate::text::{
-    push_hex, push_int, push_uint_padded, quoted, vis, vis_into, Digits, TextSink as _,
+    push_int, push_retval, push_uint_padded, quoted, vis, vis_into, Digits, TextSink as _,
 };
 
 use super::data;
@@ -288,11 +288,7 @@ impl TextFormatter {
         match r.error {
             0 => {
                 if !self.opts.raw {
-                    push_int(out, r.retval);
-                    if !(0..=9).contains(&r.retval) {
-                        out.push_text("/0x");
-                        push_hex(out, word(r.retval));
-                    }
+                    push_retval(out, r.retval, self.abi.width.bits());
                 } else if self.opts.decimal {
                     push_int(out, r.retval);
                 } else {

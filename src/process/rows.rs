@@ -78,7 +78,7 @@ macro_rules! model_tables {
                 dropped_events: i64 => "dropped_events",
                 /// Still running when the trace ended in damage (truncated/corrupt).
                 cut_by_damage: bool => "cut_by_damage",
-                /// Its call rows.
+                /// Calls it made: its call rows less a child's return.
                 calls: i64 => "calls",
                 /// Of them, those that failed.
                 failed_calls: i64 => "failed_calls",
@@ -304,9 +304,12 @@ macro_rules! model_tables {
                 code: i32 => "code",
                 /// Syscall name, where the table knows the number.
                 syscall: Option<&'static str> => "syscall",
-                /// Call rows.
+                /// Calls made: call rows less the children's returns.
                 calls: i64 => "calls",
-                /// Of them, those that failed (not success as the program sees it).
+                /// Call rows that are a child's return (`child return`), not
+                /// counted in `calls`.
+                child_returns: i64 => "child_returns",
+                /// Of the calls, those that failed (not success as the program sees it).
                 failed: i64 => "failed",
                 /// Of them, those without a return.
                 no_return: i64 => "no_return",
@@ -386,7 +389,7 @@ pub struct Totals {
     pub processes: i64,
     /// Threads.
     pub threads: i64,
-    /// Call rows.
+    /// Calls made: call rows less the children's returns.
     pub calls: i64,
     /// namei rows.
     pub namei: i64,

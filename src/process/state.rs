@@ -388,7 +388,7 @@ impl Proc {
 }
 
 impl TraceState {
-    /// Count one call row of `p`: `dur` when both halves are known,
+    /// Count one call `p` made: `dur` when both halves are known,
     /// `succeeded` when it returned (`None` without a return); `lookups` are
     /// the absolute paths it looked up.
     pub fn tally_call(
@@ -420,6 +420,19 @@ impl TraceState {
             s.total_dur += d;
             s.max_dur = Some(s.max_dur.map_or(d, |m| m.max(d)));
         }
+    }
+
+    /// Count one call row that is a child's return (`child return`): in
+    /// the syscall's `child_returns`, not in its calls nor the process's.
+    pub fn tally_child_return(&mut self, code: i32, syscall: Option<&'static str>) {
+        self.syscalls
+            .entry(code)
+            .or_insert_with(|| SyscallStatRow {
+                code,
+                syscall,
+                ..SyscallStatRow::default()
+            })
+            .child_returns += 1;
     }
 
     /// `p` ended: count its files and add them to the trace's.

@@ -178,6 +178,16 @@ by_name! {
     _ => false,
 }
 
+by_name! {
+    /// Whether the call named `name` creates a thread, whose first record
+    /// is the call's RET in the new thread: a child's return, not a call
+    /// the thread made (call.unpaired `child return`).
+    pub fn creates_thread(name) -> bool;
+    names THREAD_NAMES;
+    "__tfork" | "thr_new" | "_lwp_create" => true,
+    _ => false,
+}
+
 /// An open's access by its flags word: O_CREAT creates; O_WRONLY, O_RDWR
 /// or O_TRUNC write; anything else reads.
 fn open_access(word: u64, f: OpenFlags) -> Access {
@@ -212,6 +222,7 @@ mod tests {
             DIRFD_NAMES,
             ACCESS_NAMES,
             UNCALLED_RET_NAMES,
+            THREAD_NAMES,
             &[POSIX_SPAWN, VFORK],
         ]);
     }

@@ -136,12 +136,17 @@ vocabulary! {
         Superseded = "superseded",
         /// The trace ended first.
         EndOfTrace = "end of trace",
-        /// A RET whose CALL is not in the trace (a forked child's first RET,
-        /// the tracer's own ktrace RET).
+        /// A RET whose CALL is not in the trace and was made (the tracer's
+        /// own ktrace RET, a call whose CALL record was lost).
         NoCall = "no call",
         /// Mac OS X vfork: the child's execve has no RET of its own; the
         /// parent's `RET execve <child>` ended it (its time and offset are used).
         VforkParent = "returned in vfork parent",
+        /// A child's return from the call that created it: a forked
+        /// child's first RET (fork, vfork, rfork, …) or a new thread's
+        /// (`__tfork`, `thr_new`, `_lwp_create`). Recorded, but no call the
+        /// child made: `call_made` and every count of calls leave it out.
+        ChildReturn = "child return",
     }
 }
 

@@ -39,7 +39,11 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// namei_resolved holds the access kind too, so the writes of a path are
 /// found without reading its reads. 11: namei_call holds each lookup's
 /// resolved_id, so `tree -v` reads a call's paths from the index alone.
-pub const SCHEMA_VERSION: i64 = 11;
+/// 12: counts mean calls made: call.unpaired `child return` marks a
+/// child's return from fork (or a new thread's), the view call_made leaves
+/// them out, and syscall_stat.calls and process.calls no longer count them
+/// (syscall_stat.child_returns does).
+pub const SCHEMA_VERSION: i64 = 12;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that

@@ -87,10 +87,44 @@ pub fn push_hex(out: &mut impl TextSink, v: u64) {
     }
 }
 
+/// Append a successful call's return value as kdump prints it: decimal,
+/// and beside it `/0x` and the hex of the word the kernel returned when
+/// the value is not a single digit (`3`, `-1/0xffffffff`, `4096/0x1000`).
+/// `word_bits` (32 or 64) is the writing kernel's register width, which a
+/// negative value's hex is cut to. `kt2sql dump` and `tree -v` both write
+/// returns with this.
+pub fn push_retval(out: &mut impl TextSink, v: i64, word_bits: u32) {
+    super::push_int(out, v);
+    if !(0..=9).contains(&v) {
+        let word = if word_bits == 32 {
+            u64::from(v as u32)
+        } else {
+            v as u64
+        };
+        out.push_text("/0x");
+        push_hex(out, word);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::{long_samples, xorshift};
     use super::*;
+
+    #[test]
+    fn retval_as_kdump_prints_it() {
+        let show = |v: i64, bits: u32| {
+            let mut s = String::new();
+            push_retval(&mut s, v, bits);
+            s
+        };
+        assert_eq!(show(0, 64), "0");
+        assert_eq!(show(9, 64), "9");
+        assert_eq!(show(10, 64), "10/0xa");
+        assert_eq!(show(4096, 32), "4096/0x1000");
+        assert_eq!(show(-1, 32), "-1/0xffffffff");
+        assert_eq!(show(-100, 64), "-100/0xffffffffffffff9c");
+    }
 
     #[test]
     fn hex_as_the_formatter_writes_it() {

@@ -10,7 +10,7 @@ mod hex;
 mod vis;
 
 pub use digits::{push_int, push_uint, push_uint_padded, Digits};
-pub use hex::{hex, hex_digits, hex_into, hex_pair, push_hex, HEX_DIGITS};
+pub use hex::{hex, hex_digits, hex_into, hex_pair, push_hex, push_retval, HEX_DIGITS};
 pub(crate) use vis::is_bidi_control;
 pub use vis::{all_plain, path, quoted, vis, vis_into, vis_plain};
 

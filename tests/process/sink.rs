@@ -311,11 +311,14 @@ impl Rows {
     /// syscall_stat, trace files, the tree links) equal what the rows say.
     pub fn check_summaries(&self, ctx: &str) {
         let succeeded = |c: &Call| c.success == Some(true);
-        // syscall_stat: code → [calls, failed, no_return, timed, total, max].
-        let mut want: BTreeMap<i32, [i64; 6]> = BTreeMap::new();
+        // syscall_stat: code → [calls, failed, no_return, timed, total, max,
+        // child_returns]: a child's return is no call made.
+        let child = |c: &Call| c.unpaired == Some(Unpaired::ChildReturn);
+        let mut want: BTreeMap<i32, [i64; 7]> = BTreeMap::new();
         for c in &self.c.calls {
-            let e = want.entry(c.code).or_insert([0, 0, 0, 0, 0, -1]);
-            e[0] += 1;
+            let e = want.entry(c.code).or_insert([0, 0, 0, 0, 0, -1, 0]);
+            e[0] += i64::from(!child(c));
+            e[6] += i64::from(child(c));
             // No return: no RET seen (an exec-inferred one succeeded all the same).
             e[1] += i64::from(c.success == Some(false));
             e[2] += i64::from(c.ret_offset.is_none());
@@ -325,14 +328,14 @@ impl Rows {
                 e[5] = e[5].max(b - a);
             }
         }
-        let got: BTreeMap<i32, [i64; 6]> = self
+        let got: BTreeMap<i32, [i64; 7]> = self
             .c
             .syscall_stats
             .iter()
             .map(|s| {
                 let v = [s.calls, s.failed, s.no_return, s.timed, s.total_dur];
                 let m = s.max_dur.unwrap_or(-1);
-                (s.code, [v[0], v[1], v[2], v[3], v[4], m])
+                (s.code, [v[0], v[1], v[2], v[3], v[4], m, s.child_returns])
             })
             .collect();
         assert_eq!(
@@ -347,7 +350,7 @@ impl Rows {
                 .c
                 .calls
                 .iter()
-                .filter(|c| c.process_id == p.id)
+                .filter(|c| c.process_id == p.id && !child(c))
                 .collect();
             let failed = calls.iter().filter(|c| c.success == Some(false)).count();
             let lookups: Vec<&Namei> = self
@@ -538,13 +541,16 @@ impl Rows {
             .c
             .calls
             .iter()
-            .filter(|c| c.unpaired.is_some_and(|u| u != Unpaired::NoCall))
+            .filter(|c| {
+                c.unpaired
+                    .is_some_and(|u| !matches!(u, Unpaired::NoCall | Unpaired::ChildReturn))
+            })
             .count();
         let no_call = self
             .c
             .calls
             .iter()
-            .filter(|c| c.unpaired == Some(Unpaired::NoCall))
+            .filter(|c| matches!(c.unpaired, Some(Unpaired::NoCall | Unpaired::ChildReturn)))
             .count();
         (no_ret as i64, no_call as i64)
     }

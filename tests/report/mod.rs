@@ -8,6 +8,7 @@
 mod build;
 mod compile_commands;
 mod compile_removed;
+mod counts;
 mod critical_rows;
 mod deps;
 mod diff;

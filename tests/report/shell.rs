@@ -124,7 +124,7 @@ fn sample(name: &str, pid: i64) -> String {
         "under" => "'/usr/src/proj'".into(),
         "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
-        "commands" | "sources" | "reverse" | "brief" => "1".into(),
+        "commands" | "sources" | "reverse" | "brief" | "long" => "1".into(),
         "map" => "'[[\"/usr/src/proj/obj\", \"/home/b/obj\"]]'".into(),
         "makes" => "'[\"/usr/bin/make\"]'".into(),
         "compilers" => "'[\"/usr/bin/cc\"]'".into(),
@@ -170,8 +170,12 @@ fn compare_all(db: &Path, pid: i64) {
     }
     let p = pid.to_string();
     let cases: &[Case] = &[
-        (&["tree"], "tree.sql", &[]),
-        (&["tree", "-p", &p], "tree.sql", &[("pid", &p)]),
+        (&["tree", "--long"], "tree.sql", &[("long", "1")]),
+        (
+            &["tree", "-l", "-p", &p],
+            "tree.sql",
+            &[("pid", &p), ("long", "1")],
+        ),
         (
             &["tree", "-v", "--trace", "1"],
             "tree_calls.sql",

@@ -8,24 +8,27 @@ use rusqlite::Connection;
 /// Each check: what it compares, and a query returning the rows that differ.
 const CHECKS: &[(&str, &str)] = &[
     (
-        "syscall_stat = call grouped by trace and code",
+        "syscall_stat = call grouped by trace and code: calls made, and children's returns apart",
         "WITH want AS (
-           SELECT trace_id, code, syscall, count(*) AS calls,
+           SELECT trace_id, code, syscall,
+                  count(CASE WHEN unpaired IS NOT 'child return' THEN 1 END) AS calls,
+                  count(CASE WHEN unpaired = 'child return' THEN 1 END) AS child_returns,
                   count(CASE WHEN success = 0 THEN 1 END) AS failed,
                   count(CASE WHEN retval IS NULL THEN 1 END) AS no_return,
                   count(dur) AS timed, COALESCE(sum(dur), 0) AS total_dur, max(dur) AS max_dur
            FROM call JOIN process USING (process_id) GROUP BY trace_id, code),
          got AS (
-           SELECT trace_id, code, syscall, calls, failed, no_return, timed, total_dur, max_dur
+           SELECT trace_id, code, syscall, calls, child_returns, failed, no_return, timed,
+                  total_dur, max_dur
            FROM syscall_stat)
          SELECT * FROM (SELECT * FROM want EXCEPT SELECT * FROM got)
          UNION ALL
          SELECT * FROM (SELECT * FROM got EXCEPT SELECT * FROM want)",
     ),
     (
-        "process counters = its call and namei rows",
+        "process counters = its call_made and namei rows",
         "SELECT p.process_id FROM process AS p
-         WHERE p.calls <> (SELECT count(*) FROM call AS c WHERE c.process_id = p.process_id)
+         WHERE p.calls <> (SELECT count(*) FROM call_made AS c WHERE c.process_id = p.process_id)
             OR p.failed_calls <> (SELECT count(*) FROM call AS c
                                   WHERE c.process_id = p.process_id AND c.success = 0)
             OR p.lookups <> (SELECT count(*) FROM namei AS n WHERE n.process_id = p.process_id)

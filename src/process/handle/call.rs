@@ -6,7 +6,9 @@ use super::{th_id, Action, Return};
 use crate::names;
 use crate::process::rows::{CallRow, End, IssueKind, NameiRow, Severity, Sink, Unpaired};
 use crate::process::state::{ForkCall, Pending, Proc, TraceState};
-use crate::process::syscall::{effect, outcome, returns_uncalled, seen_retval, Effect, VFORK};
+use crate::process::syscall::{
+    creates_thread, effect, outcome, returns_uncalled, seen_retval, Effect, VFORK,
+};
 use crate::record::{Call, Record, Ret};
 
 impl TraceState {
@@ -263,9 +265,16 @@ impl TraceState {
                 },
             )?;
         }
-        self.totals.calls += 1;
+        // A child's first RET (a fork's in the new process, a thread
+        // creation's in the new thread) is recorded but is no call of its.
+        let child_return = child_side || name.is_some_and(creates_thread);
         let (ok, errno) = outcome(name, r.error, r.retval);
-        self.tally_call(p, r.code, name, None, Some(ok), Vec::new());
+        if child_return {
+            self.tally_child_return(r.code, name);
+        } else {
+            self.totals.calls += 1;
+            self.tally_call(p, r.code, name, None, Some(ok), Vec::new());
+        }
         let id = TraceState::next(&mut self.ids.call);
         sink.call(&CallRow {
             id,
@@ -282,7 +291,11 @@ impl TraceState {
             errno,
             call_offset: None,
             ret_offset: Some(rec.offset),
-            unpaired: Some(Unpaired::NoCall),
+            unpaired: Some(if child_return {
+                Unpaired::ChildReturn
+            } else {
+                Unpaired::NoCall
+            }),
         })?;
         if forks && ok && !child_side && r.retval > 0 {
             let call = ForkCall::new(p, id, name.unwrap_or("fork"), rec.ts, rec.offset);

@@ -298,7 +298,8 @@ impl Stats {
         Ok(())
     }
 
-    /// The slowest commands: own time, pid, whether it compiles, what it
+    /// The slowest commands: own time (less its children's), wall time,
+    /// pid, whether it compiles, what it
     /// wrote, and the command line (argv, else the program, else the
     /// name), then where it ran and the first path it wrote.
     fn write_slow(&self, out: &mut dyn Write) -> io::Result<()> {
@@ -306,8 +307,8 @@ impl Stats {
         writeln!(out, "Slowest commands by own time:")?;
         writeln!(
             out,
-            "    {:>10}  {:>7}  {:<7}  {:>6}  command",
-            "own", "pid", "compile", "writes"
+            "    {:>10}  {:>10}  {:>7}  {:<7}  {:>6}  command",
+            "own", "wall", "pid", "compile", "writes"
         )?;
         for r in shown::<rows::Slow>(t, "slow_commands")?.all(t) {
             let line = match words(r.argv) {
@@ -323,8 +324,9 @@ impl Stats {
             };
             writeln!(
                 out,
-                "    {:>10}  {:>7}  {:<7}  {:>6}  {line}",
+                "    {:>10}  {:>10}  {:>7}  {:<7}  {:>6}  {line}",
                 duration(r.dur),
+                duration(r.wall),
                 r.pid,
                 if compiles(r.path) { "yes" } else { "no" },
                 r.writes,
@@ -337,7 +339,7 @@ impl Stats {
                 notes.push(format!("wrote {}", r.first_write.display()));
             }
             if !notes.is_empty() {
-                writeln!(out, "    {:>37}  {}", "", notes.join("; "))?;
+                writeln!(out, "    {:>49}  {}", "", notes.join("; "))?;
             }
         }
         writeln!(out)

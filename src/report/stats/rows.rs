@@ -92,6 +92,7 @@ typed_row! {
         pub pid: i64,
         pub comm: Cell,
         pub dur: i64,
+        pub wall: i64,
         pub cwd: Cell,
         pub path: Option<&'r [u8]>,
         pub argv: ValueRef<'r>,

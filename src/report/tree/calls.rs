@@ -25,7 +25,7 @@ use super::super::row::{typed_row, RowReader};
 use super::lookups::Lookups;
 use crate::json::{json_str, json_str_list_text};
 use crate::schema::sql_err;
-use crate::text::{hex, is_utf8, push_int, vis, vis_into};
+use crate::text::{hex, is_utf8, push_int, push_retval, vis, vis_into};
 use crate::Error;
 
 /// One call an image made.
@@ -206,8 +206,9 @@ pub(super) fn call_text(out: &mut Vec<u8>, args: &mut ArgsText, c: &Call, abi: O
             }
         },
         (Some(r), None) => {
+            // As kdump prints it (and `kt2sql dump`): `4096/0x1000`.
             out.extend_from_slice(b" = ");
-            push_int(out, r);
+            push_retval(out, r, abi.map_or(64, |a| a.width.bits()));
         }
         (None, None) => {}
     }

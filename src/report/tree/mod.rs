@@ -10,15 +10,23 @@
 //!   per call under its image: `syscall(args) "path"… = retval`, the
 //!   arguments as `kt2sql dump` prints them (`= -1 ENOENT` when it failed,
 //!   `= ? (end of trace)` without a return).
+//!   With `--long`, each image's line goes on with its duration, how it
+//!   ended and its argv (else its name): `make [117] (1.650 ms, exit 0)
+//!   make -j4` (`exec` for an image another exec replaced, `signal 9
+//!   SIGKILL`, `exit ?` when the trace does not say). A call's return is
+//!   written as kdump writes it (`= 4096/0x1000`, [`crate::text::push_retval`]).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
 //!   "children":[…]}]`, the roots in order; an image of a reused `-p` pid
-//!   also has `"lifetime"` and `"lifetimes"` (`2` of `3`). With calls each
+//!   also has `"lifetime"` and `"lifetimes"` (`2` of `3`); with `--long`
+//!   `"argv"` (an array of strings, or null), `"start_ts"`, `"dur"`,
+//!   `"exit_status"` and `"exit_signal"`. With calls each
 //!   node also has `"calls":[{"call_id","syscall","args","retval","errno",
 //!   "errno_name","paths":[…]}]` (`"paths_hex"` beside `paths` when one is
 //!   not UTF-8), `args` the words as stored.
 //! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
 //!   trace_id,lifetime,lifetimes`, the last two empty unless the `-p` pid
-//!   was reused); with calls the rows of tree_calls.sql.
+//!   was reused; with `--long` also `argv,start_ts,dur,exit_status,
+//!   exit_signal`); with calls the rows of tree_calls.sql.
 //! * dot: `digraph process_tree`, a box per image, fork edges solid from
 //!   the forking image, exec edges dashed from the previous image.
 //!
@@ -33,13 +41,17 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
+use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
+use super::compile_commands::words;
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
 use super::row::{typed_row, RowReader};
+use super::stats::duration;
 use super::{prepare_as, run, trace_systems, Cell, ResultSet, Scope};
 use crate::decode::Abi;
+use crate::json::json_str_list_text;
 use crate::text::{push_spaces, vis};
 use crate::Error;
 
@@ -73,6 +85,25 @@ pub struct Node {
     /// `query pid-lifetimes` order (earliest first); `None` unless the
     /// kernel reused that pid within the scope.
     pub lifetime: Option<(usize, usize)>,
+    /// With `--long`: its argv, time and end.
+    pub long: Option<Long>,
+}
+
+/// What `tree --long` shows of an image beside its name and pid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Long {
+    /// The argv of the exec that started it, where the trace records it.
+    pub argv: Option<Vec<Vec<u8>>>,
+    /// Time (ns) it started.
+    pub start_ts: i64,
+    /// ns from its start to the next image's, or to the process's end.
+    pub dur: i64,
+    /// On the process's last image: its exit status, when seen.
+    pub exit_status: Option<i64>,
+    /// On the process's last image: the signal that killed it, when seen.
+    pub exit_signal: Option<i64>,
+    /// Whether it is the process's last image (the others end in an exec).
+    pub last: bool,
 }
 
 typed_row! {
@@ -89,6 +120,21 @@ typed_row! {
         lifetimes: Option<i64>,
     }
 }
+
+typed_row! {
+    /// The columns of a row of `queries/tree.sql` that `--long` fills.
+    struct LongRow<'r> from "tree" {
+        argv: ValueRef<'r>,
+        start_ts: Option<i64>,
+        dur: Option<i64>,
+        exit_status: Option<i64>,
+        exit_signal: Option<i64>,
+    }
+}
+
+/// How many columns of tree.sql are shown without `--long` (those before
+/// `argv`).
+const SHORT_COLUMNS: usize = 9;
 
 /// Names tree.sql in errors.
 const TREE_SQL: &str = "queries/tree.sql";
@@ -107,6 +153,9 @@ pub struct Tree {
     pub scope: Scope,
     /// Whether the writers show each image's calls.
     pub calls: bool,
+    /// Whether the writers show each image's argv, time and end
+    /// (`--long`): the columns of tree.sql from `argv` on.
+    pub long: bool,
     /// What recorded each trace, by trace_id, for the calls' arguments.
     abis: HashMap<i64, Abi>,
 }
@@ -114,15 +163,32 @@ pub struct Tree {
 /// Build the tree of `scope`; with `calls`, its writers show each image's
 /// calls.
 pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error> {
-    let rows = run(conn, "tree", &scope.params())?;
+    tree_long(conn, scope, calls, false)
+}
+
+/// [`tree`]; with `long`, its writers show each image's argv, duration and
+/// end as well (`tree --long`).
+pub fn tree_long(conn: &Connection, scope: Scope, calls: bool, long: bool) -> Result<Tree, Error> {
+    let mut params = scope.params();
+    params.push(("long", if long { Cell::Int(1) } else { Cell::Null }));
+    let mut rows = run(conn, "tree", &params)?;
     let mut t = Tree {
         nodes: Vec::with_capacity(rows.rows.len()),
         scope,
         calls,
+        long,
         ..Tree::default()
     };
+    let longs: Vec<Option<Long>> = match long {
+        true => {
+            let reader = RowReader::<LongRow>::of_set(&rows, TREE_SQL)?;
+            reader.all(&rows).map(|r| Some(long_of(r))).collect()
+        }
+        false => vec![None; rows.rows.len()],
+    };
     let mut stack: Vec<usize> = Vec::new();
-    for r in RowReader::<TreeRow>::of_set(&rows, TREE_SQL)?.all(&rows) {
+    let reader = RowReader::<TreeRow>::of_set(&rows, TREE_SQL)?;
+    for (r, long) in reader.all(&rows).zip(longs) {
         let node = Node {
             depth: r.depth.max(0) as usize,
             pid: r.pid,
@@ -136,6 +202,7 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
                 .lifetime
                 .zip(r.lifetimes)
                 .map(|(k, n)| (k as usize, n as usize)),
+            long,
         };
         while stack
             .last()
@@ -151,8 +218,24 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
         stack.push(at);
         t.nodes.push(node);
     }
+    if !long {
+        // Without --long the rows are tree.sql's first columns, as before.
+        rows.columns.truncate(SHORT_COLUMNS);
+        rows.rows.iter_mut().for_each(|r| r.truncate(SHORT_COLUMNS));
+    }
+    let last: HashMap<i64, usize> = t
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.process_id, i))
+        .collect();
+    for (i, n) in t.nodes.iter_mut().enumerate() {
+        if let Some(l) = n.long.as_mut() {
+            l.last = last.get(&n.process_id) == Some(&i);
+        }
+    }
     t.rows = rows;
-    if calls {
+    if calls || long {
         for (id, _, dialect) in trace_systems(conn, scope.trace)? {
             if let Ok(abi) = dialect.parse::<Abi>() {
                 t.abis.insert(id, abi);
@@ -160,6 +243,41 @@ pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error>
         }
     }
     Ok(t)
+}
+
+/// The `--long` columns of a row of tree.sql.
+fn long_of(r: LongRow<'_>) -> Long {
+    Long {
+        argv: words(r.argv).flatten(),
+        start_ts: r.start_ts.unwrap_or(0),
+        dur: r.dur.unwrap_or(0),
+        exit_status: r.exit_status,
+        exit_signal: r.exit_signal,
+        last: false,
+    }
+}
+
+/// What `--long` adds to an image's line: ` (1.650 ms, exit 0) make -j4`:
+/// its duration, how it ended (`exec` for an image another replaced,
+/// `exit N`, `signal N NAME`, `exit ?` when the trace does not say), and
+/// its argv where the trace records it, else its name.
+fn long_text(n: &Node, l: &Long, abi: Option<Abi>) -> String {
+    let end = match (l.last, l.exit_status, l.exit_signal) {
+        (false, _, _) => "exec".to_string(),
+        (true, _, Some(sig)) => {
+            match abi.and_then(|a| crate::names::signal_name(a.name_table(), sig)) {
+                Some(name) => format!("signal {sig} {name}"),
+                None => format!("signal {sig}"),
+            }
+        }
+        (true, Some(st), None) => format!("exit {st}"),
+        (true, None, None) => "exit ?".to_string(),
+    };
+    let line = match &l.argv {
+        Some(w) if !w.is_empty() => w.iter().map(|a| vis(a)).collect::<Vec<_>>().join(" "),
+        _ => vis(&n.comm).into_owned(),
+    };
+    format!(" ({}, {end}) {line}", duration(l.dur))
 }
 
 /// `make [117]`, and `make [117] (lifetime 2 of 3)` for the second of three
@@ -257,8 +375,12 @@ impl Tree {
             let (mut line, mut args) = (Vec::new(), ArgsText::default());
             for (i, n) in self.nodes.iter().enumerate() {
                 let pad = 1 + 4 * (n.depth + 1);
-                writeln!(out, "{:pad$}{}", "", label(n)).map_err(out_err)?;
                 let abi = self.abis.get(&n.trace_id).copied();
+                let long = n
+                    .long
+                    .as_ref()
+                    .map_or(String::new(), |l| long_text(n, l, abi));
+                writeln!(out, "{:pad$}{}{long}", "", label(n)).map_err(out_err)?;
                 w.calls_of(i, |c| {
                     line.clear();
                     push_spaces(&mut line, pad + 4);
@@ -306,6 +428,17 @@ impl Tree {
                     .int("trace_id", n.trace_id);
                 if let Some((k, of)) = n.lifetime {
                     o.int("lifetime", k as i64).int("lifetimes", of as i64);
+                }
+                if let Some(l) = &n.long {
+                    let argv = l.argv.as_ref().map_or("null".into(), |w| {
+                        json_str_list_text(w.iter().map(|a| a.as_slice()))
+                    });
+                    let opt = |v: Option<i64>| v.map_or("null".into(), |v| v.to_string());
+                    o.raw("argv", &argv)
+                        .int("start_ts", l.start_ts)
+                        .int("dur", l.dur)
+                        .raw("exit_status", &opt(l.exit_status))
+                        .raw("exit_signal", &opt(l.exit_signal));
                 }
                 if self.calls {
                     o.raw("calls", "[");
@@ -436,5 +569,6 @@ mod row_tests {
     #[test]
     fn typed_rows_read_their_queries() {
         check::<super::TreeRow>();
+        check::<super::LongRow<'static>>();
     }
 }
