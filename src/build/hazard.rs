@@ -3,7 +3,10 @@
 //! `lint` adds itself (`read-outside`, checked only with `--allow`). The
 //! rules that find them are SQL (`schema/0004_reports.sql`,
 //! `queries/lint.sql`); `lint --kind` and the manual page take the words
-//! and their meanings from here, and a test ties the two.
+//! and their meanings from here, and a test ties the two. What lint
+//! leaves out by default (device files, a job's own temporaries) is
+//! `queries/lint.sql`'s `left_out` step; its words for the manual page
+//! are [`HAZARDS_NOTE`].
 
 /// The hazard kinds `kt2sql lint` reports, each with what it means.
 pub const HAZARDS: [(&str, &str); 5] = [
@@ -29,8 +32,21 @@ pub const HAZARDS: [(&str, &str); 5] = [
     ),
 ];
 
-/// What no hazard is made of.
-pub const HAZARDS_NOTE: &str = "Two commands of one process lifetime never make a hazard.";
+/// What no hazard is made of, what a row is, and what lint leaves out
+/// unless asked.
+pub const HAZARDS_NOTE: &str = "Two commands of one process lifetime never make a hazard. \
+Each row is one hazard: its kind, its path and the two commands in it (one for read-outside); \
+the summary on stderr counts the rows. Left out unless asked for: the hazards of device and \
+pseudo files (paths in /dev, /proc and /sys; --devices keeps them), and those of a job's own \
+temporaries (--temporaries keeps them): paths the build created and removed again, every \
+lookup of which was made below one process that ran no make, as the conftest files a \
+configure script writes, compiles, runs and removes (two recipes of one make sharing a \
+temporary stay a hazard); and those of makefiles (--makefiles keeps them): the files a make \
+read that the build wrote, its makefiles and what they include (automake's .deps/*.Po), which recipes rewrite for \
+make's next run. Neither is a ghost-later-created a command that tried to remove the path \
+(rm -f), nor a double-write or used-then-changed two children of one process that is not make \
+made one after the other (a script's successive commands, as ar then ranlib). --all keeps \
+every hazard.";
 
 #[cfg(test)]
 mod tests {

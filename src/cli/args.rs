@@ -111,6 +111,16 @@ pub struct Under {
     pub dir: Option<String>,
 }
 
+/// `--exclude DIR` of the build reports that leave directory trees out
+/// (`graph`, `lint`).
+#[derive(Debug, clap::Args)]
+pub struct Exclude {
+    /// Leave out the paths in this directory tree (repeatable; a relative
+    /// DIR is taken from the directory the trace started in).
+    #[arg(id = "exclude", long = "exclude", value_name = "DIR")]
+    pub dirs: Vec<String>,
+}
+
 /// Every `--format` name of every command. `text` is the output for
 /// people, which `sql` and the build commands called `table` (still
 /// accepted there, not shown); the rest are the formats' own names.

@@ -14,7 +14,7 @@ use kt2sql::json::json_str_list_text;
 use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
-use super::args::{DbScope, Format, FormatArg, Formats, RowFormats, Under};
+use super::args::{DbScope, Exclude, Format, FormatArg, Formats, RowFormats, Under};
 use super::notes;
 use super::sql::{print, rows};
 
@@ -45,6 +45,39 @@ pub struct LintArgs {
     /// says what each means.
     #[arg(long, value_name = "KIND", value_parser = hazard_kinds())]
     pub kind: Vec<String>,
+    #[command(flatten)]
+    pub under: Under,
+    #[command(flatten)]
+    pub exclude: Exclude,
+    /// Keep the hazards of a job's own temporaries, left out by default:
+    /// paths the build created and removed again, every lookup of which
+    /// was made below one process that ran no make (configure's
+    /// conftest.c, written, compiled, run and removed by configure).
+    #[arg(long)]
+    pub temporaries: bool,
+    /// Keep the hazards of device and pseudo files (paths in /dev, /proc
+    /// and /sys, such as /dev/null written by many commands), left out by
+    /// default.
+    #[arg(long)]
+    pub devices: bool,
+    /// Keep the hazards of makefiles, left out by default: the files a
+    /// make read that the build wrote (its makefiles and those they
+    /// include, as automake's .deps/*.Po), which recipes rewrite for
+    /// make's next run.
+    #[arg(long)]
+    pub makefiles: bool,
+    /// Every hazard the rules find: nothing left out (as --temporaries
+    /// --devices --makefiles), and neither a failed `rm -f` nor the
+    /// successive commands of one script exempted.
+    #[arg(long)]
+    pub all: bool,
+    /// Accept the hazards listed in FILE, an earlier `lint --format json`
+    /// output: they are not shown and do not fail lint, only new ones do.
+    /// A hazard matches a listed one of the same kind, path relative to
+    /// the directory the trace started in (rel_path) and command names
+    /// (comm, other_comm), each listed row accepting one hazard.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<std::path::PathBuf>,
     /// Exit 0 even when hazards were reported (by default lint exits 1
     /// when it reports any).
     #[arg(long)]
@@ -66,6 +99,19 @@ fn under(conn: &Connection, target: &DbScope, under: Under) -> Result<Option<Cel
     let db = &target.db.path;
     let dir = notes::resolve_dirs(conn, db, target.trace.id, "--under", vec![dir])?;
     Ok(dir.into_iter().next().map(|d| Cell::Text(d.into_bytes())))
+}
+
+/// `--exclude DIR`s made absolute ([`notes::resolve_dirs`]).
+fn excluded(
+    conn: &Connection,
+    target: &DbScope,
+    trace: Option<i64>,
+    exclude: Exclude,
+) -> Result<Vec<String>> {
+    match exclude.dirs.is_empty() {
+        true => Ok(Vec::new()),
+        false => notes::resolve_dirs(conn, &target.db.path, trace, "--exclude", exclude.dirs),
+    }
 }
 
 /// Run `kt2sql inputs` (`name` "inputs") or `kt2sql outputs` ("outputs"):
@@ -104,10 +150,46 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
                 .into(),
         );
     }
+    // The baseline first: a missing or garbled file is an error before
+    // any row is printed.
+    let baseline = match &a.baseline {
+        None => None,
+        Some(file) => {
+            let name = file.display();
+            let text = std::fs::read(file).map_err(|e| format!("--baseline {name}: {e}"))?;
+            let b = report::lint::Baseline::parse(&text)
+                .map_err(|e| format!("--baseline {name}: {e}"))?;
+            Some(b)
+        }
+    };
+    let has_baseline = baseline.is_some();
     let mut params = scope.params();
     if !a.allow.is_empty() {
         let dirs = notes::resolve_dirs(&conn, db, scope.trace, "--allow", a.allow)?;
         params.push(("allow", Cell::Text(json_str_list_text(&dirs).into_bytes())));
+    }
+    if let Some(dir) = under(&conn, &a.target, a.under)? {
+        params.push(("under", dir));
+    }
+    let exclude = excluded(&conn, &a.target, scope.trace, a.exclude)?;
+    if !exclude.is_empty() {
+        let dirs = json_str_list_text(&exclude).into_bytes();
+        params.push(("exclude", Cell::Text(dirs)));
+    }
+    for (flag, name) in [
+        (a.devices, "devices"),
+        (a.temporaries, "temporaries"),
+        (a.makefiles, "makefiles"),
+        (a.all, "all"),
+    ] {
+        if flag {
+            params.push((name, Cell::Int(1)));
+        }
+    }
+    if !a.all {
+        // Which commands ran make: a job that did does not own the
+        // temporaries below it, and the files a make read are makefiles.
+        params.push(("makes", deps::programs(&conn)?.0));
     }
     if !a.kind.is_empty() {
         params.push((
@@ -120,7 +202,8 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         let stdout = std::io::stdout();
         let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
         let mut render = report::Render::new(&mut out, format);
-        let mut tally = report::lint::Tally::new(&mut render, format != Rows::Table);
+        let mut tally =
+            report::lint::Tally::new(&mut render, format != Rows::Table).with_baseline(baseline);
         let q = report::query("lint").ok_or("queries/lint.sql is missing")?;
         // -p: the hazard rules over the paths the subtree looked up only
         // (the same rows as the whole build's, filtered).
@@ -137,12 +220,14 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         if scope.pid.is_some() {
             conn.in_temp(report::lint_scope::unscope_hazards)?;
         }
-        let counts = tally.counts().to_vec();
+        let counts = (tally.counts().to_vec(), tally.accepted());
         std::io::Write::flush(&mut out)?;
         counts
     };
+    let (counts, accepted) = counts;
     notes::relative_left_out(&conn, db, scope)?;
-    for line in report::lint::summary(&counts) {
+    let accepted = has_baseline.then_some(accepted);
+    for line in report::lint::summary(&counts, accepted) {
         eprintln!("kt2sql: lint: {line}");
     }
     Ok(match counts.is_empty() || a.exit_zero {
@@ -338,10 +423,8 @@ pub struct GraphArgs {
     pub commands: bool,
     #[command(flatten)]
     pub under: Under,
-    /// Leave out the paths in this directory tree (repeatable; a relative
-    /// DIR is taken from the directory the trace started in).
-    #[arg(long, value_name = "DIR")]
-    pub exclude: Vec<String>,
+    #[command(flatten)]
+    pub exclude: Exclude,
     /// Draw the system files too (the compiler, libraries, system headers,
     /// /etc, /dev: paths in the system's directories, outside the directory
     /// the trace started in), which are left out by default.
@@ -366,10 +449,7 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     // As `files --trace` and `-p`: an unknown trace or pid is an error,
     // not an empty graph.
     let scope = a.target.scope(&db)?;
-    let exclude = match a.exclude.is_empty() {
-        true => Vec::new(),
-        false => notes::resolve_dirs(&db, path, scope.trace, "--exclude", a.exclude)?,
-    };
+    let exclude = excluded(&db, &a.target, scope.trace, a.exclude)?;
     let filters = report::graph::Filters {
         under: under(&db, &a.target, a.under)?.map(|c| c.display().into_owned()),
         exclude,

@@ -21,9 +21,10 @@ compared), 1 when they differ, 2 on trouble: a wrong argument, a file that is no
 kt2sql database of this version, an unknown trace.";
 
 /// The exit codes of `kt2sql lint`, which fails when it finds a hazard.
-const LINT_EXIT_STATUS: &str = "0 when no hazard was reported (or with --exit-zero). 1 when \
-at least one was: a CI job running lint fails on a hazard. 2 when nothing was done: a wrong \
-argument, a missing or unreadable database, an unknown --trace or -p.";
+const LINT_EXIT_STATUS: &str = "0 when no hazard was reported (or with --exit-zero; those \
+the --baseline accepts are not reported). 1 when at least one was: a CI job running lint \
+fails on a hazard. 2 when nothing was done: a wrong argument, a missing or unreadable \
+database or baseline, an unknown --trace or -p.";
 
 /// Examples of the page of `name` (`kt2sql` or `kt2sql-COMMAND`): each a
 /// command line and what it does.
@@ -114,6 +115,14 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
             (
                 "kt2sql lint -p 117 build.db",
                 "the hazards one subtree is in",
+            ),
+            (
+                "kt2sql lint --format json build.db > lint-baseline.json",
+                "accept the hazards found today ...",
+            ),
+            (
+                "kt2sql lint --baseline lint-baseline.json --exclude tests build.db",
+                "... and fail only on new ones, leaving out the tests directory",
             ),
         ],
         "kt2sql-deps" => &[

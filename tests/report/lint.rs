@@ -106,7 +106,12 @@ fn truth_summary(b: &Value) -> Vec<String> {
     let mut by_kind: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
     for h in b["hazards"].as_array().unwrap() {
         let e = by_kind.entry(s(&h["kind"])).or_default();
-        e.0 += 1;
+        // A row per pair of commands: a double-write's writers after the
+        // first, each with the first.
+        e.0 += match h["kind"] == "double-write" {
+            true => h["commands"].as_array().unwrap().len() - 1,
+            false => 1,
+        };
         e.1.insert(s(&h["path"]));
     }
     let order = [
@@ -116,24 +121,38 @@ fn truth_summary(b: &Value) -> Vec<String> {
         "ghost-later-created",
     ];
     let kinds = order.iter().filter_map(|k| by_kind.get(*k).map(|v| (k, v)));
-    kinds
+    let mut lines: Vec<String> = kinds
         .map(|(k, (n, paths))| {
             let p = paths.len();
             let s = if p == 1 { "" } else { "s" };
             format!("kt2sql: lint: {n} {k} on {p} path{s}")
         })
-        .collect()
+        .collect();
+    let rows: usize = by_kind.values().map(|(n, _)| n).sum();
+    if rows > 0 {
+        let s = if rows == 1 { "" } else { "s" };
+        lines.push(format!(
+            "kt2sql: lint: {rows} hazard{s}, one per row: a kind, a path and the commands in it"
+        ));
+    }
+    lines
 }
 
-/// lint lists exactly the truth's hazards (build_visible's when records
-/// were lost), exits 1 when there is one, and `--kind` keeps one kind.
+/// lint --all lists exactly the truth's hazards (build_visible's when
+/// records were lost), exits 1 when there is one, and `--kind` keeps one
+/// kind; by default it lists some of them.
 pub fn check_lint(db: &Path, t: &Value, ids: &BTreeMap<i64, String>, ctx: &str) {
     let b = t.get("build_visible").unwrap_or(&t["build"]);
     let conn = rusqlite::Connection::open(db).unwrap();
     let first_ns: i64 = conn
         .query_row("SELECT min(first_ts) FROM trace", [], |r| r.get(0))
         .unwrap();
-    let (code, rows, err) = lint_json(db, &[]);
+    let (code, rows, err) = lint_json(db, &["--all"]);
+    let (_, default, _) = lint_json(db, &[]);
+    assert!(
+        default.iter().all(|r| rows.contains(r)),
+        "{ctx}: lint within --all"
+    );
     let want = truth_lines(b);
     assert_same(
         &hazard_lines(&rows, ids, first_ns),
@@ -147,10 +166,11 @@ pub fn check_lint(db: &Path, t: &Value, ids: &BTreeMap<i64, String>, ctx: &str) 
         .map(String::from)
         .collect();
     assert_eq!(summary, truth_summary(b), "{ctx}: lint's summary");
-    let (code, _, _) = lint_json(db, &["--exit-zero"]);
+    let (code, _, _) = lint_json(db, &["--exit-zero", "--all"]);
     assert_eq!(code, 0, "{ctx}: --exit-zero");
     for kind in ["race", "ghost-later-created"] {
-        let (code, rows, _) = lint_json(db, &["--kind", kind, "--kind", "double-write"]);
+        let args = ["--all", "--kind", kind, "--kind", "double-write"];
+        let (code, rows, _) = lint_json(db, &args);
         let got: BTreeSet<String> = rows
             .iter()
             .map(|r| format!("{} {}", s(&r["kind"]), s(&r["path"])))
@@ -193,4 +213,174 @@ fn a_clean_build_lints_silently() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("needs --allow DIR"));
+}
+
+/// `lint ARGS` on `db`: the exit code, stdout and stderr.
+fn lint_raw(db: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = kt2sql().arg("lint").arg(db).args(args).output().unwrap();
+    let text = |b: Vec<u8>| String::from_utf8(b).unwrap();
+    (
+        out.status.code().unwrap(),
+        text(out.stdout),
+        text(out.stderr),
+    )
+}
+
+/// `kind path` of each truth hazard (one per double-write's later writer,
+/// as lint's rows) whose path `keep` keeps.
+fn truth_kind_paths(b: &Value, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut out = Vec::new();
+    for h in b["hazards"].as_array().unwrap() {
+        let path = s(&h["path"]);
+        if !keep(&path) {
+            continue;
+        }
+        let n = match h["kind"] == "double-write" {
+            true => h["commands"].as_array().unwrap().len() - 1,
+            false => 1,
+        };
+        out.extend(std::iter::repeat_n(format!("{} {path}", s(&h["kind"])), n));
+    }
+    out.sort();
+    out
+}
+
+/// `kind path` of each of lint's rows.
+fn row_kind_paths(rows: &[Value]) -> Vec<String> {
+    let mut out: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} {}", s(&r["kind"]), s(&r["path"])))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Whether `path` is `dir` or below it.
+fn below(path: &str, dir: &str) -> bool {
+    path == dir || path.starts_with(&format!("{dir}/"))
+}
+
+/// On the committed --faithful --hazards builds: the summary counts the
+/// rows printed; `--under` and `--exclude` (relative to the start
+/// directory) split the truth's hazards by path; a temporary that two
+/// make recipes share (the truth's role `temporary`) is still reported;
+/// a baseline written by `--format json` accepts every hazard (exit 0,
+/// nothing printed), and one that lacks a row fails on that row only.
+#[test]
+fn lint_under_exclude_and_a_baseline_on_composed_builds() {
+    for d in ["openbsd-amd64", "freebsd-v1-amd64", "netbsd-v2-amd64"] {
+        let im = super::composed(d, 4, &["--faithful", "--hazards"]);
+        let (db, t) = (&im.db, &im.c.truth);
+        let b = t.get("build_visible").unwrap_or(&t["build"]);
+        let top = s(&t["start_cwd"]);
+        let obj = format!("{top}/obj");
+        let (_, all, err) = lint_json(db, &[]);
+        assert_eq!(row_kind_paths(&all), truth_kind_paths(b, |_| true), "{d}");
+        // The summary: rows per kind, then the rows in all.
+        let n = all.len();
+        let last = format!("kt2sql: lint: {n} hazards, one per row:");
+        assert!(err.lines().any(|l| l.starts_with(&last)), "{d}: {err}");
+        let dw = all.iter().filter(|r| r["kind"] == "double-write").count();
+        assert!(
+            err.contains(&format!("kt2sql: lint: {dw} double-write on ")),
+            "{d}: {err}"
+        );
+        // --under and --exclude, a relative DIR from the start directory.
+        let (_, under, _) = lint_json(db, &["--under", "obj"]);
+        let want = truth_kind_paths(b, |p| below(p, &obj));
+        assert!(!want.is_empty(), "{d}: hazards under obj");
+        assert_eq!(row_kind_paths(&under), want, "{d}: --under obj");
+        let (_, rest, _) = lint_json(db, &["--exclude", "obj", "--exclude", "include/"]);
+        let inc = format!("{top}/include");
+        let want = truth_kind_paths(b, |p| !below(p, &obj) && !below(p, &inc));
+        assert_eq!(row_kind_paths(&rest), want, "{d}: --exclude obj include");
+        assert!(
+            rest.len() < all.len() - under.len(),
+            "{d}: include has hazards"
+        );
+        // Every hazard of these builds is between commands make runs:
+        // nothing is left out, nor is a rule refined.
+        let (_, every, _) = lint_json(db, &["--all"]);
+        assert_eq!(every, all, "{d}: lint --all");
+        // The baseline: the JSON output accepts all of it.
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("base.json");
+        let out = kt2sql()
+            .arg("lint")
+            .arg(db)
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        std::fs::write(&base, &out.stdout).unwrap();
+        let base_arg = base.to_str().unwrap();
+        let (code, out, err) = lint_raw(db, &["--baseline", base_arg]);
+        assert_eq!((code, out.as_str()), (0, ""), "{d}: {err}");
+        let accepted = format!("kt2sql: lint: {n} more in the baseline, not shown; no new hazard");
+        assert!(err.contains(&accepted), "{d}: {err}");
+        // Without the first used-then-changed row, that row is new.
+        let mut rows = all.clone();
+        let at = rows
+            .iter()
+            .position(|r| r["kind"] == "used-then-changed")
+            .unwrap();
+        let gone = rows.remove(at);
+        std::fs::write(&base, serde_json::to_vec(&rows).unwrap()).unwrap();
+        let (code, new, err) = lint_json(db, &["--baseline", base_arg]);
+        assert_eq!(code, 1, "{d}: {err}");
+        assert_eq!(new, vec![gone], "{d}: the row the baseline lacks");
+        assert!(
+            err.contains(&format!("{} more in the baseline", n - 1)),
+            "{d}: {err}"
+        );
+        // A garbled or missing baseline: exit 2, naming the file.
+        std::fs::write(&base, b"[{\"kind\": \"race\"}]").unwrap();
+        let (code, out, err) = lint_raw(db, &["--baseline", base_arg]);
+        assert_eq!((code, out.as_str()), (2, ""), "{d}");
+        assert!(
+            err.contains(&format!("--baseline {base_arg}: not a")),
+            "{err}"
+        );
+        assert!(err.contains("row 1 has no rel_path"), "{err}");
+        let missing = dir.path().join("none.json");
+        let (code, _, err) = lint_raw(db, &["--baseline", missing.to_str().unwrap()]);
+        assert_eq!(code, 2, "{d}");
+        assert!(
+            err.contains(&format!("--baseline {}", missing.display())),
+            "{err}"
+        );
+    }
+}
+
+/// A baseline matches hazards by kind, path relative to the start
+/// directory and command names: the same build composed in another
+/// directory passes against the first one's baseline, whose paths all
+/// differ.
+#[test]
+fn a_baseline_matches_the_same_build_recorded_in_another_directory() {
+    crate::require_shared!(python);
+    let d = "openbsd-amd64";
+    let first = super::composed(d, 4, &["--faithful", "--hazards"]);
+    let extra = ["--faithful", "--hazards", "--start-cwd", "/home/ci/build"];
+    let c = crate::util::ktcompose(d, 4, &extra);
+    let dir = tempfile::tempdir().unwrap();
+    let db = super::import_into(
+        dir.path(),
+        "b.db",
+        std::slice::from_ref(&c.trace),
+        Some("/home/ci/build"),
+    );
+    let (_, old, _) = lint_json(&first.db, &[]);
+    let (_, new, _) = lint_json(&db, &[]);
+    assert!(
+        !old.is_empty() && old.len() == new.len(),
+        "{} {}",
+        old.len(),
+        new.len()
+    );
+    let paths = |rows: &[Value]| rows.iter().map(|r| s(&r["path"])).collect::<BTreeSet<_>>();
+    assert!(paths(&old).is_disjoint(&paths(&new)));
+    let base = dir.path().join("base.json");
+    std::fs::write(&base, serde_json::to_vec(&old).unwrap()).unwrap();
+    let (code, out, err) = lint_raw(&db, &["--baseline", base.to_str().unwrap()]);
+    assert_eq!((code, out.as_str()), (0, ""), "{err}");
 }

@@ -21,7 +21,7 @@ fn outside(db: &Path, args: &[&str], ctx: &str) -> BTreeSet<String> {
         .arg("lint")
         .arg(db)
         .args(args)
-        .args(["--format", "csv"])
+        .args(["--all", "--format", "csv"])
         .output()
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();

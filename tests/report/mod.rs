@@ -16,6 +16,7 @@ mod golden;
 mod graph;
 mod lint;
 mod lint_allow;
+mod lint_real;
 mod lint_scope;
 mod query_blocks;
 mod real_build;

@@ -125,6 +125,7 @@ fn sample(name: &str, pid: i64) -> String {
         "files" => "'[\"/usr/src/proj/obj/prog\"]'".into(),
         "allow" => "'[\"/usr/src\", \"/lib\"]'".into(),
         "commands" | "sources" | "reverse" | "brief" | "long" => "1".into(),
+        "temporaries" | "devices" | "makefiles" => "1".into(),
         "map" => "'[[\"/usr/src/proj/obj\", \"/home/b/obj\"]]'".into(),
         "makes" => "'[\"/usr/bin/make\"]'".into(),
         "compilers" => "'[\"/usr/bin/cc\"]'".into(),
@@ -206,7 +207,8 @@ fn compare_all(db: &Path, pid: i64) {
             "outputs.sql",
             &[("trace", "1")],
         ),
-        (&["lint"], "lint.sql", &[]),
+        (&["lint"], "lint.sql", &[("makes", "'[\"/usr/bin/make\"]'")]),
+        (&["lint", "--all"], "lint.sql", &[("all", "1")]),
         (&["outputs", "-p", &p], "outputs.sql", &[("pid", &p)]),
         (&["lint", "-p", &p], "lint.sql", &[("pid", &p)]),
         (
