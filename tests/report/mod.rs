@@ -138,6 +138,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
                 all,
                 callers,
                 unresolved: false,
+                ..Default::default()
             },
         )
         .unwrap()
@@ -284,6 +285,7 @@ fn execs_whose_ret_was_lost_looked_up_their_program() {
                 all: false,
                 callers: true,
                 unresolved: false,
+                ..Default::default()
             };
             let got = callers(&files::files(&conn, opts).unwrap());
             let real = t["files"]["n_v"][path].as_array().unwrap();
