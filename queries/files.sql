@@ -7,6 +7,9 @@
 --                descendants (default: every process).
 -- @param  all    1: also paths of failed calls, of calls without a return
 --                and of lookups without a call (ptrace.py -a; default: 0).
+-- @param  under  Only paths in this directory tree (default: all).
+-- @param  exclude Leave out the paths in these directory trees, a JSON
+--                 array (default: none).
 -- @column path   Normalised absolute path (TEXT, or BLOB when not UTF-8).
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants.
@@ -29,5 +32,12 @@ WITH
   )
 SELECT DISTINCT path
 FROM lookup
-WHERE success = 1 OR COALESCE($all, 0) <> 0
+WHERE (success = 1 OR COALESCE($all, 0) <> 0)
+  AND ($under IS NULL OR path = rtrim($under, '/')
+       OR substr(path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
+  -- (lookup.path: json_each has a column `path` of its own.)
+  AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($exclude, '[]')) AS x
+                  WHERE lookup.path = rtrim(x.value, '/')
+                     OR substr(lookup.path, 1, length(rtrim(x.value, '/')) + 1)
+                        = rtrim(x.value, '/') || '/')
 ORDER BY CAST(path AS BLOB);

@@ -8,6 +8,9 @@
 --                 descendants (default: every process).
 -- @param  all     1: also failed calls, calls without a return and lookups
 --                 without a call (ptrace.py -a; default: 0).
+-- @param  under   Only paths in this directory tree (default: all).
+-- @param  exclude Leave out the paths in these directory trees, a JSON
+--                 array (default: none).
 -- @column path    Normalised absolute path (TEXT, or BLOB when not UTF-8).
 -- @column syscall The call's syscall name; `?` without a call or when unknown.
 -- @column comm    Command name of the image that made the call.
@@ -33,7 +36,14 @@ WITH
   )
 SELECT min(path) AS path, COALESCE(syscall, '?') AS syscall, min(comm) AS comm, pid
 FROM lookup
-WHERE success = 1 OR COALESCE($all, 0) <> 0
+WHERE (success = 1 OR COALESCE($all, 0) <> 0)
+  AND ($under IS NULL OR path = rtrim($under, '/')
+       OR substr(path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
+  -- (lookup.path: json_each has a column `path` of its own.)
+  AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($exclude, '[]')) AS x
+                  WHERE lookup.path = rtrim(x.value, '/')
+                     OR substr(lookup.path, 1, length(rtrim(x.value, '/')) + 1)
+                        = rtrim(x.value, '/') || '/')
 -- GROUP BY the sort's own keys rather than DISTINCT: one sort of the
 -- lookups, where DISTINCT built a b-tree of them and then sorted that
 -- (1.6 s instead of 2.7 s on a 1 GiB build; a path's bytes say whether it

@@ -1,5 +1,8 @@
 -- The build's sources: the paths it read and never wrote or removed
--- (build_file.role `source`), with how many commands read each.
+-- (build_file.role `source`), with how many commands read each. Never a
+-- directory (a path the trace looked up paths below, as `deps` has it),
+-- a device or a file of /proc (/dev/null, /proc/self/maps: no file the
+-- build was made from).
 --
 -- @param  trace    Only this trace_id (default: every trace).
 -- @param  pid      Only sources read by the processes of this pid and
@@ -7,9 +10,42 @@
 --                  the whole build never wrote or removed, each with the
 --                  subtree's commands that read it.
 -- @param  under    Only paths in this directory tree (default: all).
+-- @param  exclude  Leave out the paths in these directory trees, a JSON
+--                  array (default: none).
+-- @param  system   The system directories as a JSON array: their paths
+--                  are left out, unless in the directory the trace
+--                  started in (`kt2sql inputs` passes them unless
+--                  --system); NULL keeps them (the default).
 -- @column path     The source path (TEXT, or BLOB when not UTF-8).
 -- @column readers  Commands that read it (with $pid, of the subtree).
-WITH member (process_id) AS MATERIALIZED (
+WITH
+-- block: path_filter
+-- The path filters: dropped, the paths under an $exclude directory or
+-- (unless $system is NULL) a system one outside the start directory;
+-- kept, the paths under $under.
+dirs (dir, system) AS (
+  SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
+  UNION ALL
+  SELECT rtrim(value, '/'), 1 FROM json_each($system)
+),
+dropped (path_id) AS MATERIALIZED (
+  SELECT pa.path_id
+  FROM dirs AS d
+  JOIN path AS pa ON pa.path = d.dir OR (pa.path >= d.dir || '/' AND pa.path < d.dir || '0')
+  WHERE d.system = 0
+     OR NOT EXISTS (SELECT 1 FROM trace AS t
+                    WHERE ($trace IS NULL OR t.trace_id = $trace)
+                      AND (pa.path = rtrim(t.start_cwd, '/')
+                           OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
+                              = rtrim(t.start_cwd, '/') || '/'))
+),
+kept (path_id) AS MATERIALIZED (
+  SELECT path_id FROM path
+  WHERE path = rtrim($under, '/')
+     OR (path >= rtrim($under, '/') || '/' AND path < rtrim($under, '/') || '0')
+),
+-- end block: path_filter
+member (process_id) AS MATERIALIZED (
   SELECT process_id FROM _scope
   -- block: scope
   WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
@@ -39,8 +75,14 @@ WITH member (process_id) AS MATERIALIZED (
 SELECT pa.path, sum(r.readers) AS readers
 FROM r
 JOIN path AS pa USING (path_id)
-WHERE ($under IS NULL OR pa.path = rtrim($under, '/')
-       OR substr(pa.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
+WHERE pa.path_id NOT IN (SELECT path_id FROM dropped)
+  AND ($under IS NULL OR pa.path_id IN (SELECT path_id FROM kept))
+  -- A directory (the trace looked up a path below it), a device or a
+  -- file of /proc is no source.
+  AND NOT EXISTS (SELECT 1 FROM path AS sub
+                  WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT (pa.path = '/dev' OR pa.path GLOB '/dev/*' OR pa.path = '/proc'
+           OR pa.path GLOB '/proc/*')
   -- Never written or removed by the whole build. Without $pid, not in
   -- the list above; with it, no successful write or removal among the
   -- path's writes and removals, seeked through namei_resolved (path,

@@ -1,6 +1,8 @@
 -- What the build left behind: the paths it wrote that are still there at
 -- the end (build_file.role `output`, or `intermediate` when another
 -- command read them afterwards), with the command that wrote each last.
+-- Never a device (/dev/null written through a redirection, a tty): the
+-- build left no file there.
 --
 -- @param  trace    Only this trace_id (default: every trace).
 -- @param  pid      Only what the processes of this pid and their
@@ -9,6 +11,8 @@
 --                  last writer and writers among its own commands
 --                  (default: the whole build).
 -- @param  under    Only paths in this directory tree (default: all).
+-- @param  exclude  Leave out the paths in these directory trees, a JSON
+--                  array (default: none).
 -- @column path     The path (TEXT, or BLOB when not UTF-8).
 -- @column role     `output` or `intermediate`.
 -- @column pid      pid of the last command that wrote it.
@@ -30,6 +34,11 @@ JOIN path AS pa USING (path_id)
 LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id
 LEFT JOIN process AS p ON p.process_id = e.process_id
 WHERE f.role IN ('output', 'intermediate')
+  AND NOT (pa.path = '/dev' OR pa.path GLOB '/dev/*')
   AND ($under IS NULL OR pa.path = rtrim($under, '/')
        OR substr(pa.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
+  AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($exclude, '[]')) AS x
+                  WHERE pa.path = rtrim(x.value, '/')
+                     OR substr(pa.path, 1, length(rtrim(x.value, '/')) + 1)
+                        = rtrim(x.value, '/') || '/')
 ORDER BY CAST(pa.path AS BLOB), f.trace_id;

@@ -4,6 +4,8 @@
 //! prerequisites are system files ([`super::system`]), which rows a make depfile lists, and
 //! how it names a path.
 
+use std::borrow::Cow;
+
 use super::compiler::{basename, is_compiler};
 pub use super::system::is_system;
 
@@ -64,16 +66,56 @@ pub fn gets_empty_rule(kind: &str) -> bool {
     kind == "source"
 }
 
-/// `path` as a make depfile names it: relative to `start` (the directory
-/// the trace started in, where make ran) when it is in it, as make and
-/// `gcc -MD` name the files there; absolute otherwise.
-pub fn make_name<'a>(path: &'a [u8], start: Option<&[u8]>) -> &'a [u8] {
-    let Some(start) = start else { return path };
-    let start = start.strip_suffix(b"/").unwrap_or(start);
-    match path.strip_prefix(start) {
-        Some([b'/', rest @ ..]) if !rest.is_empty() => rest,
-        _ => path,
+/// `path` as a make depfile names it from `base`, the directory of the
+/// command that wrote the target (`gcc -MD` names every file as that
+/// compiler found it, from the directory it ran in): relative to `base`
+/// when it is in it; when it is elsewhere in `tree` (the directory the
+/// trace started in: the build's own tree) and so is `base`, relative
+/// with `../` steps, as gcc names a header found through `-I../include`;
+/// absolute otherwise (a system header, a file in /tmp), as gcc names
+/// `/usr/include/stdio.h`.
+pub fn make_name<'a>(path: &'a [u8], base: Option<&[u8]>, tree: Option<&[u8]>) -> Cow<'a, [u8]> {
+    let Some(base) = base else {
+        return Cow::Borrowed(path);
+    };
+    if let Some(rest) = below(path, base) {
+        return Cow::Borrowed(rest);
     }
+    let Some(tree) = tree else {
+        return Cow::Borrowed(path);
+    };
+    if below(path, tree).is_none() || (below(base, tree).is_none() && !same_dir(base, tree)) {
+        return Cow::Borrowed(path);
+    }
+    // The directories they share, then one `..` per directory of `base`
+    // below those.
+    let from: Vec<&[u8]> = base
+        .split(|&c| c == b'/')
+        .filter(|c| !c.is_empty())
+        .collect();
+    let to: Vec<&[u8]> = path
+        .split(|&c| c == b'/')
+        .filter(|c| !c.is_empty())
+        .collect();
+    let shared = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+    let mut name = b"../".repeat(from.len() - shared);
+    name.extend_from_slice(&to[shared..].join(&b'/'));
+    Cow::Owned(name)
+}
+
+/// `path` below directory `dir`, relative to it; `None` when it is not
+/// below it (or is `dir` itself).
+fn below<'a>(path: &'a [u8], dir: &[u8]) -> Option<&'a [u8]> {
+    let dir = dir.strip_suffix(b"/").unwrap_or(dir);
+    match path.strip_prefix(dir) {
+        Some([b'/', rest @ ..]) if !rest.is_empty() => Some(rest),
+        _ => None,
+    }
+}
+
+/// Whether `a` and `b` name one directory (a trailing `/` aside).
+fn same_dir(a: &[u8], b: &[u8]) -> bool {
+    a.strip_suffix(b"/").unwrap_or(a) == b.strip_suffix(b"/").unwrap_or(b)
 }
 
 #[cfg(test)]
@@ -135,14 +177,33 @@ mod tests {
     #[test]
     fn make_names_are_relative_to_the_start_directory() {
         let s = Some(&b"/w/proj"[..]);
-        assert_eq!(make_name(b"/w/proj/src/a.c", s), b"src/a.c");
-        assert_eq!(make_name(b"/w/proj/src/a.c", Some(b"/w/proj/")), b"src/a.c");
-        assert_eq!(make_name(b"/w/project/a.c", s), b"/w/project/a.c");
-        assert_eq!(make_name(b"/w/proj", s), b"/w/proj");
+        let n = |p: &'static [u8], base| make_name(p, base, None).into_owned();
+        assert_eq!(n(b"/w/proj/src/a.c", s), b"src/a.c");
+        assert_eq!(n(b"/w/proj/src/a.c", Some(b"/w/proj/")), b"src/a.c");
+        assert_eq!(n(b"/w/project/a.c", s), b"/w/project/a.c");
+        assert_eq!(n(b"/w/proj", s), b"/w/proj");
+        assert_eq!(n(b"/usr/include/stdio.h", s), b"/usr/include/stdio.h");
+        assert_eq!(n(b"/w/proj/a.c", None), b"/w/proj/a.c");
+    }
+
+    #[test]
+    fn make_names_from_a_subdirectory_step_up_within_the_tree() {
+        let tree = Some(&b"/w/proj"[..]);
+        let n = |p: &'static [u8], base: &'static [u8]| {
+            String::from_utf8(make_name(p, Some(base), tree).into_owned()).unwrap()
+        };
+        assert_eq!(n(b"/w/proj/src/lj_arch.h", b"/w/proj/src"), "lj_arch.h");
+        assert_eq!(n(b"/w/proj/include/u.h", b"/w/proj/src"), "../include/u.h");
+        assert_eq!(n(b"/w/proj/a/b/x.h", b"/w/proj/c/d/"), "../../a/b/x.h");
+        assert_eq!(n(b"/w/proj/x.h", b"/w/proj/sub"), "../x.h");
+        assert_eq!(n(b"/w/proj/sub/x.h", b"/w/proj"), "sub/x.h");
+        // Outside the tree: absolute, as gcc names a system header.
         assert_eq!(
-            make_name(b"/usr/include/stdio.h", s),
-            b"/usr/include/stdio.h"
+            n(b"/usr/include/stdio.h", b"/w/proj/src"),
+            "/usr/include/stdio.h"
         );
-        assert_eq!(make_name(b"/w/proj/a.c", None), b"/w/proj/a.c");
+        assert_eq!(n(b"/w/other/x.h", b"/w/proj/src"), "/w/other/x.h");
+        // A writer outside the tree names the tree's files absolutely.
+        assert_eq!(n(b"/w/proj/x.h", b"/tmp/b"), "/w/proj/x.h");
     }
 }

@@ -1,7 +1,7 @@
 //! The arguments several commands take, each declared once here with its
 //! one help text, and what they mean: the database ([`Db`]), `--trace`
 //! ([`Trace`]), `-p/--pid` ([`Subtree`]), the three together ([`DbScope`],
-//! what most reports take), `--under` ([`Under`]) and `--format`
+//! what most reports take), `--under` and `--exclude` ([`Under`]), `--format`
 //! ([`FormatArg`]), whose names come from one vocabulary ([`Format`]) of
 //! which each command takes a subset ([`Formats`]). Commands flatten these
 //! groups (`#[command(flatten)]`) and never declare one of these arguments
@@ -100,25 +100,65 @@ impl DbScope {
             pid: self.subtree.pid,
         })
     }
+
+    /// The scope of a build report (`inputs`, `outputs`, `deps`, `rdeps`,
+    /// `graph`, `lint`, `compile-commands`), which answers for one build
+    /// at a time: [`DbScope::scope`], refused without `--trace` when the
+    /// database holds several traces ([`one_build`]).
+    pub fn build_scope(&self, conn: &Connection, command: &str) -> Result<Scope> {
+        let scope = self.scope(conn)?;
+        if scope.trace.is_none() {
+            one_build(conn, &self.db.path, command)?;
+        }
+        Ok(scope)
+    }
 }
 
-/// `--under DIR`.
+/// Refuse a build report over a database holding several traces: a
+/// union of two builds is a build neither ran (a depfile listing both
+/// builds' headers, each source compiled twice). The error names the
+/// traces, with their ids and paths, as `diff` names them.
+pub fn one_build(conn: &Connection, db: &Path, command: &str) -> Result<()> {
+    let traces = report::trace_paths(conn)?;
+    if traces.len() <= 1 {
+        return Ok(());
+    }
+    Err(format!(
+        "{}: it holds {} traces and {command} reports one build at a time: give --trace ID, \
+         one of {}",
+        db.display(),
+        traces.len(),
+        trace_list(&traces),
+    )
+    .into())
+}
+
+/// The traces of a database for a message: `1 (/w/a.ktrace), 2
+/// (/w/b.ktrace)`, the first ten and a count of the rest beyond.
+pub fn trace_list(traces: &[(i64, Vec<u8>)]) -> String {
+    let mut list: Vec<String> = traces
+        .iter()
+        .take(10)
+        .map(|(id, path)| format!("{id} ({})", kt2sql::text::vis(path)))
+        .collect();
+    if traces.len() > 10 {
+        list.push(format!("and {} more", traces.len() - 10));
+    }
+    list.join(", ")
+}
+
+/// `--under DIR` and `--exclude DIR`: the path filters of the build
+/// reports and `files`, declared here once.
 #[derive(Debug, clap::Args)]
 pub struct Under {
     /// Only paths in this directory tree (a relative one is taken from
     /// the directory the trace started in, -d at import).
     #[arg(id = "under", long = "under", value_name = "DIR")]
     pub dir: Option<String>,
-}
-
-/// `--exclude DIR` of the build reports that leave directory trees out
-/// (`graph`, `lint`).
-#[derive(Debug, clap::Args)]
-pub struct Exclude {
     /// Leave out the paths in this directory tree (repeatable; a relative
     /// DIR is taken from the directory the trace started in).
     #[arg(id = "exclude", long = "exclude", value_name = "DIR")]
-    pub dirs: Vec<String>,
+    pub exclude: Vec<String>,
 }
 
 /// Every `--format` name of every command. `text` is the output for

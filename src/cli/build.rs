@@ -3,8 +3,10 @@
 //! `outputs.sql`, `lint.sql`, which `kt2sql query` runs too), `deps` (what
 //! files were made from, or their make depfile), `rdeps` (what was built
 //! from them) and `graph` (the build as
-//! DOT). Only the clap arguments and the glue: the rules are
-//! `kt2sql::build`'s, the queries and rendering `kt2sql::report`'s.
+//! DOT). Each answers for one build: on a database of several traces it
+//! needs `--trace` (`DbScope::build_scope`). Only the clap arguments and
+//! the glue: the rules are `kt2sql::build`'s, the queries and rendering
+//! `kt2sql::report`'s.
 
 use std::process::ExitCode;
 
@@ -14,11 +16,24 @@ use kt2sql::json::json_str_list_text;
 use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
-use super::args::{DbScope, Exclude, Format, FormatArg, Formats, RowFormats, Under};
+use super::args::{DbScope, Format, FormatArg, Formats, RowFormats, Under};
 use super::notes;
 use super::sql::{print, rows};
 
-/// `kt2sql inputs` and `kt2sql outputs`: the same arguments.
+/// `kt2sql inputs`.
+#[derive(Debug, clap::Args)]
+pub struct InputsArgs {
+    #[command(flatten)]
+    pub paths: PathsArgs,
+    /// Keep system files too (headers such as /usr/include/stdio.h, the
+    /// compiler, libraries: paths in the system's directories outside the
+    /// directory the trace started in), left out by default as `deps` and
+    /// `graph` leave them out.
+    #[arg(long)]
+    pub system: bool,
+}
+
+/// `kt2sql outputs`, and what `kt2sql inputs` takes besides --system.
 #[derive(Debug, clap::Args)]
 pub struct PathsArgs {
     #[command(flatten)]
@@ -47,8 +62,6 @@ pub struct LintArgs {
     pub kind: Vec<String>,
     #[command(flatten)]
     pub under: Under,
-    #[command(flatten)]
-    pub exclude: Exclude,
     /// Keep the hazards of a job's own temporaries, left out by default:
     /// paths the build created and removed again, every lookup of which
     /// was made below one process that ran no make (configure's
@@ -91,42 +104,50 @@ fn hazard_kinds() -> clap::builder::PossibleValuesParser {
     clap::builder::PossibleValuesParser::new(kt2sql::build::hazard::HAZARDS.map(|(kind, _)| kind))
 }
 
-/// `--under DIR` made absolute ([`notes::resolve_dirs`]), as a parameter.
-fn under(conn: &Connection, target: &DbScope, under: Under) -> Result<Option<Cell>> {
-    let Some(dir) = under.dir else {
-        return Ok(None);
-    };
-    let db = &target.db.path;
-    let dir = notes::resolve_dirs(conn, db, target.trace.id, "--under", vec![dir])?;
-    Ok(dir.into_iter().next().map(|d| Cell::Text(d.into_bytes())))
-}
-
-/// `--exclude DIR`s made absolute ([`notes::resolve_dirs`]).
-fn excluded(
+/// `--under DIR` and `--exclude DIR` made absolute
+/// ([`notes::resolve_dirs`]).
+pub fn path_filters(
     conn: &Connection,
     target: &DbScope,
-    trace: Option<i64>,
-    exclude: Exclude,
-) -> Result<Vec<String>> {
-    match exclude.dirs.is_empty() {
-        true => Ok(Vec::new()),
-        false => notes::resolve_dirs(conn, &target.db.path, trace, "--exclude", exclude.dirs),
-    }
+    under: Under,
+) -> Result<(Option<String>, Vec<String>)> {
+    let db = &target.db.path;
+    let trace = target.trace.id;
+    let dir = match under.dir {
+        None => None,
+        Some(d) => notes::resolve_dirs(conn, db, trace, "--under", vec![d])?
+            .into_iter()
+            .next(),
+    };
+    let exclude = match under.exclude.is_empty() {
+        true => Vec::new(),
+        false => notes::resolve_dirs(conn, db, trace, "--exclude", under.exclude)?,
+    };
+    Ok((dir, exclude))
 }
 
-/// Run `kt2sql inputs` (`name` "inputs") or `kt2sql outputs` ("outputs"):
-/// canned query `name` in the scope asked, `--under` given as a parameter
-/// when given. As `files -p` and `files --trace`, an unknown pid or trace
-/// is an error, not an empty report; with -p, outputs are what the
-/// subtree left behind, the subtree taken as the build (its own writers
-/// and roles).
-pub fn run_paths(name: &str, a: PathsArgs) -> Result<ExitCode> {
+/// Run `kt2sql inputs` (`name` "inputs", `system` whether --system) or
+/// `kt2sql outputs` ("outputs"): canned query `name` in the scope asked,
+/// `--under` and `--exclude` given as parameters; for inputs the system
+/// directories too unless `system`. As `files -p` and `files --trace`, an
+/// unknown pid or trace is an error, not an empty report; with -p,
+/// outputs are what the subtree left behind, the subtree taken as the
+/// build (its own writers and roles).
+pub fn run_paths(name: &str, a: PathsArgs, system: bool) -> Result<ExitCode> {
     let db = &a.target.db.path;
     let conn = report::open(db)?;
-    let scope = a.target.scope(&conn)?;
+    let scope = a.target.build_scope(&conn, name)?;
     let mut params = scope.params();
-    if let Some(dir) = under(&conn, &a.target, a.under)? {
-        params.push(("under", dir));
+    let (under, exclude) = path_filters(&conn, &a.target, a.under)?;
+    let text = |s: String| Cell::Text(s.into_bytes());
+    params.push(("under", under.map_or(Cell::Null, text)));
+    params.push(("exclude", text(json_str_list_text(&exclude))));
+    if name == "inputs" {
+        let dirs = match system {
+            true => Cell::Null,
+            false => text(json_str_list_text(kt2sql::build::system::SYSTEM_DIRS)),
+        };
+        params.push(("system", dirs));
     }
     let q = report::query(name).ok_or_else(|| format!("queries/{name}.sql is missing"))?;
     let context = format!("running queries/{}", q.file);
@@ -142,7 +163,7 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
     // what the subtree itself read outside.
     let db = &a.target.db.path;
     let conn = report::open(db)?;
-    let scope = a.target.scope(&conn)?;
+    let scope = a.target.build_scope(&conn, "lint")?;
     if a.allow.is_empty() && a.kind.iter().any(|k| k == "read-outside") {
         return Err(
             "--kind read-outside needs --allow DIR: the directories the build may \
@@ -168,10 +189,10 @@ pub fn run_lint(a: LintArgs) -> Result<ExitCode> {
         let dirs = notes::resolve_dirs(&conn, db, scope.trace, "--allow", a.allow)?;
         params.push(("allow", Cell::Text(json_str_list_text(&dirs).into_bytes())));
     }
-    if let Some(dir) = under(&conn, &a.target, a.under)? {
-        params.push(("under", dir));
+    let (under, exclude) = path_filters(&conn, &a.target, a.under)?;
+    if let Some(dir) = under {
+        params.push(("under", Cell::Text(dir.into_bytes())));
     }
-    let exclude = excluded(&conn, &a.target, scope.trace, a.exclude)?;
     if !exclude.is_empty() {
         let dirs = json_str_list_text(&exclude).into_bytes();
         params.push(("exclude", Cell::Text(dirs)));
@@ -260,6 +281,14 @@ pub struct DepsArgs {
     #[arg(long, visible_alias = "all")]
     pub system: bool,
     #[command(flatten)]
+    pub under: Under,
+    /// --format make: name the paths from DIR (a relative DIR is taken
+    /// from the directory the trace started in) instead of from the
+    /// directory of the command that wrote each FILE, where the
+    /// compiler's own depfile (`gcc -MD`) names them from.
+    #[arg(long, value_name = "DIR")]
+    pub relative_to: Option<String>,
+    #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
 }
 
@@ -281,6 +310,8 @@ pub struct RdepsArgs {
     /// system's directories outside the directory the trace started in.
     #[arg(long, visible_alias = "all")]
     pub system: bool,
+    #[command(flatten)]
+    pub under: Under,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
 }
@@ -324,9 +355,9 @@ struct Asked {
 }
 
 /// Check the scope and the files, and gather what the queries take.
-fn asked(conn: &report::Database, target: &DbScope, files: Files) -> Result<Asked> {
+fn asked(conn: &report::Database, target: &DbScope, files: Files, command: &str) -> Result<Asked> {
     let db = &target.db;
-    let scope = target.scope(conn)?;
+    let scope = target.build_scope(conn, command)?;
     let paths = notes::resolve(
         conn,
         &db.path,
@@ -388,13 +419,38 @@ fn output(
 /// Run `kt2sql deps`.
 pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     let conn = report::open(&a.target.db.path)?;
-    let mut q = asked(&conn, &a.target, a.files)?;
+    let mut q = asked(&conn, &a.target, a.files, "deps")?;
     if a.sources {
         q.params.push(("sources", Cell::Int(1)));
     }
-    let rows = deps::deps(&conn, &q.params, a.system, &q.starts)?;
+    let (under, exclude) = path_filters(&conn, &a.target, a.under)?;
+    let filter = deps::Filter {
+        system: a.system,
+        starts: &q.starts,
+        under: under.as_deref(),
+        exclude: &exclude,
+    };
+    let rows = deps::deps(&conn, &q.params, filter)?;
+    // The directory each rule names its paths from: the one asked for,
+    // else where the file's writer ran, else where the trace started.
+    let bases = match a.relative_to {
+        Some(dir) => {
+            let dir = notes::resolve_dirs(
+                &conn,
+                &a.target.db.path,
+                q.scope.trace,
+                "--relative-to",
+                vec![dir],
+            )?;
+            vec![dir.into_iter().next().map(String::into_bytes); q.paths.len()]
+        }
+        None => deps::writer_dirs(&conn, &q.paths, q.scope.trace)?
+            .into_iter()
+            .map(|d| d.or_else(|| q.start.clone()))
+            .collect(),
+    };
     output(&rows, a.format.format, |out| {
-        deps::write_depfile(out, &rows, &q.paths, q.start.as_deref())
+        deps::write_depfile(out, &rows, &q.paths, &bases, q.start.as_deref())
     })?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
@@ -403,8 +459,15 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
 /// Run `kt2sql rdeps`.
 pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
     let conn = report::open(&a.target.db.path)?;
-    let q = asked(&conn, &a.target, a.files)?;
-    let rows = deps::rdeps(&conn, &q.params, a.system, &q.starts)?;
+    let q = asked(&conn, &a.target, a.files, "rdeps")?;
+    let (under, exclude) = path_filters(&conn, &a.target, a.under)?;
+    let filter = deps::Filter {
+        system: a.system,
+        starts: &q.starts,
+        under: under.as_deref(),
+        exclude: &exclude,
+    };
+    let rows = deps::rdeps(&conn, &q.params, filter)?;
     output(&rows, a.format.format, |out| {
         deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
@@ -423,8 +486,6 @@ pub struct GraphArgs {
     pub commands: bool,
     #[command(flatten)]
     pub under: Under,
-    #[command(flatten)]
-    pub exclude: Exclude,
     /// Draw the system files too (the compiler, libraries, system headers,
     /// /etc, /dev: paths in the system's directories, outside the directory
     /// the trace started in), which are left out by default.
@@ -448,10 +509,10 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
     let db = report::open(path)?;
     // As `files --trace` and `-p`: an unknown trace or pid is an error,
     // not an empty graph.
-    let scope = a.target.scope(&db)?;
-    let exclude = excluded(&db, &a.target, scope.trace, a.exclude)?;
+    let scope = a.target.build_scope(&db, "graph")?;
+    let (under, exclude) = path_filters(&db, &a.target, a.under)?;
     let filters = report::graph::Filters {
-        under: under(&db, &a.target, a.under)?.map(|c| c.display().into_owned()),
+        under,
         exclude,
         system: a.system,
     };

@@ -62,7 +62,7 @@ pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
     // extension it cannot write.
     output_format(&[Format::Json], args.output.as_deref())?;
     let db = report::open(&args.target.db.path)?;
-    let scope = args.target.scope(&db)?;
+    let scope = args.target.build_scope(&db, "compile-commands")?;
     let sum =
         match &args.output {
             None => {

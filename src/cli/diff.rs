@@ -11,7 +11,7 @@ use kt2sql::build::diff::PathMap;
 use kt2sql::report::{self, diff};
 
 use super::anyhow_lite::Result;
-use super::args::{check_trace, Db, Format, FormatArg, Formats, Trace};
+use super::args::{check_trace, trace_list, Db, Format, FormatArg, Formats, Trace};
 use super::notes::quote_path;
 
 /// `kt2sql diff`.
@@ -99,10 +99,11 @@ fn side(arg: &Path) -> Result<(diff::Build, Option<Vec<u8>>)> {
         (None, 0) => return Err(format!("{}: it holds no trace", path.display()).into()),
         (None, n) => {
             return Err(format!(
-                "{}: it holds {n} traces: name one as {}:TRACE_ID (kt2sql query {} traces \
-                 describes them)",
+                "{}: it holds {n} traces: name one as {}:TRACE_ID, one of {} (kt2sql query {} \
+                 traces describes them)",
                 path.display(),
                 path.display(),
+                trace_list(&traces),
                 quote_path(&path)
             )
             .into())

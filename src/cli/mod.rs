@@ -61,7 +61,7 @@ pub enum Command {
     /// directory.
     Man(shell::ManArgs),
     /// List the build's sources: paths it read and never wrote or removed.
-    Inputs(build::PathsArgs),
+    Inputs(build::InputsArgs),
     /// List what the build left behind, with the command that wrote each.
     Outputs(build::PathsArgs),
     /// List build hazards: double writes, races, paths used then changed,
@@ -106,8 +106,8 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Schema(args) => sql::run_schema(args),
         Command::Completions(args) => shell::run_completions(args),
         Command::Man(args) => shell::run_man(args),
-        Command::Inputs(args) => build::run_paths("inputs", args),
-        Command::Outputs(args) => build::run_paths("outputs", args),
+        Command::Inputs(args) => build::run_paths("inputs", args.paths, args.system),
+        Command::Outputs(args) => build::run_paths("outputs", args, false),
         Command::Lint(args) => build::run_lint(args),
         Command::Deps(args) => build::run_deps(args),
         Command::Rdeps(args) => build::run_rdeps(args),

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use kt2sql::report::{self, files, stats, tree, Scope};
 
 use super::anyhow_lite::Result;
-use super::args::{check_trace, Db, DbScope, Format, FormatArg, Formats, Trace};
+use super::args::{check_trace, Db, DbScope, Format, FormatArg, Formats, Trace, Under};
 use super::notes;
 
 /// `kt2sql tree`.
@@ -57,6 +57,8 @@ pub struct FilesArgs {
     /// unknown (import with -d DIR to resolve those of processes with no parent in the trace).
     #[arg(long)]
     pub unresolved: bool,
+    #[command(flatten)]
+    pub under: Under,
     #[command(flatten)]
     pub format: FormatArg<FilesFormats>,
 }
@@ -125,11 +127,21 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
 /// Run `kt2sql files`.
 pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
     let conn = report::open(&args.target.db.path)?;
+    if args.unresolved && (args.under.dir.is_some() || !args.under.exclude.is_empty()) {
+        return Err(
+            "--under and --exclude name absolute paths: --unresolved lists the \
+                    lookups left relative, which neither can select"
+                .into(),
+        );
+    }
+    let (under, exclude) = super::build::path_filters(&conn, &args.target, args.under)?;
     let opts = files::FilesOptions {
         scope: args.target.scope(&conn)?,
         all: args.all,
         callers: args.verbose,
         unresolved: args.unresolved,
+        under: under.as_deref(),
+        exclude: &exclude,
     };
     let code = if let Format::Text = args.format.format {
         per_trace(

@@ -1,8 +1,10 @@
 //! `kt2sql deps` and `rdeps`: whether the trace looked up a file asked
 //! about, the programs that run recipes and compile (`:makes`,
 //! `:compilers`), the rows of `queries/deps.sql` both ways (system files
-//! left out unless asked for: the rules are [`crate::build::deps`]'s),
-//! and both as make rules, which [`super::depfile`] writes.
+//! left out unless asked for, and the paths `--under` and `--exclude`
+//! leave out: the rules are [`crate::build::deps`]'s), the directory each
+//! file's writer ran in (`queries/writer_dirs.sql`), and both as make
+//! rules, which [`super::depfile`] writes.
 
 use std::io::{self, Write};
 
@@ -75,61 +77,114 @@ fn dep_rows(rows: &ResultSet) -> io::Result<RowReader<Dep<'static>>> {
     RowReader::of_set(rows, DEPS_SQL).map_err(io::Error::other)
 }
 
-/// The rows of `queries/deps.sql` run with `params`, the system files
-/// ([`is_system`], `starts` being the directories the traces started in)
-/// among the sources (reverse: among the paths built) left out unless
-/// `system`.
-pub fn deps(
-    db: &Database,
-    params: &[(&str, Cell)],
-    system: bool,
-    starts: &[Vec<u8>],
-) -> Result<ResultSet, Error> {
-    let mut rows = run(db, "deps", params)?;
-    if !system {
-        let reader = RowReader::<Dep<'static>>::of_set(&rows, DEPS_SQL)?;
-        let starts: Vec<&[u8]> = starts.iter().map(Vec::as_slice).collect();
-        rows.rows.retain(|r| {
-            let d = reader.cells(r);
-            !matches!(&*d.kind, "source" | "built")
-                || !is_system(d.path.unwrap_or_default(), &starts)
-        });
+/// Which paths `deps` and `rdeps` list among the sources (reverse: among
+/// the paths built).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Filter<'a> {
+    /// Keep the system files ([`is_system`]), which are left out by
+    /// default.
+    pub system: bool,
+    /// The directories the traces started in (what [`is_system`] keeps).
+    pub starts: &'a [Vec<u8>],
+    /// Only the paths in this directory tree (absolute: `--under`).
+    pub under: Option<&'a str>,
+    /// Not the paths in these directory trees (absolute: `--exclude`).
+    pub exclude: &'a [String],
+}
+
+impl Filter<'_> {
+    /// Whether a row of `kind` naming `path` stays: a source or a path
+    /// built that is a system file only with `system`, and every path
+    /// as `under` and `exclude` say.
+    fn keeps(&self, kind: &str, path: &[u8]) -> bool {
+        let starts: Vec<&[u8]> = self.starts.iter().map(Vec::as_slice).collect();
+        let in_tree = |dir: &str| {
+            let dir = dir.strip_suffix('/').unwrap_or(dir).as_bytes();
+            path.starts_with(dir) && path.get(dir.len()).is_none_or(|&c| c == b'/')
+        };
+        let system = matches!(kind, "source" | "built") && is_system(path, &starts);
+        (self.system || !system)
+            && self.under.is_none_or(in_tree)
+            && !self.exclude.iter().any(|d| in_tree(d))
     }
+}
+
+/// The rows of `queries/deps.sql` run with `params`, the sources
+/// (reverse: the paths built) that `filter` leaves out removed.
+pub fn deps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<ResultSet, Error> {
+    let mut rows = run(db, "deps", params)?;
+    let reader = RowReader::<Dep<'static>>::of_set(&rows, DEPS_SQL)?;
+    rows.rows.retain(|r| {
+        let d = reader.cells(r);
+        d.kind == "command" || filter.keeps(&d.kind, d.path.unwrap_or_default())
+    });
     Ok(rows)
 }
 
 /// [`deps`] with `:reverse` = 1: what was built from the files.
-pub fn rdeps(
-    db: &Database,
-    params: &[(&str, Cell)],
-    system: bool,
-    starts: &[Vec<u8>],
-) -> Result<ResultSet, Error> {
+pub fn rdeps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<ResultSet, Error> {
     let mut params = params.to_vec();
     params.push(("reverse", Cell::Int(1)));
-    deps(db, &params, system, starts)
+    deps(db, &params, filter)
+}
+
+/// The working directory of the last writer of each of `files`
+/// (`queries/writer_dirs.sql`), in the order of `files`: where the
+/// compiler that wrote each ran, which a depfile names its paths from;
+/// `None` for a file nothing wrote, or a writer whose directory is
+/// unknown.
+pub fn writer_dirs(
+    db: &Database,
+    files: &[String],
+    trace: Option<i64>,
+) -> Result<Vec<Option<Vec<u8>>>, Error> {
+    let params = [
+        ("files", Cell::Text(json_str_list_text(files).into_bytes())),
+        ("trace", super::run::opt_int(trace)),
+    ];
+    let mut dirs = vec![None; files.len()];
+    super::each_as::<WriterDir>(db, "writer_dirs", &params, |r| {
+        if let Some(i) = files.iter().position(|f| f.as_bytes() == &*r.file) {
+            dirs[i] = r.cwd.map(<[u8]>::to_vec);
+        }
+        Ok(())
+    })?;
+    Ok(dirs)
+}
+
+typed_row! {
+    /// A row of `queries/writer_dirs.sql`.
+    struct WriterDir<'r> from "writer_dirs" {
+        file: Cow<'r, [u8]>,
+        cwd: Option<&'r [u8]>,
+    }
 }
 
 /// `deps --format make`: for each of `files` (absolute, in the order
 /// asked) the rule `FILE: prerequisite …` from `rows` (of [`deps`]), then
 /// an empty rule for each source prerequisite ([`gets_empty_rule`]) that
-/// is no target here; every name as [`make_name`] writes it from `start`.
+/// is no target here; the names of each rule as [`make_name`] writes them
+/// from the file's entry of `bases` (the directory its writer ran in, or
+/// the one asked for), within `tree` (the directory the trace started
+/// in).
 pub fn write_depfile(
     out: &mut dyn Write,
     rows: &ResultSet,
     files: &[String],
-    start: Option<&[u8]>,
+    bases: &[Option<Vec<u8>>],
+    tree: Option<&[u8]>,
 ) -> io::Result<()> {
     let reader = dep_rows(rows)?;
     let mut empty: Vec<Vec<u8>> = Vec::new();
-    for file in files {
+    for (file, base) in files.iter().zip(bases) {
+        let base = base.as_deref();
         let mut deps: Vec<Vec<u8>> = Vec::new();
         for r in reader.all(rows).filter(|r| *r.file == *file.as_bytes()) {
             let kind = r.kind;
             let Some(path) = r.path.filter(|_| is_prerequisite(&kind)) else {
                 continue;
             };
-            let name = make_name(path, start).to_vec();
+            let name = make_name(path, base, tree).into_owned();
             if gets_empty_rule(&kind) && !files.iter().any(|t| t.as_bytes() == path) {
                 empty.push(name.clone());
             }
@@ -138,8 +193,8 @@ pub fn write_depfile(
             }
         }
         let deps: Vec<&[u8]> = deps.iter().map(Vec::as_slice).collect();
-        let target = make_name(file.as_bytes(), start);
-        depfile::write_rule(out, &[target], &deps)?;
+        let target = make_name(file.as_bytes(), base, tree);
+        depfile::write_rule(out, &[&target], &deps)?;
     }
     empty.sort();
     empty.dedup();
@@ -162,14 +217,15 @@ pub fn write_reverse_depfile(
 ) -> io::Result<()> {
     let reader = dep_rows(rows)?;
     for file in files {
-        let built: Vec<&[u8]> = reader
+        let built: Vec<Cow<[u8]>> = reader
             .all(rows)
             .filter(|r| *r.file == *file.as_bytes() && r.kind == "built")
             .filter_map(|r| r.path)
-            .map(|b| make_name(b, start))
+            .map(|b| make_name(b, start, None))
             .collect();
+        let built: Vec<&[u8]> = built.iter().map(|b| &**b).collect();
         if !built.is_empty() {
-            depfile::write_rule(out, &built, &[make_name(file.as_bytes(), start)])?;
+            depfile::write_rule(out, &built, &[&make_name(file.as_bytes(), start, None)])?;
         }
     }
     Ok(())
@@ -182,5 +238,6 @@ mod row_tests {
     #[test]
     fn typed_rows_read_their_queries() {
         check::<super::Dep<'static>>();
+        check::<super::WriterDir<'static>>();
     }
 }

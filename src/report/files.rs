@@ -29,12 +29,13 @@ use super::json::Obj;
 use super::render::{Format, Render, RowSink};
 use super::row::typed_row;
 use super::{each_as, Cell, Scope};
+use crate::json::json_str_list_text;
 use crate::text::vis;
 use crate::Error;
 
 /// What to list.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct FilesOptions {
+pub struct FilesOptions<'a> {
     /// Which traces and processes.
     pub scope: Scope,
     /// Paths of failed calls too (`-a`).
@@ -44,6 +45,10 @@ pub struct FilesOptions {
     /// The lookups left relative instead, their base unknown
     /// (`queries/unresolved.sql`, always with callers in the rows).
     pub unresolved: bool,
+    /// Only the paths in this directory tree (absolute: `--under`).
+    pub under: Option<&'a str>,
+    /// Not the paths in these directory trees (absolute: `--exclude`).
+    pub exclude: &'a [String],
 }
 
 /// Who made one syscall on a path: (command, pid) pairs.
@@ -74,6 +79,11 @@ pub struct Files {
 fn query(opts: FilesOptions) -> (&'static str, Vec<(&'static str, Cell)>) {
     let mut params = opts.scope.params();
     params.push(("all", Cell::Int(opts.all.into())));
+    if !opts.unresolved {
+        let text = |s: String| Cell::Text(s.into_bytes());
+        params.push(("under", opts.under.map_or(Cell::Null, |u| text(u.into()))));
+        params.push(("exclude", text(json_str_list_text(opts.exclude))));
+    }
     let name = match (opts.unresolved, opts.callers) {
         (true, _) => "unresolved",
         (false, true) => "files_verbose",

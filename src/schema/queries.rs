@@ -134,6 +134,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         "unresolved.sql",
         include_str!("../../queries/unresolved.sql"),
     ),
+    (
+        "writer_dirs.sql",
+        include_str!("../../queries/writer_dirs.sql"),
+    ),
 ];
 
 /// Every query with its parsed header, in file-name order.

@@ -12,6 +12,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 use super::{composed, kt2sql};
+use kt2sql::build::deps::is_system;
 use kt2sql::report;
 
 /// command_id -> the truth's `"<pid>.<n>#<image>"`: n counts the lifetimes
@@ -294,14 +295,37 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         let files = files.filter(|f| roles.contains(&f["role"].as_str().unwrap()));
         files.map(|f| s(&f["path"])).collect()
     };
+    // Never a directory (a path looked up below it), a device or a file
+    // of /proc; system files only with --system.
+    let looked: Vec<String> = b["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| s(&f["path"]))
+        .collect();
+    let start = s(&t["start_cwd"]);
+    let starts: [&[u8]; 1] = [start.as_bytes()];
+    let sources = |system: bool| -> BTreeSet<String> {
+        let mut want = by_role(&["source"]);
+        want.retain(|p| {
+            !looked.iter().any(|q| q.starts_with(&format!("{p}/")))
+                && !is_pseudo(p)
+                && (system || !is_system(p.as_bytes(), &starts))
+        });
+        want
+    };
     let inputs = report(&["inputs"]);
     assert_eq!(inputs[0][0], "path", "{ctx}: inputs header");
     let got: BTreeSet<String> = inputs[1..].iter().map(|r| r[0].clone()).collect();
-    assert_same(&got, &by_role(&["source"]), &format!("{ctx}: inputs"));
+    assert_same(&got, &sources(false), &format!("{ctx}: inputs"));
+    let all = report(&["inputs", "--system"]);
+    let got: BTreeSet<String> = all[1..].iter().map(|r| r[0].clone()).collect();
+    assert_same(&got, &sources(true), &format!("{ctx}: inputs --system"));
     let outputs = report(&["outputs"]);
     assert_eq!(outputs[0][0], "path", "{ctx}: outputs header");
     let got: BTreeSet<String> = outputs[1..].iter().map(|r| r[0].clone()).collect();
-    let want = by_role(&["output", "intermediate"]);
+    let mut want = by_role(&["output", "intermediate"]);
+    want.retain(|p| !p.starts_with("/dev/"));
     assert_same(&got, &want, &format!("{ctx}: outputs"));
     super::lint::check_lint(&db, t, &ids, &ctx);
     let cwd = s(&t["start_cwd"]);
@@ -316,6 +340,14 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
         assert!(planted.is_subset(&found), "{ctx}: planted hazards");
         assert_eq!(planted.len(), 4, "{ctx}: planted");
     }
+}
+
+/// A device or a file of /proc: never an input, `/dev/null` never an
+/// output.
+pub(super) fn is_pseudo(p: &str) -> bool {
+    ["/dev", "/proc"]
+        .iter()
+        .any(|d| p == *d || p.starts_with(&format!("{d}/")))
 }
 
 /// A plain build of every dialect, committed.

@@ -197,7 +197,8 @@ fn entries_are_the_compiler_executions_with_their_cwd_and_argv() {
 }
 
 /// argv recorded, but no compiler ran in scope: `[]` and a note; `-o`
-/// writes the file; two traces give twice the entries unless `--trace`.
+/// writes the file; two traces are refused without `--trace`, which
+/// chooses one.
 #[test]
 fn empty_scopes_files_and_traces() {
     let im = composed("openbsd-amd64", 2, &[]);
@@ -252,9 +253,18 @@ fn empty_scopes_files_and_traces() {
     let cwd = im.c.truth["start_cwd"].as_str().unwrap();
     let traces = [im.c.trace.clone(), im.c.trace.clone()];
     let two = import_into(dir.path(), "two.db", &traces, Some(cwd));
-    let (both, _) = run(&two, &[]);
+    let refused = kt2sql().arg("compile-commands").arg(&two).output().unwrap();
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{refused:?}");
+    assert!(refused.stdout.is_empty(), "{refused:?}");
+    assert!(
+        err.contains("2 traces")
+            && err.contains("--trace")
+            && err.contains("1 (")
+            && err.contains("2 ("),
+        "{err}"
+    );
     let (second, _) = run(&two, &["--trace", "2"]);
-    assert_eq!(both, [all.clone(), all.clone()].concat());
     assert_eq!(second, all);
 }
 

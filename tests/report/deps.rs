@@ -321,10 +321,31 @@ fn command_lines(b: &Value, rows: &Rows) -> BTreeSet<String> {
         .collect()
 }
 
-/// `path` as a depfile names it.
-fn name(path: &str, start_cwd: &str) -> String {
-    let n = make_name(path.as_bytes(), Some(start_cwd.as_bytes()));
+/// `path` as a depfile names it from `base` within the start directory.
+fn name(path: &str, base: &str, start_cwd: &str) -> String {
+    let n = make_name(
+        path.as_bytes(),
+        Some(base.as_bytes()),
+        Some(start_cwd.as_bytes()),
+    );
     String::from_utf8(n.to_vec()).unwrap()
+}
+
+/// The directory a depfile names `file`'s rule from: the working
+/// directory of the command that wrote it last (the truth's
+/// `last_writer`), else the start directory.
+fn writer_dir(b: &Value, file: &str, start_cwd: &str) -> String {
+    let commands = b["commands"].as_array().unwrap();
+    b["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["path"] == file)
+        .and_then(|f| f["last_writer"].as_str())
+        .and_then(|w| commands.iter().find(|c| c["id"] == w))
+        .and_then(|c| c["cwd"].as_str())
+        .unwrap_or(start_cwd)
+        .to_string()
 }
 
 /// Every rule of a depfile: target -> prerequisites (a rule with several
@@ -371,26 +392,39 @@ pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
             break;
         }
         let got = parse_csv(&run(db, args, &written, "csv", ctx), ctx);
-        let rules = parse_rules(&run(db, args, &written, "make", ctx));
-        for f in &written {
+        // One rule per file in the order asked, each named from where
+        // its writer ran (so two may share a name), then the empty rules.
+        let make = run(db, args, &written, "make", ctx);
+        let lines: Vec<(Vec<String>, Vec<String>)> = make.lines().map(parse_rule).collect();
+        assert!(lines.len() >= written.len(), "{ctx}: {args:?}: {make}");
+        let empties: BTreeSet<String> = lines[written.len()..]
+            .iter()
+            .map(|(t, d)| {
+                assert!(
+                    t.len() == 1 && d.is_empty(),
+                    "{ctx}: {args:?}: empty rule {t:?}"
+                );
+                t[0].clone()
+            })
+            .collect();
+        for (f, (targets, deps)) in written.iter().zip(&lines) {
             let want = build.deps(f, sources, system);
             let what = format!("{ctx}: {args:?} {f}");
             let empty = Default::default();
             let (cmds, paths) = got.get(f).unwrap_or(&empty);
             assert_same(cmds, &command_lines(b, &want), &format!("{what}: commands"));
             assert_same(paths, &want.path_lines(), &format!("{what}: paths"));
-            let prereqs: BTreeSet<String> = want.paths.keys().map(|p| name(p, start_cwd)).collect();
-            let rule = &rules[&name(f, start_cwd)];
-            // A target that is also another's source prerequisite has an
-            // empty rule of its own only when it is not asked about.
-            assert_same(rule, &prereqs, &format!("{what}: make rule"));
+            let base = writer_dir(b, f, start_cwd);
+            let name = |p: &str| name(p, &base, start_cwd);
+            let prereqs: BTreeSet<String> = want.paths.keys().map(|p| name(p)).collect();
+            assert_eq!(targets, &[name(f)], "{what}: make target");
+            let rule: BTreeSet<String> = deps.iter().cloned().collect();
+            assert_same(&rule, &prereqs, &format!("{what}: make rule"));
+            // A source that is no target asked about has an empty rule.
             for (p, (kind, _)) in &want.paths {
-                let n = name(p, start_cwd);
+                let n = name(p);
                 if *kind == "source" && !written.contains(p) {
-                    let rule = rules
-                        .get(&n)
-                        .unwrap_or_else(|| panic!("{what}: no rule {n}:"));
-                    assert!(rule.is_empty(), "{what}: {n}: an empty rule");
+                    assert!(empties.contains(&n), "{what}: no rule {n}:");
                 }
             }
         }
@@ -420,9 +454,10 @@ pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
             let (cmds, paths) = got.get(f).unwrap_or(&empty);
             assert_same(cmds, &command_lines(b, &want), &format!("{what}: commands"));
             assert_same(paths, &want.path_lines(), &format!("{what}: paths"));
-            let built: BTreeSet<String> = want.paths.keys().map(|p| name(p, start_cwd)).collect();
+            let name = |p: &str| name(p, start_cwd, start_cwd);
+            let built: BTreeSet<String> = want.paths.keys().map(|p| name(p)).collect();
             let none = BTreeSet::new();
-            let rule = rules.get(&name(f, start_cwd)).unwrap_or(&none);
+            let rule = rules.get(&name(f)).unwrap_or(&none);
             assert_same(rule, &built, &format!("{what}: make rule"));
         }
     }

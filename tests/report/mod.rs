@@ -140,6 +140,7 @@ fn check_truth(dialect: &str, seed: u64, extra: &[&str]) {
                 all,
                 callers,
                 unresolved: false,
+                ..Default::default()
             },
         )
         .unwrap()
@@ -331,6 +332,7 @@ fn check_lost_exec_rets(d: &str, seed: u64, extra: &[&str]) {
             all: false,
             callers: true,
             unresolved: false,
+            ..Default::default()
         };
         let got = callers(&files::files(&conn, opts).unwrap());
         let real = t["files"]["n_v"][path].as_array().unwrap();

@@ -24,7 +24,7 @@ const RULES: &[(&str, &[&str], &str)] = &[
     (
         "include/gen.h",
         &["gen.h.in"],
-        "sed 's/@VERSION@/42/' gen.h.in > include/gen.h",
+        "sed 's/@VERSION@/42/' gen.h.in > include/gen.h 2>/dev/null",
     ),
     (
         "obj/a.o",
@@ -37,9 +37,14 @@ const RULES: &[(&str, &[&str], &str)] = &[
         "gcc -O2 -pipe -Iinclude -MD -c src/b.c -o obj/b.o",
     ),
     (
+        "lib/c.o",
+        &["lib/c.c", "include/util.h"],
+        "$(MAKE) -C lib c.o",
+    ),
+    (
         "prog",
-        &["obj/a.o", "obj/b.o"],
-        "gcc -o prog obj/a.o obj/b.o",
+        &["obj/a.o", "obj/b.o", "lib/c.o"],
+        "gcc -o prog obj/a.o obj/b.o lib/c.o",
     ),
 ];
 
@@ -55,6 +60,16 @@ const FILES: &[(&str, &str)] = &[
     (
         "src/b.c",
         "#include \"gen.h\"\n#include \"util.h\"\nint twice(int x) { return 2 * x; }\n",
+    ),
+    // Built by a make of its own in lib/ (`make -C lib`), whose gcc names
+    // the header it finds through -I../include as `../include/util.h`.
+    (
+        "lib/c.c",
+        "#include \"util.h\"\nint thrice(int x) { return 3 * x; }\n",
+    ),
+    (
+        "lib/Makefile",
+        "c.o: c.c ../include/util.h\n\tgcc -O2 -I../include -MD -c c.c -o c.o\n",
     ),
 ];
 
@@ -91,12 +106,13 @@ fn made_from(file: &str) -> BTreeSet<String> {
     }
 }
 
-/// The prerequisites of a gcc depfile (`obj/a.o: src/a.c … \` lines).
-fn gcc_depfile(path: &Path) -> BTreeSet<String> {
+/// The rule of a gcc depfile (`obj/a.o: src/a.c … \` lines): its target
+/// and prerequisites.
+fn gcc_depfile(path: &Path) -> (String, BTreeSet<String>) {
     let text = std::fs::read_to_string(path).unwrap().replace("\\\n", " ");
     let rules = parse_rules(&text);
     assert_eq!(rules.len(), 1, "{}: one rule", path.display());
-    rules.into_values().next().unwrap()
+    rules.into_iter().next().unwrap()
 }
 
 #[test]
@@ -120,7 +136,7 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
     }
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("proj");
-    for d in ["include", "src", "obj"] {
+    for d in ["include", "src", "obj", "lib"] {
         std::fs::create_dir_all(dir.join(d)).unwrap();
     }
     for (name, text) in FILES {
@@ -146,7 +162,8 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
     assert!(out.status.success(), "make: {out:?}");
     let start = dir.to_str().unwrap();
     let starts: [&[u8]; 1] = [start.as_bytes()];
-    let objects = ["obj/a.o", "obj/b.o"];
+    let objects = ["obj/a.o", "obj/b.o", "lib/c.o"];
+    let mut dbs = Vec::new();
     for dialect in DIALECTS {
         let ctx = format!("real build, {dialect}");
         let trace = tmp.path().join(format!("{dialect}.ktrace"));
@@ -168,6 +185,7 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
             .output()
             .unwrap();
         assert!(out.status.success(), "{ctx}: import: {out:?}");
+        dbs.push((trace, db.clone()));
         let run = |args: &[&str]| -> BTreeMap<String, BTreeSet<String>> {
             let out = kt2sql()
                 .arg(args[0])
@@ -179,26 +197,45 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
             assert!(out.status.success(), "{ctx}: {args:?}: {out:?}");
             parse_rules(&String::from_utf8(out.stdout).unwrap())
         };
-        // gcc's depfile, system files aside, is deps' rule; every file of
+        // gcc's depfile, system files aside, is deps' rule, named as gcc
+        // names it (lib/c.o from lib/, where its gcc ran); every file of
         // it is in the rule with --system.
-        let rules = run(&["deps", objects[0], objects[1]]);
-        let all = run(&["deps", "--system", objects[0], objects[1]]);
+        let rules = run(&["deps", objects[0], objects[1], objects[2]]);
+        let all = run(&["deps", "--system", objects[0], objects[1], objects[2]]);
         for obj in objects {
-            let gcc = gcc_depfile(&dir.join(obj.replace(".o", ".d")));
+            let (target, gcc) = gcc_depfile(&dir.join(obj.replace(".o", ".d")));
             let want: BTreeSet<String> = gcc
                 .iter()
                 .filter(|p| !is_system(p.as_bytes(), &starts))
                 .cloned()
                 .collect();
-            assert!(want.contains("include/gen.h"), "{ctx}: {obj}: {gcc:?}");
-            assert!(want.len() < gcc.len(), "{ctx}: {obj}: system headers");
-            assert_same(&rules[obj], &want, &format!("{ctx}: deps {obj}"));
-            let missing: Vec<&String> = gcc.iter().filter(|p| !all[obj].contains(*p)).collect();
+            assert!(
+                want.contains("include/gen.h") || obj == "lib/c.o",
+                "{ctx}: {obj}: {gcc:?}"
+            );
+            let rule = rules
+                .get(&target)
+                .unwrap_or_else(|| panic!("{ctx}: no rule {target}: {rules:?}"));
+            assert_same(rule, &want, &format!("{ctx}: deps {obj}"));
+            let missing: Vec<&String> = gcc.iter().filter(|p| !all[&target].contains(*p)).collect();
             assert!(
                 missing.is_empty(),
                 "{ctx}: deps --system {obj}: {missing:?}"
             );
         }
+        assert!(
+            rules["c.o"].contains("../include/util.h"),
+            "{ctx}: {rules:?}"
+        );
+        // --relative-to names them from another directory.
+        let top = run(&["deps", "--relative-to", ".", "lib/c.o"]);
+        let want = BTreeSet::from(["lib/c.c".to_string(), "include/util.h".to_string()]);
+        assert_same(
+            &top["lib/c.o"],
+            &want,
+            &format!("{ctx}: deps --relative-to ."),
+        );
+        check_noise(&db, &dir, &ctx);
         // The generated header's own rule: what its recipe read.
         let gen = run(&["deps", "include/gen.h"]);
         let want = BTreeSet::from(["gen.h.in".to_string()]);
@@ -220,6 +257,142 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
                 .map(|(t, _)| t.clone())
                 .collect();
             assert_same(&got, &want, &format!("{ctx}: rdeps {file}"));
+        }
+    }
+    // OpenBSD and NetBSD traces: both hold argv, for compile-commands.
+    check_one_build(&[dbs[0].clone(), dbs[2].clone()], tmp.path(), start);
+}
+
+/// `inputs` and `outputs` on the real build: the sources are the files
+/// the project holds (no directory, no device, nothing of /proc, system
+/// headers only with --system), and `/dev/null`, which a recipe
+/// redirected into, is no output.
+fn check_noise(db: &Path, dir: &Path, ctx: &str) {
+    let list = |args: &[&str]| -> BTreeSet<String> {
+        let out = kt2sql()
+            .arg(args[0])
+            .arg(db)
+            .args(&args[1..])
+            .args(["--format", "csv"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{ctx}: {args:?}: {out:?}");
+        let text = String::from_utf8(out.stdout).unwrap();
+        text.lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().to_string())
+            .collect()
+    };
+    let abs = |p: &str| dir.join(p).to_str().unwrap().to_string();
+    let inputs = list(&["inputs"]);
+    let mut want: BTreeSet<String> = [
+        "Makefile",
+        "lib/Makefile",
+        "gen.h.in",
+        "include/util.h",
+        "src/a.c",
+        "src/b.c",
+        "lib/c.c",
+    ]
+    .iter()
+    .map(|p| abs(p))
+    .collect();
+    let noise = |p: &String| {
+        p.starts_with("/dev/") || p.starts_with("/proc/") || std::path::Path::new(p).is_dir()
+    };
+    for p in &inputs {
+        assert!(!noise(p), "{ctx}: inputs lists {p}");
+        assert!(
+            !is_system(p.as_bytes(), &[dir.to_str().unwrap().as_bytes()]),
+            "{ctx}: inputs lists {p}"
+        );
+    }
+    // Whatever else the build read in the project (the sources are all).
+    want.retain(|p| !inputs.contains(p));
+    assert!(want.is_empty(), "{ctx}: inputs lacks {want:?}: {inputs:?}");
+    let system = list(&["inputs", "--system"]);
+    assert!(
+        system.contains("/usr/include/stdio.h"),
+        "{ctx}: inputs --system: {system:?}"
+    );
+    assert!(
+        system.is_superset(&inputs) && !system.iter().any(noise),
+        "{ctx}: inputs --system"
+    );
+    let outputs = list(&["outputs"]);
+    for p in ["prog", "obj/a.o", "lib/c.o", "lib/c.d", "include/gen.h"] {
+        assert!(
+            outputs.contains(&abs(p)),
+            "{ctx}: outputs lacks {p}: {outputs:?}"
+        );
+    }
+    assert!(
+        !outputs.iter().any(|p| p.starts_with("/dev/")),
+        "{ctx}: outputs: {outputs:?}"
+    );
+    // --under and --exclude on deps and files.
+    let files = list(&["files", "--under", "lib", "--exclude", "lib/c.d"]);
+    assert!(
+        files.contains(&abs("lib/c.c")) && !files.contains(&abs("lib/c.d")),
+        "{ctx}: files --under: {files:?}"
+    );
+    assert!(
+        files.iter().all(|p| p.starts_with(&abs("lib"))),
+        "{ctx}: files --under: {files:?}"
+    );
+}
+
+/// Two builds in one database: each build report refuses without
+/// --trace, naming both traces, and answers for the one --trace names
+/// as on a database of its own.
+fn check_one_build(dbs: &[(std::path::PathBuf, std::path::PathBuf)], tmp: &Path, start: &str) {
+    let both = tmp.join("both.db");
+    let out = kt2sql()
+        .arg(&dbs[0].0)
+        .arg(&dbs[1].0)
+        .arg(&both)
+        .args(["-d", start])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "import both: {out:?}");
+    let reports: [&[&str]; 7] = [
+        &["deps", "lib/c.o"],
+        &["rdeps", "lib/c.c"],
+        &["inputs"],
+        &["outputs"],
+        &["graph"],
+        &["lint"],
+        &["compile-commands"],
+    ];
+    for args in reports {
+        let run = |db: &Path, trace: Option<&str>| {
+            let mut cmd = kt2sql();
+            cmd.arg(args[0]).arg(db).args(&args[1..]);
+            if let Some(t) = trace {
+                cmd.args(["--trace", t]);
+            }
+            cmd.output().unwrap()
+        };
+        let out = run(&both, None);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
+        for (id, (trace, _)) in dbs.iter().enumerate() {
+            let named = format!("{} ({})", id + 1, trace.display());
+            assert!(
+                err.contains(&named) && err.contains("--trace"),
+                "{args:?}: {err}"
+            );
+        }
+        let second = run(&both, Some("2"));
+        assert!(
+            second.status.code() != Some(2),
+            "{args:?} --trace 2: {second:?}"
+        );
+        // (graph and lint name rows by ids, which differ between databases.)
+        if !["graph", "lint"].contains(&args[0]) {
+            let alone = run(&dbs[1].1, None);
+            assert_eq!(second.stdout, alone.stdout, "{args:?} --trace 2");
         }
     }
 }

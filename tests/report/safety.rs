@@ -150,7 +150,7 @@ fn bad_arguments_fail_with_exit_code_2() {
     fails(&["query", "nosuch"], "no query called \"nosuch\"");
     fails(
         &["query", "files", "-P", "pdi=1"],
-        "(it takes :pid, :trace, :all)",
+        "(it takes :pid, :trace, :all, :under, :exclude)",
     );
     fails(
         &["sql", "DELETE FROM process"],

@@ -196,11 +196,30 @@ fn compare_all(db: &Path, pid: i64) {
             "syscall_top.sql",
             &[("limit", "3")],
         ),
-        (&["inputs"], "inputs.sql", &[]),
+        (&["inputs", "--system"], "inputs.sql", &[]),
         (
-            &["inputs", "-p", &p, "--under", "/usr/src/proj"],
+            &["inputs", "--system", "-p", &p, "--under", "/usr/src/proj"],
             "inputs.sql",
             &[("pid", &p), ("under", "'/usr/src/proj'")],
+        ),
+        (
+            &["inputs", "--exclude", "/usr/src/proj/obj", "--system"],
+            "inputs.sql",
+            &[("exclude", "'[\"/usr/src/proj/obj\"]'")],
+        ),
+        (
+            &[
+                "files",
+                "--under",
+                "/usr/src/proj",
+                "--exclude",
+                "/usr/src/proj/obj",
+            ],
+            "files.sql",
+            &[
+                ("under", "'/usr/src/proj'"),
+                ("exclude", "'[\"/usr/src/proj/obj\"]'"),
+            ],
         ),
         (
             &["outputs", "--trace", "1"],
