@@ -644,7 +644,8 @@ mod tests {
 
     #[test]
     fn the_last_axis_label_ends_inside_the_picture() {
-        // 1.6 ms over 8 ticks of 0.2 ms: the last tick is on the right edge.
+        // 1.6 ms over 8 ticks of 0.2 ms: the last tick is on the plot's
+        // right edge.
         let sc = Scale {
             start: 0,
             span: 1.6e6,
@@ -653,8 +654,10 @@ mod tests {
         let mut out = Vec::new();
         axis(&mut out, &sc, 1_600_000, 200.0).unwrap();
         let s = String::from_utf8(out).unwrap();
+        // The room right of the plot holds half of it: centred.
         let last = s.lines().last().unwrap();
-        assert!(last.contains("text-anchor=\"end\">+1.6 ms<"), "{last}");
+        assert!(last.contains("text-anchor=\"middle\">+1.6 ms<"), "{last}");
+        assert!(LABEL + PLOT + text_width(7, 10.0) / 2.0 <= WIDTH);
         let first = s.lines().nth(1).unwrap();
         assert!(first.contains("text-anchor=\"middle\">+0.0 ms<"), "{first}");
         // Each label twice: under the strip and at the bottom.
