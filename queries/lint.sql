@@ -55,7 +55,8 @@
 --                       no rule refined (`lint --all`); default: 0.
 -- @param  makes         The programs that run recipes (make), as a JSON
 --                       array of paths: a job that ran one does not own
---                       its temporaries (`lint` passes those of the
+--                       its temporaries, and the changed files one read
+--                       are makefiles (`lint` passes those of the
 --                       build); default: none.
 -- @column kind          `double-write`, `race`, `used-then-changed`,
 --                       `ghost-later-created` or `read-outside`.
@@ -290,7 +291,7 @@ LEFT JOIN process AS qb ON qb.process_id = b.process_id
 -- commands: configure appending to config.status, ar then ranlib), no
 -- hazard.
 WHERE COALESCE($all, 0) = 1 OR h.kind NOT IN ('double-write', 'used-then-changed')
-   OR qa.process_id = qb.process_id OR qa.parent_id IS NOT qb.parent_id
+   OR qa.process_id = qb.process_id OR qa.parent_id IS DISTINCT FROM qb.parent_id
    OR qa.parent_id IS NULL
    OR NOT (qa.last_ts < qb.first_ts OR qb.last_ts < qa.first_ts)
    OR EXISTS (SELECT 1 FROM exec AS e WHERE e.process_id = qa.parent_id
