@@ -55,12 +55,14 @@ member (process_id) AS MATERIALIZED (
   -- block: scope
   WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
   -- end block: scope
-), access (trace_id, path_id, command_id, effect) AS (
-  -- The reads and writes: without $pid one pass over the lookups, with it
-  -- the subtree's own through the index namei_process (in proportion to
-  -- the subtree). The branch whose $pid test fails is skipped before it
-  -- reads a row.
-  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+),
+-- block: scoped_access
+-- The successful reads and writes: without $pid one pass over the
+-- lookups, with it the subtree's own (member's) through the index
+-- namei_process, in proportion to the subtree. The branch whose $pid
+-- test fails is skipped before it reads a row.
+-- (The access kind needs only the lookup, so it drops the others before their call is read.)
+access (trace_id, path_id, command_id, effect) AS (
   SELECT trace_id, path_id, command_id, effect FROM build_access
   WHERE $pid IS NULL AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
     AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
@@ -69,7 +71,9 @@ member (process_id) AS MATERIALIZED (
   WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
     AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
     AND effect IN ('read', 'write')
-), flow (trace_id, path_id, producer_id, consumer_id) AS (
+),
+-- end block: scoped_access
+flow (trace_id, path_id, producer_id, consumer_id) AS (
   -- The flows: of the whole build (build_flow), or with $pid of the
   -- subtree taken as the build, from its own lookups (_scope_flow, the
   -- same rule). The branch whose $pid test fails is skipped.

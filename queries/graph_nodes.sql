@@ -63,19 +63,25 @@ member (process_id) AS MATERIALIZED (
   UNION ALL
   SELECT e.exec_id, e.process_id, e.comm FROM exec AS e
   WHERE $pid IS NOT NULL AND e.process_id IN (SELECT process_id FROM member) AND e.success = 1
-), access (trace_id, path_id) AS (
-  -- The paths read or written: without $pid one pass over the lookups,
-  -- with it the subtree's own through the index namei_process.
-  -- (The access kind needs only the lookup, so it drops the others before their call is read.)
-  SELECT trace_id, path_id FROM build_access
+),
+-- block: scoped_access
+-- The successful reads and writes: without $pid one pass over the
+-- lookups, with it the subtree's own (member's) through the index
+-- namei_process, in proportion to the subtree. The branch whose $pid
+-- test fails is skipped before it reads a row.
+-- (The access kind needs only the lookup, so it drops the others before their call is read.)
+access (trace_id, path_id, command_id, effect) AS (
+  SELECT trace_id, path_id, command_id, effect FROM build_access
   WHERE $pid IS NULL AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
     AND effect IN ('read', 'write') AND ($trace IS NULL OR trace_id = $trace)
   UNION ALL
-  SELECT trace_id, path_id FROM build_access
+  SELECT trace_id, path_id, command_id, effect FROM build_access
   WHERE $pid IS NOT NULL AND process_id IN (SELECT process_id FROM member)
     AND access IN (SELECT access FROM _access_class WHERE effect IN ('read', 'write'))
     AND effect IN ('read', 'write')
-), role (trace_id, path_id, role) AS (
+),
+-- end block: scoped_access
+role (trace_id, path_id, role) AS (
   -- The roles of the paths changed (_scope_changed_file): of the whole
   -- build, or with $pid of the subtree taken as the build, from its own
   -- lookups.

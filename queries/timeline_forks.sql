@@ -24,11 +24,15 @@ WITH
     WHERE root_pid IS NOT DISTINCT FROM $pid AND ($trace IS NULL OR trace_id = $trace)
     -- end block: scope
   ),
+  -- block: first_tid
+  -- Each process's first thread (its pid when it has none): the tid its
+  -- slices are drawn on, as timeline_slices' tid.
   first_tid (process_id, tid) AS (
     SELECT p.process_id,
            COALESCE((SELECT h.tid FROM thread AS h WHERE h.process_id = p.process_id
                      ORDER BY h.first_ts, h.thread_id LIMIT 1), p.pid)
     FROM process AS p
+  -- end block: first_tid
   )
 SELECT c.process_id, c.fork_syscall, p.pid AS parent_pid, pt.tid AS parent_tid,
        CASE WHEN COALESCE(f.ts, c.fork_ts) < c.first_ts THEN COALESCE(f.ts, c.fork_ts)

@@ -65,6 +65,7 @@ pub use render::{Format, Render, RowSink};
 pub use result_set::{value_bytes, value_int, write_sections_csv, Cell, ResultSet};
 pub use row::{RowReader, TypedRow};
 pub use run::{
-    collect_as, each, each_as, opt_int, prepare, prepare_as, run, run_sql, stream, Scope,
+    collect_as, collect_sql_as, each, each_as, opt_int, prepare, prepare_as, run, run_sql, stream,
+    Scope,
 };
 pub use schema_text::{schema_objects, schema_text};

@@ -384,6 +384,40 @@ mod tests {
         );
     }
 
+    typed_row! {
+        /// A row of the code's own SQL (`collect_sql_as`).
+        #[derive(Debug)]
+        struct Own {
+            id: i64,
+            label: Vec<u8>,
+        }
+    }
+
+    #[test]
+    fn the_codes_own_sql_is_read_by_name_and_bound_by_name() {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        let sql = "SELECT 'x' || :n AS label, 7 AS extra, :n + 1 AS id";
+        let rows: Vec<Own> =
+            crate::report::collect_sql_as(&conn, sql, &[("n", Cell::Int(4))], "a lookup").unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].id, rows[0].label.as_slice()), (5, &b"x4"[..]));
+        // A column the statement lacks fails before a row, naming both.
+        let e = crate::report::collect_sql_as::<Own>(&conn, "SELECT 1 AS id", &[], "a lookup")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a lookup has no column \"label\""), "{e}");
+        // A parameter the statement does not take is refused.
+        let e = crate::report::collect_sql_as::<Own>(
+            &conn,
+            "SELECT 1 AS id, '' AS label",
+            &[("pid", Cell::Int(1))],
+            "a lookup",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(e.contains("a lookup"), "{e}");
+    }
+
     #[test]
     fn every_field_type_reads_null_as_the_readers_always_did() {
         let null = ValueRef::Null;

@@ -54,12 +54,7 @@ pub fn run_sql(
     params: &[(&str, Cell)],
     context: &str,
 ) -> Result<ResultSet, Error> {
-    let ctx = || sql_err(context.to_string());
-    let mut stmt = conn.prepare(sql).map_err(ctx())?;
-    let taken = bind(&mut stmt, params, context)?;
-    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
-        return Err(unknown_param(context, k, &taken));
-    }
+    let mut stmt = prepare_sql(conn, sql, params, context)?;
     let mut table = ResultSet {
         columns: stmt.column_names().iter().map(|c| c.to_string()).collect(),
         rows: Vec::new(),
@@ -156,12 +151,48 @@ pub fn prepare<'c>(
 ) -> Result<(Statement<'c>, String), Error> {
     let q = registered(name)?;
     let context = format!("running queries/{}", q.file);
-    let mut stmt = conn.prepare(q.sql).map_err(sql_err(context.clone()))?;
-    let taken = bind(&mut stmt, params, &context)?;
-    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
-        return Err(unknown_param(&context, k, &taken));
-    }
+    let stmt = prepare_sql(conn, q.sql, params, &context)?;
     Ok((stmt, context))
+}
+
+/// One SQL statement prepared and its named parameters bound as [`run`]
+/// binds them; `context` names it in errors.
+fn prepare_sql<'c>(
+    conn: &'c Connection,
+    sql: &str,
+    params: &[(&str, Cell)],
+    context: &str,
+) -> Result<Statement<'c>, Error> {
+    let mut stmt = conn.prepare(sql).map_err(sql_err(context.to_string()))?;
+    let taken = bind(&mut stmt, params, context)?;
+    if let Some((k, _)) = params.iter().find(|(k, _)| !taken.iter().any(|t| t == k)) {
+        return Err(unknown_param(context, k, &taken));
+    }
+    Ok(stmt)
+}
+
+/// Every row of one SQL statement of the code's own (a small lookup, not
+/// a registered query), bound as [`run_sql`] binds it and read as a `T`
+/// that owns its values, by column name as [`collect_as`] reads a
+/// query's; `context` names it in errors.
+pub fn collect_sql_as<T>(
+    conn: &Connection,
+    sql: &str,
+    params: &[(&str, Cell)],
+    context: &str,
+) -> Result<Vec<T>, Error>
+where
+    T: for<'r> TypedRow<Row<'r> = T>,
+{
+    let mut stmt = prepare_sql(conn, sql, params, context)?;
+    let reader = RowReader::<T>::of_statement(&stmt, context)?;
+    let ctx = |e| sql_err(context.to_string())(e);
+    let mut out = Vec::new();
+    let mut rows = stmt.raw_query();
+    while let Some(row) = rows.next().map_err(ctx)? {
+        out.push(reader.row(row));
+    }
+    Ok(out)
 }
 
 /// Run every statement of `sql` on `db` and hand each result to `sink` row

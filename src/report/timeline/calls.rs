@@ -182,40 +182,36 @@ mod tests {
     use super::*;
     use crate::report::{Cell, RowReader};
 
-    /// An integer cell (0 for NULL).
-    fn int(c: &Cell) -> i64 {
-        c.int().unwrap_or(0)
-    }
-
-    /// A call's slice as the object writer puts it together, field by field.
-    fn call_by_obj(r: &[Cell], track: i64, origin: i64) -> String {
-        let failed = r[8].int() == Some(0);
+    /// A call's slice as the object writer puts it together, field by
+    /// field, from the call as read (by name) and its tid.
+    fn call_by_obj(c: &Call<'_>, track: i64, tid: i64, origin: i64) -> String {
+        let failed = c.success == Some(0);
         let mut a = String::new();
         let mut args = Obj::new(&mut a);
-        args.int("call_id", int(&r[10]));
-        if let Some(v) = r[5].int() {
+        args.int("call_id", c.call_id);
+        if let Some(v) = c.retval {
             args.int("retval", v);
         }
         if failed {
-            match (r[7].bytes(), r[6].int()) {
+            match (c.errno_name, c.errno) {
                 (Some(name), _) => args.bytes("errno", name),
                 (None, Some(n)) => args.str("errno", &format!("errno {n}")),
                 (None, None) => args.str("errno", ""),
             };
         }
-        if let Some(u) = r[9].bytes() {
+        if let Some(u) = c.unpaired {
             args.bytes("unpaired", u);
         }
         args.end();
         let mut e = String::new();
         let mut o = Obj::new(&mut e);
-        o.bytes("name", &r[2].to_bytes())
+        o.bytes("name", &c.syscall)
             .str("cat", if failed { "syscall,failed" } else { "syscall" })
             .str("ph", "X")
-            .raw("ts", &micros(int(&r[3]), origin))
-            .raw("dur", &micros(int(&r[4]), 0))
+            .raw("ts", &micros(c.ts, origin))
+            .raw("dur", &micros(c.dur, 0))
             .int("pid", track)
-            .int("tid", int(&r[1]))
+            .int("tid", tid)
             .raw("args", &a);
         o.end();
         e
@@ -324,9 +320,10 @@ mod tests {
         let mut w = CallWriter::default();
         for (i, r) in rows.iter().enumerate() {
             let call = reader.cells(r);
+            let tid = call.thread_id.unwrap_or(0);
             for origin in [0, 2_000, -5] {
-                w.event(&call, 40 + i as i64, int(&r[1]), origin);
-                let want = call_by_obj(r, 40 + i as i64, origin);
+                w.event(&call, 40 + i as i64, tid, origin);
+                let want = call_by_obj(&call, 40 + i as i64, tid, origin);
                 assert_eq!(String::from_utf8_lossy(&w.buf), want, "row {i}");
             }
         }

@@ -4,13 +4,12 @@
 //! lookups and paths only; the calls and their text are
 //! [`super::calls`]'.
 
-use rusqlite::types::ValueRef;
 use rusqlite::{Connection, Statement};
 
 use foldhash::{HashMap, HashMapExt};
 
 use super::calls::Call;
-use crate::report::value_bytes;
+use crate::report::row::{typed_row, RowReader};
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -25,6 +24,8 @@ use crate::Error;
 /// keeps the rest of its lookups while its children are written.
 pub(super) struct Lookups<'s> {
     stmt: Statement<'s>,
+    /// Where [`Lookup`]'s columns are in `stmt`'s rows.
+    reader: RowReader<Lookup<'static>>,
     /// The process of each image (exec_id) the tree shows.
     process_of: HashMap<i64, i64>,
     /// The image of the last call given paths, its process and that
@@ -48,6 +49,15 @@ struct Pending {
     next: usize,
 }
 
+typed_row! {
+    /// A row of [`PROCESS_LOOKUPS`]: a lookup's call and the path it
+    /// resolved to, borrowed from the row.
+    struct Lookup<'r> {
+        call_id: Option<i64>,
+        path: Option<&'r [u8]>,
+    }
+}
+
 /// A process's lookups with the paths they resolved to, in file order
 /// (namei_id, the order of `namei_process` entries: no sorting); a lookup
 /// without a call (a core file) belongs to no call's line.
@@ -61,10 +71,12 @@ impl<'s> Lookups<'s> {
         conn: &'s Connection,
         images: impl IntoIterator<Item = (i64, i64)>,
     ) -> Result<Self, Error> {
+        let stmt = conn
+            .prepare(PROCESS_LOOKUPS)
+            .map_err(sql_err(LOOKUPS_CONTEXT.to_string()))?;
         Ok(Lookups {
-            stmt: conn
-                .prepare(PROCESS_LOOKUPS)
-                .map_err(sql_err(LOOKUPS_CONTEXT.to_string()))?,
+            reader: RowReader::of_statement(&stmt, LOOKUPS_CONTEXT)?,
+            stmt,
             process_of: images.into_iter().collect(),
             image: None,
             current: Pending::default(),
@@ -145,10 +157,11 @@ impl<'s> Lookups<'s> {
         let ctx = |e| sql_err(LOOKUPS_CONTEXT.to_string())(e);
         let mut rows = self.stmt.query([process]).map_err(ctx)?;
         while let Some(row) = rows.next().map_err(ctx)? {
-            let (ValueRef::Integer(call), Some(path)) = (
-                row.get_ref(0).map_err(ctx)?,
-                value_bytes(row.get_ref(1).map_err(ctx)?),
-            ) else {
+            let Lookup {
+                call_id: Some(call),
+                path: Some(path),
+            } = self.reader.row(row)
+            else {
                 continue;
             };
             let from = p.bytes.len();
