@@ -1,7 +1,8 @@
 //! The arguments several commands take, each declared once here with its
 //! one help text, and what they mean: the database ([`Db`]), `--trace`
 //! ([`Trace`]), `-p/--pid` ([`Subtree`]), the three together ([`DbScope`],
-//! what most reports take), `--under` ([`Under`]) and `--format`
+//! what most reports take), `--under` ([`Under`]), `-o FILE` with
+//! `--force` ([`Output`]) and `--format`
 //! ([`FormatArg`]), whose names come from one vocabulary ([`Format`]) of
 //! which each command takes a subset ([`Formats`]). Commands flatten these
 //! groups (`#[command(flatten)]`) and never declare one of these arguments
@@ -109,6 +110,22 @@ pub struct Under {
     /// the directory the trace started in, -d at import).
     #[arg(id = "under", long = "under", value_name = "DIR")]
     pub dir: Option<String>,
+}
+
+/// `-o FILE` and `--force`: where a command that writes a file writes it
+/// (standard output without `-o`); written by [`super::output`].
+#[derive(Debug, clap::Args)]
+pub struct Output {
+    /// Write to FILE instead of standard output, whole or not at all (a
+    /// temporary file beside it is renamed into place at the end); without
+    /// --format, its extension chooses the format. An existing FILE is
+    /// replaced only with --force, and never a trace or a kt2sql database.
+    #[arg(id = "output", long = "output", short = 'o', value_name = "FILE")]
+    pub path: Option<PathBuf>,
+    /// With -o: replace FILE if it exists (a trace or a kt2sql database is
+    /// refused whatever the flags).
+    #[arg(long, short = 'f', requires = "output")]
+    pub force: bool,
 }
 
 /// Every `--format` name of every command. `text` is the output for

@@ -188,7 +188,7 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "add the database's traces to a Parquet dataset",
             ),
             (
-                "kt2sql export --replace build.db farm/",
+                "kt2sql export --force build.db farm/",
                 "replace them if the dataset holds them already",
             ),
         ],

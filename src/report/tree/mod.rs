@@ -346,8 +346,25 @@ impl Tree {
     /// ([`super::write_sections_csv`]): each image's row (tree.sql's
     /// columns), then its calls' (tree_calls.sql's: one row per path).
     pub fn write_csv(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(conn, out, Format::Csv)
+    }
+
+    /// The rows of [`Tree::write_csv`] as JSON Lines: one object per
+    /// image, and with calls per call (and path), keys as the CSV's
+    /// columns.
+    pub fn write_jsonl(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(conn, out, Format::Jsonl)
+    }
+
+    /// The flat rows in `format` (CSV or JSON Lines).
+    fn write_rows(
+        &self,
+        conn: &Connection,
+        out: &mut dyn Write,
+        format: Format,
+    ) -> Result<(), Error> {
         if !self.calls {
-            return self.rows.write_csv(out).map_err(out_err);
+            return self.rows.write(out, format).map_err(out_err);
         }
         const CALL: [&str; 8] = [
             "call_id",
@@ -368,7 +385,7 @@ impl Tree {
         let (exec_at, pid_at) = (at("exec_id"), at("pid"));
         let text = |b: &[u8]| Cell::Text(b.to_vec());
         let opt_text = |b: &Option<Vec<u8>>| b.as_deref().map_or(Cell::Null, text);
-        let mut csv = Render::new(out, Format::Csv);
+        let mut csv = Render::new(out, format);
         csv.start(&columns).map_err(out_err)?;
         self.walk(conn, |w| {
             for (i, n) in self.nodes.iter().enumerate() {
