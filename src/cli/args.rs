@@ -54,7 +54,7 @@ pub struct Subtree {
     /// process that had it.
     ///
     /// Each of them is taken with its descendants, and a note on stderr
-    /// says how many there were (`kt2sql query DB pid-lifetimes --param
+    /// says how many there were (`kt2sql query DB pid_lifetimes --param
     /// pid=PID` lists them). A pid no process had is an error.
     #[arg(id = "pid", long = "pid", short = 'p', value_name = "PID")]
     pub pid: Option<i64>,
@@ -90,7 +90,7 @@ impl DbScope {
             if lives.rows.len() > 1 {
                 eprintln!(
                     "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
-                     (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
+                     (list them: kt2sql query {} pid_lifetimes --param pid={pid})",
                     lives.rows.len(),
                     quote_path(&db.path),
                 );

@@ -76,7 +76,7 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
         )],
         "kt2sql-query" => &[
             ("kt2sql query --list", "list the canned queries"),
-            ("kt2sql query build.db slow-calls", "run one"),
+            ("kt2sql query build.db slow_calls", "run one"),
         ],
         "kt2sql-schema" => &[
             ("kt2sql schema", "the documented schema"),

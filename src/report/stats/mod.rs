@@ -12,7 +12,7 @@
 //! The critical path of a big build has a step per command (tens of
 //! thousands), so stats only summarises it: its length and times, its
 //! first and last steps and the `top` longest by own time. The whole path
-//! is `kt2sql query DB critical-path`.
+//! is `kt2sql query DB critical_path`.
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
@@ -291,7 +291,7 @@ impl Stats {
                 writeln!(
                     out,
                     "    (the first, the last and the {} longest by own time of {len} steps; \
-                     the whole path: kt2sql query DB critical-path --param trace={trace})",
+                     the whole path: kt2sql query DB critical_path --param trace={trace})",
                     self.longest,
                 )?;
             }

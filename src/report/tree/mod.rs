@@ -70,7 +70,7 @@ pub struct Node {
     /// Indexes (into [`Tree::nodes`]) of the images it hangs over.
     pub children: Vec<usize>,
     /// Which lifetime of the `-p` pid this process is, of how many, in
-    /// `query pid-lifetimes` order (earliest first); `None` unless the
+    /// `query pid_lifetimes` order (earliest first); `None` unless the
     /// kernel reused that pid within the scope.
     pub lifetime: Option<(usize, usize)>,
 }
