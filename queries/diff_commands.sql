@@ -3,7 +3,7 @@
 -- commands' tree (a forked copy that never ran a program of its own is
 -- not a command of its own: the diff counts it as part of the command it
 -- became by exec, or of the command that forked it). `kt2sql diff` reads
--- this with diff-accesses and diff-paths, and gives each command its
+-- this with diff_accesses and diff_paths, and gives each command its
 -- identity (program, working directory, the files it left) there.
 --
 -- @param  trace      Only this trace_id (default: every trace).

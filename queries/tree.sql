@@ -18,7 +18,7 @@
 -- @column exec_id    The image's exec.exec_id (unique per row).
 -- @column trace_id   Trace it was recorded in.
 -- @column lifetime   With `pid` naming a pid the kernel reused: which of its
---                    lifetimes this process is (1, 2, …, in `pid-lifetimes`
+--                    lifetimes this process is (1, 2, …, in `pid_lifetimes`
 --                    order); else NULL.
 -- @column lifetimes  How many lifetimes that pid had (NULL when one).
 -- @column argv       With `long`: the argv of the exec that started the

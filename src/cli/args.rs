@@ -1,7 +1,8 @@
 //! The arguments several commands take, each declared once here with its
 //! one help text, and what they mean: the database ([`Db`]), `--trace`
 //! ([`Trace`]), `-p/--pid` ([`Subtree`]), the three together ([`DbScope`],
-//! what most reports take), `--under` and `--exclude` ([`Under`]), `--format`
+//! what most reports take), `--under` and `--exclude` ([`Under`]), `-o FILE`
+//! with `--force` ([`Output`]) and `--format`
 //! ([`FormatArg`]), whose names come from one vocabulary ([`Format`]) of
 //! which each command takes a subset ([`Formats`]). Commands flatten these
 //! groups (`#[command(flatten)]`) and never declare one of these arguments
@@ -53,7 +54,7 @@ pub struct Subtree {
     /// process that had it.
     ///
     /// Each of them is taken with its descendants, and a note on stderr
-    /// says how many there were (`kt2sql query DB pid-lifetimes --param
+    /// says how many there were (`kt2sql query DB pid_lifetimes --param
     /// pid=PID` lists them). A pid no process had is an error.
     #[arg(id = "pid", long = "pid", short = 'p', value_name = "PID")]
     pub pid: Option<i64>,
@@ -89,7 +90,7 @@ impl DbScope {
             if lives.rows.len() > 1 {
                 eprintln!(
                     "kt2sql: note: pid {pid} was {} processes; showing each and its descendants \
-                     (list them: kt2sql query {} pid-lifetimes --param pid={pid})",
+                     (list them: kt2sql query {} pid_lifetimes --param pid={pid})",
                     lives.rows.len(),
                     quote_path(&db.path),
                 );
@@ -159,6 +160,22 @@ pub struct Under {
     /// DIR is taken from the directory the trace started in).
     #[arg(id = "exclude", long = "exclude", value_name = "DIR")]
     pub exclude: Vec<String>,
+}
+
+/// `-o FILE` and `--force`: where a command that writes a file writes it
+/// (standard output without `-o`); written by [`super::output`].
+#[derive(Debug, clap::Args)]
+pub struct Output {
+    /// Write to FILE instead of standard output, whole or not at all (a
+    /// temporary file beside it is renamed into place at the end); without
+    /// --format, its extension chooses the format. An existing FILE is
+    /// replaced only with --force, and never a trace or a kt2sql database.
+    #[arg(id = "output", long = "output", short = 'o', value_name = "FILE")]
+    pub path: Option<PathBuf>,
+    /// With -o: replace FILE if it exists (a trace or a kt2sql database is
+    /// refused whatever the flags).
+    #[arg(long, short = 'f', requires = "output")]
+    pub force: bool,
 }
 
 /// Every `--format` name of every command. `text` is the output for

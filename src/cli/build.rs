@@ -16,7 +16,7 @@ use kt2sql::json::json_str_list_text;
 use kt2sql::report::{self, deps, Cell, Format as Rows};
 
 use super::anyhow_lite::Result;
-use super::args::{DbScope, Format, FormatArg, Formats, RowFormats, Under};
+use super::args::{DbScope, Format, FormatArg, Formats, Output, RowFormats, Under};
 use super::notes;
 use super::sql::{print, rows};
 
@@ -290,6 +290,8 @@ pub struct DepsArgs {
     pub relative_to: Option<String>,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// `kt2sql rdeps`.
@@ -314,6 +316,8 @@ pub struct RdepsArgs {
     pub under: Under,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// The FILE arguments of `deps` and `rdeps`.
@@ -400,20 +404,23 @@ fn asked(conn: &report::Database, target: &DbScope, files: Files, command: &str)
     })
 }
 
-/// Print `rows` in `format`, or as make rules through `make`.
+/// Write `rows` in the format asked (`--format`, else `-o`'s
+/// extension), or as make rules through `make`.
 fn output(
     rows: &report::ResultSet,
-    format: Format,
+    format: &FormatArg<DepsFormats>,
+    output: &Output,
     make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
 ) -> Result<()> {
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    match format.rows() {
-        Some(f) => rows.write(&mut out, f)?,
-        None => make(&mut out)?,
-    }
-    std::io::Write::flush(&mut out)?;
-    Ok(())
+    let format = format.with_output(output.path.as_deref())?;
+    let stdout = |source| kt2sql::Error::Io {
+        path: "standard output".into(),
+        source,
+    };
+    output.write(|out| match format.rows() {
+        Some(f) => rows.write(out, f).map_err(stdout),
+        None => make(out).map_err(stdout),
+    })
 }
 
 /// Run `kt2sql deps`.
@@ -449,7 +456,7 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
             .map(|d| d.or_else(|| q.start.clone()))
             .collect(),
     };
-    output(&rows, a.format.format, |out| {
+    output(&rows, &a.format, &a.output, |out| {
         deps::write_depfile(out, &rows, &q.paths, &bases, q.start.as_deref())
     })?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
@@ -468,7 +475,7 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
         exclude: &exclude,
     };
     let rows = deps::rdeps(&conn, &q.params, filter)?;
-    output(&rows, a.format.format, |out| {
+    output(&rows, &a.format, &a.output, |out| {
         deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
     })?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
@@ -493,6 +500,8 @@ pub struct GraphArgs {
     pub system: bool,
     #[command(flatten)]
     pub format: FormatArg<GraphFormats>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// `graph --format`.
@@ -516,9 +525,8 @@ pub fn run_graph(a: GraphArgs) -> Result<ExitCode> {
         exclude,
         system: a.system,
     };
-    let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    report::graph::write_dot(&db, scope, a.commands, &filters, &mut out)?;
-    std::io::Write::flush(&mut out)?;
+    a.format.with_output(a.output.path.as_deref())?;
+    a.output
+        .write(|out| report::graph::write_dot(&db, scope, a.commands, &filters, out))?;
     Ok(ExitCode::SUCCESS)
 }

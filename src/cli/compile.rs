@@ -1,31 +1,28 @@
-//! `kt2sql compile-commands`: the clap arguments, the output file (made
-//! only once there is something to write), and the messages: the error
+//! `kt2sql compile-commands`: the clap arguments, the output file (put in
+//! place only once there is something to write), and the messages: the error
 //! naming which recordings hold argv when this one holds none, and the
 //! notes on compiler executions left out. The JSON itself is written by
 //! `kt2sql::report::compile_commands`.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use kt2sql::build::compile_db::Summary;
 use kt2sql::report::{self, compile_commands, Database, Scope};
-use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::args::{output_format, DbScope, Format};
+use super::args::{output_format, DbScope, Format, Output};
 
 /// `kt2sql compile-commands`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "-o FILE (e.g. compile_commands.json) is not created, nor an existing \
+one touched, when the trace holds no argv."
+)]
 pub struct CompileCommandsArgs {
     #[command(flatten)]
     pub target: DbScope,
-    /// Write to FILE (e.g. compile_commands.json) instead of standard
-    /// output; it is not created (nor an existing one touched) when the
-    /// trace holds no argv.
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
     /// Keep the entries whose source file the build removed (configure's
     /// conftest.c, a probe in /tmp), which are left out by default: as Bear
     /// does, only sources that exist after the build are entries.
@@ -33,63 +30,21 @@ pub struct CompileCommandsArgs {
     pub keep_removed: bool,
 }
 
-/// A file created at its first write, so that an error found before any
-/// output leaves no file behind (and an existing one untouched).
-struct LazyFile<'p> {
-    path: &'p Path,
-    file: Option<BufWriter<File>>,
-}
-
-impl Write for LazyFile<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let file = match &mut self.file {
-            Some(f) => f,
-            None => self
-                .file
-                .insert(BufWriter::with_capacity(1 << 16, File::create(self.path)?)),
-        };
-        file.write(buf)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.file.as_mut().map_or(Ok(()), Write::flush)
-    }
-}
-
 /// Run `kt2sql compile-commands`.
 pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
     // Its one format: `-o x.csv` is refused, as every command refuses an
     // extension it cannot write.
-    output_format(&[Format::Json], args.output.as_deref())?;
+    output_format(&[Format::Json], args.output.path.as_deref())?;
     let db = report::open(&args.target.db.path)?;
     let scope = args.target.build_scope(&db, "compile-commands")?;
-    let sum =
-        match &args.output {
-            None => {
-                let stdout = io::stdout();
-                let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-                let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)?;
-                out.flush()?;
-                sum
-            }
-            Some(path) => {
-                let io_err = |source| Error::Io {
-                    path: path.clone(),
-                    source,
-                };
-                let mut out = LazyFile { path, file: None };
-                let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)
-                    .map_err(|e| match e {
-                        Error::Io { source, .. } => io_err(source),
-                        e => e,
-                    })?;
-                out.flush().map_err(io_err)?;
-                sum
-            }
-        };
+    let mut out = args.output.open()?;
+    let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)
+        .map_err(|e| out.error(e))?;
     if sum.with_argv == 0 {
+        // Dropping `out` removes its temporary file: FILE is not made.
         return Err(no_argv(&db, scope)?.into());
     }
+    out.commit()?;
     notes(&sum);
     Ok(ExitCode::SUCCESS)
 }

@@ -15,7 +15,7 @@ use super::{args, hint};
     after_help = "DIR holds dataset.json and one directory per table, with one \
 trace_key=KEY directory per trace: read it with DuckDB, Spark or any Parquet reader \
 (docs/datasets.md). Traces of many databases, from many machines, can be exported into \
-one DIR; a trace already there (the same file) is refused unless --replace."
+one DIR; a trace already there (the same file) is refused unless --force."
 )]
 pub struct ExportArgs {
     #[command(flatten)]
@@ -25,9 +25,9 @@ pub struct ExportArgs {
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// Replace a trace the dataset already holds (the same file) instead
-    /// of refusing to export.
-    #[arg(long)]
-    pub replace: bool,
+    /// of refusing to export (--replace is taken too).
+    #[arg(long, short = 'f', alias = "replace")]
+    pub force: bool,
     /// No summary line.
     #[arg(long, short = 'q')]
     pub quiet: bool,
@@ -36,7 +36,7 @@ pub struct ExportArgs {
 /// Run `kt2sql export`.
 pub fn run(args: ExportArgs) -> Result<ExitCode> {
     let t0 = std::time::Instant::now();
-    let on_dup = if args.replace {
+    let on_dup = if args.force {
         OnDuplicate::Replace
     } else {
         OnDuplicate::Refuse

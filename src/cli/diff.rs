@@ -65,9 +65,9 @@ pub enum Section {
 pub enum DiffFormats {}
 
 impl Formats for DiffFormats {
-    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Jsonl];
     const HELP: &'static str =
-        "Output format (csv and json: the summary rows, then the detail rows)";
+        "Output format (csv, json and jsonl: the summary rows, then the detail rows)";
 }
 
 /// `DB` or `DB:TRACE_ID`: a file that exists is a database even with a

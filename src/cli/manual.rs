@@ -77,7 +77,7 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
         )],
         "kt2sql-query" => &[
             ("kt2sql query --list", "list the canned queries"),
-            ("kt2sql query build.db slow-calls", "run one"),
+            ("kt2sql query build.db slow_calls", "run one"),
         ],
         "kt2sql-schema" => &[
             ("kt2sql schema", "the documented schema"),
@@ -197,7 +197,7 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "add the database's traces to a Parquet dataset",
             ),
             (
-                "kt2sql export --replace build.db farm/",
+                "kt2sql export --force build.db farm/",
                 "replace them if the dataset holds them already",
             ),
         ],

@@ -13,6 +13,7 @@ mod hint;
 mod import;
 mod manual;
 mod notes;
+mod output;
 mod report;
 mod shell;
 mod sql;
@@ -79,7 +80,8 @@ pub enum Command {
     Graph(build::GraphArgs),
     /// Write compile_commands.json (for clangd, clang-tidy) from the
     /// compiler executions whose argv the trace recorded (OpenBSD
-    /// `ktrace -t x`, NetBSD `ktrace -t a`); never a rebuilt command line.
+    /// `ktrace -t x`, NetBSD `ktrace -t a`, FreeBSD kernels from 2025 on;
+    /// Darwin records none); never a rebuilt command line.
     CompileCommands(compile::CompileCommandsArgs),
     /// Write the build's timeline: Chrome Trace Event JSON for the Perfetto
     /// UI, or an SVG picture, with the critical path highlighted.

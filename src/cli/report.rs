@@ -36,10 +36,16 @@ pub struct TreeArgs {
 pub enum TreeFormats {}
 
 impl Formats for TreeFormats {
-    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Dot];
+    const TAKES: &'static [Format] = &[
+        Format::Text,
+        Format::Csv,
+        Format::Json,
+        Format::Jsonl,
+        Format::Dot,
+    ];
     const HELP: &'static str =
-        "Output format (csv: one row per image in printed order, with its depth; with -v each \
-         image's calls after it, a first column `section` saying which)";
+        "Output format (csv and jsonl: one row per image in printed order, with its depth; with \
+         -v each image's calls after it, a first column `section` saying which)";
 }
 
 /// `kt2sql files`.
@@ -68,7 +74,7 @@ pub struct FilesArgs {
 pub enum FilesFormats {}
 
 impl Formats for FilesFormats {
-    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Jsonl];
 }
 
 /// `kt2sql stats`.
@@ -91,9 +97,10 @@ pub struct StatsArgs {
 pub enum StatsFormats {}
 
 impl Formats for StatsFormats {
-    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json];
+    const TAKES: &'static [Format] = &[Format::Text, Format::Csv, Format::Json, Format::Jsonl];
     const HELP: &'static str =
-        "Output format (csv: every section in one table, a first column `section` naming each row's)";
+        "Output format (csv: every section in one table, a first column `section` naming each \
+         row's; jsonl: the same rows, one object per line, each with its section's columns)";
 }
 
 /// Run `kt2sql tree`.
@@ -117,6 +124,7 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
     match args.format.format {
         Format::Csv => t.write_csv(&conn, &mut out)?,
         Format::Json => t.write_json(&conn, &mut out)?,
+        Format::Jsonl => t.write_jsonl(&conn, &mut out)?,
         Format::Dot => t.write_dot(&mut out)?,
         f => unreachable!("tree takes no --format {}", f.name()),
     }
@@ -159,6 +167,7 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         match args.format.format {
             Format::Csv => files::write_csv(&conn, opts, &mut out)?,
             Format::Json => files::files(&conn, opts)?.write_json(&mut out)?,
+            Format::Jsonl => files::write_jsonl(&conn, opts, &mut out)?,
             f => unreachable!("files takes no --format {}", f.name()),
         }
         out.flush()?;
@@ -250,6 +259,7 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         Format::Text => s.write_text(out),
         Format::Csv => s.write_csv(out),
         Format::Json => s.write_json(out),
+        Format::Jsonl => s.write_jsonl(out),
         f => unreachable!("stats takes no --format {}", f.name()),
     })
 }

@@ -36,7 +36,8 @@ pub struct SqlArgs {
 pub struct QueryArgs {
     #[arg(value_name = "DB", required_unless_present_any = ["list", "show"], help = DB_HELP)]
     pub db: Option<PathBuf>,
-    /// The query: a file stem of queries/*.sql, e.g. slow-calls.
+    /// The query: its name, the file stem of queries/*.sql, e.g. slow_calls
+    /// (slow-calls is taken too).
     #[arg(value_name = "NAME", required_unless_present_any = ["list", "show"])]
     pub name: Option<String>,
     /// Bind a named parameter: NAME=VALUE (repeatable); the query's header
@@ -185,9 +186,9 @@ fn query(name: &str) -> Result<report::Query> {
     report::query(name).ok_or_else(|| {
         let names: Vec<String> = report::queries()
             .iter()
-            .map(|q| q.name.replace('_', "-"))
+            .map(|q| q.name.to_string())
             .collect();
-        let near = closest(&name.replace('_', "-"), &names)
+        let near = closest(&name.replace('-', "_"), &names)
             .map(|n| format!("did you mean {n}? "))
             .unwrap_or_default();
         format!(
@@ -201,7 +202,7 @@ fn query(name: &str) -> Result<report::Query> {
 /// `query --list`: name, description, parameters and columns of each.
 fn list(out: &mut dyn Write) -> std::io::Result<()> {
     for q in report::queries() {
-        writeln!(out, "{}  (queries/{})", q.name.replace('_', "-"), q.file)?;
+        writeln!(out, "{}  (queries/{})", q.name, q.file)?;
         for para in q.description.split("\n\n") {
             writeln!(out, "    {para}")?;
         }

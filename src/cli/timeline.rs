@@ -2,30 +2,29 @@
 //! `kt2sql::report::timeline`, which writes the Chrome Trace Event JSON or
 //! the SVG as the rows come.
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
-use std::path::PathBuf;
+use std::io::Write;
 use std::process::ExitCode;
 
 use kt2sql::report::stats::duration;
 use kt2sql::report::timeline::fold::Fold;
 use kt2sql::report::{self, timeline};
-use kt2sql::Error;
 
 use super::anyhow_lite::Result;
-use super::args::{DbScope, Format, FormatArg, Formats};
+use super::args::{DbScope, Format, FormatArg, Formats, Output};
 
 /// `kt2sql timeline`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "With -o, the extension chooses the format when --format is not \
+given: .svg the picture, .json (or any other) the Chrome JSON."
+)]
 pub struct TimelineArgs {
     #[command(flatten)]
     pub target: DbScope,
     #[command(flatten)]
     pub format: FormatArg<TimelineFormats>,
-    /// Write to FILE instead of standard output; without --format, its
-    /// extension chooses the format (.svg the picture, .json chrome).
-    #[arg(long, short = 'o', value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
     /// A slice per system call too, on its thread (chrome format only).
     #[arg(long)]
     pub calls: bool,
@@ -71,7 +70,7 @@ fn parse_duration(s: &str) -> std::result::Result<i64, String> {
 
 /// Run `kt2sql timeline`.
 pub fn run(args: TimelineArgs) -> Result<ExitCode> {
-    let format = args.format.with_output(args.output.as_deref())?;
+    let format = args.format.with_output(args.output.path.as_deref())?;
     if args.calls && format == Format::Svg {
         return Err("--calls draws on the chrome format only; drop --format svg".into());
     }
@@ -97,28 +96,7 @@ pub fn run(args: TimelineArgs) -> Result<ExitCode> {
         Format::Svg => timeline::svg::write(&conn, &opts, out).map(Some),
         f => unreachable!("timeline takes no --format {}", f.name()),
     };
-    let fold = match &args.output {
-        None => {
-            let stdout = io::stdout();
-            let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-            let fold = write(&mut out)?;
-            out.flush()?;
-            fold
-        }
-        Some(path) => {
-            let io_err = |source| Error::Io {
-                path: path.clone(),
-                source,
-            };
-            let mut out = BufWriter::with_capacity(1 << 16, File::create(path).map_err(io_err)?);
-            let fold = write(&mut out).map_err(|e| match e {
-                Error::Io { source, .. } => io_err(source),
-                e => e,
-            })?;
-            out.flush().map_err(io_err)?;
-            fold
-        }
-    };
+    let fold = args.output.write(write)?;
     if let Some(fold) = fold {
         say_folded(&fold, args.min_dur, args.max_rows);
     }

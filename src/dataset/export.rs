@@ -36,6 +36,15 @@ pub fn export(db: &Path, dir: &Path, on_dup: OnDuplicate) -> Result<Vec<Exported
                 ),
             })
         }
+        Existing::Foreign(_) if crate::decode::Decoder::is_trace(db) => {
+            return Err(Error::Refused {
+                path: db.to_owned(),
+                reason: "is a ktrace file, not a database: import it first (kt2sql import \
+                         TRACE DB), or write the dataset from it (kt2sql import --to parquet \
+                         TRACE DIR)"
+                    .into(),
+            })
+        }
         Existing::Foreign(why) => {
             return Err(Error::Refused {
                 path: db.to_owned(),
@@ -83,7 +92,7 @@ pub fn export(db: &Path, dir: &Path, on_dup: OnDuplicate) -> Result<Vec<Exported
                 path: dir.to_owned(),
                 reason: format!(
                     "already holds trace {id} of {} (key {key}, the same file); \
-                     --replace replaces it",
+                     --force replaces it",
                     db.display()
                 ),
             });

@@ -45,7 +45,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::types::ValueRef;
 
-use crate::schema::SCHEMA_VERSION;
+use crate::schema::{Existing, SCHEMA_VERSION};
 use crate::Error;
 use columns::{TableColumns, TRACE_KEY};
 use file::TableFile;
@@ -108,6 +108,26 @@ impl Dataset {
             path: dir.to_owned(),
             source,
         };
+        if dir.is_file() {
+            // Most likely the arguments swapped: never written over.
+            let what = if crate::decode::Decoder::is_trace(dir) {
+                "is a ktrace file"
+            } else if matches!(
+                crate::schema::inspect(dir),
+                Ok(Existing::Current | Existing::OtherVersion(_))
+            ) {
+                "is a kt2sql database"
+            } else {
+                "is a file"
+            };
+            return Err(Error::Refused {
+                path: dir.to_owned(),
+                reason: format!(
+                    "{what}, not a dataset directory: the dataset directory comes last \
+                     (kt2sql export DB DIR); nothing was written"
+                ),
+            });
+        }
         let manifest = dir.join(MANIFEST);
         if manifest.exists() {
             check_manifest(&manifest)?;
@@ -160,7 +180,7 @@ impl Dataset {
                 path: self.dir.clone(),
                 reason: format!(
                     "already holds the trace {key} (the same file, imported before); \
-                     --replace replaces it"
+                     --force replaces it"
                 ),
             });
         }

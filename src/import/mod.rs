@@ -15,6 +15,10 @@
 //!   trace row's end, then the indexes and views;
 //! - `dataset.rs`: the same decoding into a Parquet dataset instead
 //!   ([`import_to_dataset`]), each trace published as a whole;
+//! - [`check_output`] and [`TempTarget`]: the same care for a report's
+//!   output file (`-o FILE`): never a trace or a database written over,
+//!   any other file only with `--force`, the file written beside and
+//!   renamed into place;
 //! - `errors.rs`: the messages an import fails with: SQLite and I/O
 //!   failures reworded to name the target and say what would help.
 //!
@@ -33,6 +37,7 @@ mod trace;
 mod write_back;
 
 pub use dataset::import_to_dataset;
+pub use target::{check_output, TempTarget};
 
 use crate::decode::Abi;
 use crate::process::rows::Totals;

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags, Transaction, TransactionBehavior};
 
-use super::atomic::TempTarget;
+pub use super::atomic::TempTarget;
 use super::errors::{busy, in_db, other_version, refused};
 use super::trace::{import_traces, TraceDone};
 use super::write_back::WriteBack;
@@ -136,6 +136,50 @@ fn write_lock<'c>(
     Ok(tx)
 }
 
+/// What a trace given where the database goes is.
+const IS_TRACE: &str = "is a ktrace file, not a database: the database comes last";
+
+/// Whether a report may write its output file (`-o FILE`) at `path`: a
+/// missing file yes; a directory, a ktrace file or a kt2sql database never
+/// (they are what the reports read: `-o` never writes over its input,
+/// `force` or not); any other existing file only with `force` (`--force`).
+/// The file is then written in a temporary file renamed over it
+/// ([`TempTarget`]), so it is whole or as it was.
+pub fn check_output(path: &Path, force: bool) -> Result<(), Error> {
+    let meta = match fs::metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(Error::Io {
+                path: path.to_owned(),
+                source,
+            })
+        }
+    };
+    if meta.is_dir() {
+        return Err(refused(path, "is a directory; -o names the file to write"));
+    }
+    if crate::decode::Decoder::is_trace(path) {
+        return Err(refused(
+            path,
+            "is a ktrace file, an input: -o never writes over a trace, --force or not; \
+             nothing was written",
+        ));
+    }
+    match schema::inspect(path)? {
+        Existing::Current | Existing::OtherVersion(_) => Err(refused(
+            path,
+            "is a kt2sql database, an input: -o never writes over a database, --force or \
+             not; nothing was written",
+        )),
+        Existing::Foreign(_) if force => Ok(()),
+        Existing::Foreign(_) => Err(refused(
+            path,
+            "already exists; use --force to replace it (nothing was written)",
+        )),
+    }
+}
+
 /// Decide what to do with an existing target; `Ok(true)` to append to it.
 pub(super) fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
     let meta = match fs::symlink_metadata(db) {
@@ -157,8 +201,7 @@ pub(super) fn check_target(db: &Path, mode: ImportMode) -> Result<bool, Error> {
     match (mode, schema::inspect(db)?) {
         (_, Existing::Foreign(_)) if crate::decode::Decoder::is_trace(db) => Err(refused(
             db,
-            "is a ktrace file, not a database: the database comes last \
-                 (kt2sql import TRACE... DB); nothing was written",
+            &format!("{IS_TRACE} (kt2sql import TRACE... DB); nothing was written"),
         )),
         (ImportMode::Replace, Existing::Foreign(_)) if meta.len() == 0 => Ok(false),
         (_, Existing::Foreign(why)) => Err(refused(

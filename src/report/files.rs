@@ -168,6 +168,26 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
 /// JSON has, so the paths alone unless callers were asked for
 /// (`unresolved.sql` always returns its callers).
 pub fn write_csv(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
+    write_rows(conn, opts, out, Format::Csv)
+}
+
+/// The rows of [`write_csv`] as JSON Lines: one object per row and line,
+/// keys as the CSV's columns (with callers, one line per call of a path).
+pub fn write_jsonl(
+    conn: &Connection,
+    opts: FilesOptions,
+    out: &mut dyn Write,
+) -> Result<(), Error> {
+    write_rows(conn, opts, out, Format::Jsonl)
+}
+
+/// The query's rows in `format` (CSV or JSON Lines).
+fn write_rows(
+    conn: &Connection,
+    opts: FilesOptions,
+    out: &mut dyn Write,
+    format: Format,
+) -> Result<(), Error> {
     let (name, params) = query(opts);
     let paths_only = opts.unresolved && !opts.callers;
     let columns: &[&str] = if paths_only || name == "files" {
@@ -175,7 +195,7 @@ pub fn write_csv(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> 
     } else {
         &["path", "syscall", "comm", "pid"]
     };
-    let mut r = Render::new(out, Format::Csv);
+    let mut r = Render::new(out, format);
     r.start(&columns.iter().map(|c| c.to_string()).collect::<Vec<_>>())
         .map_err(out_err)?;
     // The line, its cells reused from row to row (no allocation per row).

@@ -62,7 +62,9 @@ pub use lookup::{
     has_trace, lifetimes, start_dirs, trace_paths, trace_systems, write_trace_heading, StartDir,
 };
 pub use render::{Format, Render, RowSink};
-pub use result_set::{value_bytes, value_int, write_sections_csv, Cell, ResultSet};
+pub use result_set::{
+    value_bytes, value_int, write_sections_csv, write_sections_jsonl, Cell, ResultSet,
+};
 pub use row::{RowReader, TypedRow};
 pub use run::{
     collect_as, collect_sql_as, each, each_as, opt_int, prepare, prepare_as, run, run_sql, stream,

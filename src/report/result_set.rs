@@ -275,9 +275,50 @@ pub fn write_sections_csv(out: &mut dyn Write, sections: &[(&str, &ResultSet)]) 
     r.end()
 }
 
+/// Several result sets as JSON Lines, the rule of every report with more
+/// than one section: one object per row and line, a first key `section`
+/// naming its section (the key the JSON document gives it), then the
+/// section's own columns only.
+pub fn write_sections_jsonl(
+    out: &mut dyn Write,
+    sections: &[(&str, &ResultSet)],
+) -> io::Result<()> {
+    let mut r = Render::new(out, Format::Jsonl);
+    let mut line = Vec::new();
+    for (name, t) in sections {
+        let mut columns = vec!["section".to_string()];
+        columns.extend(t.columns.iter().cloned());
+        r.start(&columns)?;
+        for row in &t.rows {
+            line.clear();
+            line.push(Cell::Text(name.as_bytes().to_vec()));
+            line.extend_from_slice(row);
+            r.row(&line)?;
+        }
+        r.end()?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sections_as_json_lines_keep_their_own_columns() {
+        let other = ResultSet {
+            columns: vec!["n".into()],
+            rows: vec![vec![Cell::Int(7)], vec![Cell::Null]],
+        };
+        let mut v = Vec::new();
+        write_sections_jsonl(&mut v, &[("files", &table()), ("kinds", &other)]).unwrap();
+        let text = String::from_utf8(v).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), table().rows.len() + 2, "{text}");
+        assert!(lines[0].starts_with(r#"{"section":"files","#), "{text}");
+        assert_eq!(lines[lines.len() - 2], r#"{"section":"kinds","n":7}"#);
+        assert_eq!(lines[lines.len() - 1], r#"{"section":"kinds","n":null}"#);
+    }
 
     #[test]
     fn sections_share_one_csv_table() {

@@ -148,8 +148,10 @@ pub fn queries() -> Vec<Query> {
         .collect()
 }
 
-/// The query called `name`: its file stem (`slow_calls`), the same with
-/// hyphens (`slow-calls`, as the CLI spells it) or its file name.
+/// The query called `name`: its file stem (`slow_calls`), the one name
+/// `kt2sql query`, `queries/` and a dataset's `duckdb/` give it; the same
+/// with hyphens (`slow-calls`, the CLI's spelling until the names were
+/// made one, still taken) or its file name.
 pub fn query(name: &str) -> Option<Query> {
     let stem = name.strip_suffix(".sql").unwrap_or(name).replace('-', "_");
     QUERIES

@@ -11,7 +11,8 @@
 pub struct Query {
     /// File name (`slow_calls.sql`).
     pub file: &'static str,
-    /// File stem (`slow_calls`); the CLI also accepts `slow-calls`.
+    /// File stem (`slow_calls`), the query's one name; the CLI also
+    /// accepts it with hyphens (`slow-calls`).
     pub name: &'static str,
     /// The whole file.
     pub sql: &'static str,

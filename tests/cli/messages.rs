@@ -126,7 +126,7 @@ fn parameters_given_twice_positional_or_missing_are_named() {
         "kt2sql: error: query deps needs --param files=…: \
          The files, as a JSON array of absolute paths.\n"
     );
-    let (code, _, err) = run(dir.path(), &["query", db, "pid-lifetimes"]);
+    let (code, _, err) = run(dir.path(), &["query", db, "pid_lifetimes"]);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("needs --param pid=…: The OS pid.\n"), "{err}");
     let (code, out, _) = run(

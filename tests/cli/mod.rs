@@ -14,6 +14,8 @@ use crate::util::{corpus, manifest_dir};
 // Messages that are true: scope refusals, `-` for standard input, notes
 // on what a report leaves out, parameters named.
 mod messages;
+// One vocabulary: -o and --force everywhere, never over an input; jsonl on every report.
+mod vocabulary;
 
 /// The kt2sql binary, run in `dir`.
 fn kt2sql(dir: &Path) -> Command {
@@ -624,9 +626,14 @@ fn one_format_vocabulary_with_table_kept_for_text() {
         assert_eq!(out(&table), default, "{cmd:?}");
     }
     for (cmd, refused, takes) in [
-        (&["tree", "ex.db"][..], "jsonl", "text, csv, json, dot"),
-        (&["files", "ex.db"], "dot", "text, csv, json"),
-        (&["stats", "ex.db"], "jsonl", "text, csv, json"),
+        (
+            &["tree", "ex.db"][..],
+            "make",
+            "text, csv, json, jsonl, dot",
+        ),
+        (&["files", "ex.db"], "dot", "text, csv, json, jsonl"),
+        (&["stats", "ex.db"], "dot", "text, csv, json, jsonl"),
+        (&["diff", "ex.db", "ex.db"], "dot", "text, csv, json, jsonl"),
         (
             &["sql", "ex.db", "SELECT 1"],
             "dot",

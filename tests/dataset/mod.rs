@@ -375,7 +375,7 @@ fn three_databases_make_one_dataset() {
 }
 
 /// The same build again is refused and leaves the dataset as it was;
-/// `--replace` replaces it: one copy, never two. A database that holds
+/// `--force` replaces it (`--replace`, its old name, too): one copy, never two. A database that holds
 /// two traces exports both, each with its own rows.
 #[test]
 fn a_duplicate_is_refused_or_replaced_never_doubled() {
@@ -400,7 +400,7 @@ fn a_duplicate_is_refused_or_replaced_never_doubled() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("already holds") && err.contains("--replace"),
+        err.contains("already holds") && err.contains("--force replaces it"),
         "{err}"
     );
     // The same file imported straight to the dataset is refused too.
@@ -411,12 +411,9 @@ fn a_duplicate_is_refused_or_replaced_never_doubled() {
         .output()
         .unwrap();
     assert!(!out.status.success());
-    run_ok(
-        kt2sql()
-            .args(["export", "-q", "--replace"])
-            .arg(&db)
-            .arg(&dir),
-    );
+    for force in ["--force", "--replace"] {
+        run_ok(kt2sql().args(["export", "-q", force]).arg(&db).arg(&dir));
+    }
     run_ok(
         kt2sql()
             .args(["import", "-q", "--force", "--to", "parquet"])

@@ -11,6 +11,8 @@ use std::path::Path;
 
 mod layers;
 mod module_maps;
+// The README's examples run and print what it shows.
+mod readme_examples;
 mod schema;
 
 use crate::util::{example_trace, manifest_dir, writer::TraceWriter};

@@ -1,7 +1,7 @@
 //! The critical path's two statements give the same rows, cell for cell:
 //! the Rust walk the binary runs (`timeline`, `stats`:
 //! `timeline::critical::path_rows`) and `queries/critical_path.sql` (`query
-//! critical-path`, the `sqlite3` shell), for every trace of the example,
+//! critical_path`, the `sqlite3` shell), for every trace of the example,
 //! the corpus and composed builds with file flows, whole and per pid.
 
 use std::collections::BTreeSet;

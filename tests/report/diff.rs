@@ -631,6 +631,7 @@ fn a_build_against_itself_is_no_difference() {
     for r in &rows {
         match s(&r["section"]).as_str() {
             "time" => assert_eq!(r["change"], "same", "{r}"),
+            _ if r["change"] == "recorded" => assert_eq!(r["old"], r["new"], "{r}"),
             _ if r["change"] != "same" => assert_eq!(r["new"], 0, "{r}"),
             _ => {}
         }
@@ -673,7 +674,8 @@ fn a_build_against_itself_is_no_difference() {
         Some("part,section,change,kind,path,cwd,command,writes,old,new")
     );
     let sections: Vec<&str> = lines.map(|l| l.split(',').nth(1).unwrap()).collect();
-    assert_eq!(sections.len(), 7, "{csv}");
+    // commands: added, removed, changed, same, argv recorded; hazards: 3.
+    assert_eq!(sections.len(), 8, "{csv}");
     assert!(
         sections.iter().all(|s| ["commands", "hazards"].contains(s)),
         "{csv}"
@@ -721,4 +723,112 @@ fn bad_input_is_a_clear_error_with_exit_status_2() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
+}
+
+/// The text reads as an answer: each distinct entry once, with `(×N)`
+/// when a build repeats it, every detail row counted (the text and the
+/// CSV tell the same story); a build whose trace recorded no argv gets
+/// one note; the time measures are named in `kt2sql stats`' words.
+#[test]
+fn the_text_groups_identical_entries_and_says_when_argv_is_missing() {
+    let old = Build::new("freebsd-v1-amd64", 4, &["--faithful", "--hazards"]);
+    let new = Build::new("openbsd-amd64", 4, &["--faithful", "--hazards"]);
+    let (o, n) = (old.db.to_str().unwrap(), new.db.to_str().unwrap());
+    let run = |args: &[&str]| {
+        let out = kt2sql().arg("diff").args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (rows, _) = run_diff(o, n, &[]);
+    let recorded = rows
+        .iter()
+        .find(|r| r["change"] == "recorded" && r["kind"] == "argv")
+        .expect("the argv summary row");
+    assert_eq!(recorded["old"], 0, "{recorded}");
+    assert!(recorded["new"].as_i64().unwrap() > 0, "{recorded}");
+    let text = run(&[o, n]);
+    // Each section's entries, with their counts.
+    let mut sections: BTreeMap<String, Vec<(String, u64)>> = BTreeMap::new();
+    let mut at = String::new();
+    for line in text.lines() {
+        if let Some(name) = line.strip_suffix(':').filter(|l| !l.starts_with(' ')) {
+            at = name.to_string();
+        } else if let Some(entry) = line.strip_prefix("  ").filter(|l| !l.starts_with(' ')) {
+            let (entry, n) = match entry.rsplit_once("  (×") {
+                Some((e, n)) => (e, n.trim_end_matches(')').parse().unwrap()),
+                None => (entry, 1),
+            };
+            sections
+                .entry(at.clone())
+                .or_default()
+                .push((entry.to_string(), n));
+        }
+    }
+    let notes: Vec<&(String, u64)> = sections["commands"]
+        .iter()
+        .filter(|(e, _)| e.starts_with('('))
+        .collect();
+    assert_eq!(notes.len(), 1, "{text}");
+    assert!(
+        notes[0]
+            .0
+            .starts_with("(the old build's trace recorded no argv: "),
+        "{text}"
+    );
+    let mut grouped = false;
+    for (section, rows_of) in [
+        ("commands", ("commands", &["command"][..])),
+        ("files", ("files", &["input", "output"][..])),
+        ("what each command read", ("files", &["read"][..])),
+        ("hazards", ("hazards", &[][..])),
+    ] {
+        let entries: Vec<&(String, u64)> = sections
+            .get(section)
+            .map(|v| v.iter().filter(|(e, _)| !e.starts_with('(')).collect())
+            .unwrap_or_default();
+        let distinct: std::collections::HashSet<&String> = entries.iter().map(|(e, _)| e).collect();
+        assert_eq!(
+            distinct.len(),
+            entries.len(),
+            "{section}: an entry twice\n{text}"
+        );
+        let counted: u64 = entries.iter().map(|(_, n)| n).sum();
+        let want = rows
+            .iter()
+            .filter(|r| r["part"] == "detail" && r["section"] == rows_of.0)
+            .filter(|r| rows_of.1.is_empty() || rows_of.1.contains(&s(&r["kind"]).as_str()))
+            .count() as u64;
+        assert_eq!(counted, want, "{section}\n{text}");
+        grouped |= entries.iter().any(|(_, n)| *n > 1);
+    }
+    assert!(grouped, "no entry repeated: the test shows nothing\n{text}");
+    let time = sections["time"]
+        .iter()
+        .map(|(e, _)| e.as_str())
+        .collect::<Vec<_>>()
+        .join("\n");
+    for words in [
+        "wall ",
+        "summed over processes ",
+        "parallelism, average ",
+        "parallelism, peak ",
+        "critical path ",
+        "critical path steps ",
+    ] {
+        assert!(time.contains(words), "{words:?}\n{time}");
+    }
+    for raw in [
+        "process_time",
+        "avg_parallel",
+        "peak_parallel",
+        "critical_path",
+    ] {
+        assert!(!text.contains(raw), "{raw}\n{text}");
+    }
+    // The other way round, the new build is the one without argv; a build
+    // against one of its own kind needs no note.
+    assert!(run(&[n, o]).contains("(the new build's trace recorded no argv: "));
+    let same_kind = Build::new("openbsd-amd64", 4, &["--faithful"]);
+    let text = run(&[same_kind.db.to_str().unwrap(), n]);
+    assert!(!text.contains("recorded no argv"), "{text}");
 }

@@ -122,7 +122,7 @@ fn a_reused_pid_takes_every_lifetime_and_says_so() {
         "Process tree:\n <process_root> [0]\n     ev\\033il [200] (lifetime 1 of 2)\n     \
          ev\\033il [200] (lifetime 2 of 2)\n"
     );
-    assert!(err.contains("pid-lifetimes --param pid=200"), "{err}");
+    assert!(err.contains("pid_lifetimes --param pid=200"), "{err}");
     let (all, _) = stdout(&db, &["files"]);
     assert!(all.contains("/b\n") && all.contains("/tmp/caf"), "{all}");
 }

@@ -127,7 +127,7 @@ fn query_lists_with_or_without_a_database() {
         String::from_utf8_lossy(&with_db.stderr)
     );
     assert_eq!(alone.stdout, with_db.stdout);
-    assert!(String::from_utf8_lossy(&alone.stdout).contains("slow-calls  (queries/slow_calls.sql)"));
+    assert!(String::from_utf8_lossy(&alone.stdout).contains("slow_calls  (queries/slow_calls.sql)"));
     let (code, out, err) = run(&db, &["query", "traces", "--format", "jsonl"]);
     assert_eq!(code, Some(0), "{err}");
     assert_eq!(out.lines().count(), 1, "{out}");
@@ -188,11 +188,15 @@ fn sql_streams_rows_and_ends_quietly_on_a_closed_pipe() {
 /// queries/ directory is installed), without a database.
 #[test]
 fn query_show_prints_the_embedded_sql() {
+    // Its one name (the file stem, as the dataset's duckdb/NAME.sql), and
+    // the same with hyphens, the spelling of older versions.
     for q in kt2sql::report::queries() {
-        let name = q.name.replace('_', "-");
-        let o = kt2sql().args(["query", "--show", &name]).output().unwrap();
-        assert!(o.status.success(), "{name}: {o:?}");
-        assert_eq!(String::from_utf8(o.stdout).unwrap(), q.sql, "{name}");
+        assert_eq!(q.file, format!("{}.sql", q.name));
+        for name in [q.name.to_string(), q.name.replace('_', "-")] {
+            let o = kt2sql().args(["query", "--show", &name]).output().unwrap();
+            assert!(o.status.success(), "{name}: {o:?}");
+            assert_eq!(String::from_utf8(o.stdout).unwrap(), q.sql, "{name}");
+        }
     }
     let o = kt2sql()
         .args(["query", "--show", "slow-cals"])
@@ -200,7 +204,7 @@ fn query_show_prints_the_embedded_sql() {
         .unwrap();
     assert_eq!(o.status.code(), Some(2), "{o:?}");
     let err = String::from_utf8_lossy(&o.stderr);
-    assert!(err.contains("did you mean slow-calls?"), "{err}");
+    assert!(err.contains("did you mean slow_calls?"), "{err}");
 }
 
 /// An unknown query name run on a database gets the nearest name.
@@ -208,9 +212,14 @@ fn query_show_prints_the_embedded_sql() {
 fn an_unknown_query_gets_a_suggestion() {
     let dir = tempfile::tempdir().unwrap();
     let db = example_db(dir.path());
+    // The one name, and the hyphenated spelling of older versions.
+    let (code, one, _) = run(&db, &["query", "process_top"]);
+    assert_eq!(code, Some(0));
+    assert!(one.starts_with("process_id"), "{one}");
+    assert_eq!(run(&db, &["query", "process-top"]).1, one);
     let (code, out, err) = run(&db, &["query", "critical_path_"]);
     assert_eq!(code, Some(2), "{out}");
-    assert!(err.contains("did you mean critical-path?"), "{err}");
+    assert!(err.contains("did you mean critical_path?"), "{err}");
     let (code, _, err) = run(&db, &["query", "zzzzzz"]);
     assert_eq!(code, Some(2));
     assert!(!err.contains("did you mean"), "nothing near: {err}");

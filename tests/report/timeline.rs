@@ -974,7 +974,7 @@ fn stats_summarises_the_critical_path_within_top() {
         "{text}"
     );
     assert!(
-        text.contains("kt2sql query DB critical-path --param trace=1"),
+        text.contains("kt2sql query DB critical_path --param trace=1"),
         "{text}"
     );
     let section: Vec<&str> = text

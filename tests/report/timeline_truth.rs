@@ -377,11 +377,11 @@ fn two_traces_sharing_pids_get_their_own_tracks_and_trace_keeps_one() {
     }
 }
 
-/// Each call slice of `--calls` is a row of `query timeline-calls`, the
+/// Each call slice of `--calls` is a row of `query timeline_calls`, the
 /// query a user runs: the same calls in the same order, on the track of
 /// the call's own lifetime (a reused pid's too), with its OS tid (the pid
 /// where the dialect records none), times and call_id. The timeline reads
-/// the rows with their ids (`timeline-call-rows`) and maps those itself.
+/// the rows with their ids (`timeline_call_rows`) and maps those itself.
 #[test]
 fn call_slices_are_the_timeline_calls_rows() {
     for d in COMPOSE_DIALECTS {
@@ -500,12 +500,12 @@ fn stats_and_the_critical_slices_are_what_the_truth_implies() {
         let line = format!("processes; parallelism {avg} average, {peak} peak",);
         assert!(text.contains(&line), "{ctx}: {line} in {text}");
         // The JSON's critical slices are the full path of `query
-        // critical-path`, step by step, and span the wall time; stats
+        // critical_path`, step by step, and span the wall time; stats
         // summarises that path.
         let o = kt2sql()
             .args(["query"])
             .arg(&im.db)
-            .args(["critical-path", "--format", "json"])
+            .args(["critical_path", "--format", "json"])
             .output()
             .unwrap();
         assert!(o.status.success(), "{ctx}: {o:?}");

@@ -1,8 +1,8 @@
 //! `kt2sql tree` beyond the golden files: on a big build `-v` streams its
 //! calls, never holding them (peak memory barely above the tree's own,
 //! whatever the output size, in every format), a reader that stops early
-//! stops it, and its rows are exactly those of `query tree-calls` (its
-//! calls, read without their paths, those of `query tree-call-rows`); the
+//! stops it, and its rows are exactly those of `query tree_calls` (its
+//! calls, read without their paths, those of `query tree_call_rows`); the
 //! calls' arguments read as `kt2sql dump` prints them; `-p` of a reused
 //! pid says which lifetime each process is.
 
@@ -149,7 +149,7 @@ fn csv_records(text: &str) -> Vec<Vec<String>> {
 
 /// `tree -v --format csv` holds every image (`section` image: the rows of
 /// `query tree`) and, after each, its calls (`section` call: the rows of
-/// `query tree-calls`), in one table.
+/// `query tree_calls`), in one table.
 #[test]
 fn tree_v_csv_is_query_tree_and_tree_calls() {
     let dir = tempfile::tempdir().unwrap();
@@ -162,7 +162,7 @@ fn tree_v_csv_is_query_tree_and_tree_calls() {
 }
 
 /// `tree -v --format csv` in `scope` against `query tree` and `query
-/// tree-calls` with the same parameters.
+/// tree_calls` with the same parameters.
 fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
     let flags: Vec<String> = scope
         .iter()
@@ -179,7 +179,7 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
     let got = csv_records(&String::from_utf8_lossy(&tree.stdout));
     let head = &got[0];
     assert_eq!(head[0], "section", "{head:?}");
-    for (name, section) in [("tree-calls", "call"), ("tree", "image")] {
+    for (name, section) in [("tree_calls", "call"), ("tree", "image")] {
         let mut query = kt2sql();
         query.arg("query").arg(db).args([name, "--format", "csv"]);
         for (k, v) in scope {
@@ -215,7 +215,7 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
             .collect();
         assert_eq!(rows, want[1..], "{scope:?} {name}");
     }
-    // What tree -v reads: the calls of tree-calls, one row per call
+    // What tree -v reads: the calls of tree_calls, one row per call
     // (a call's first row), without its pid and paths.
     let query = |name: &str| {
         let mut query = kt2sql();
@@ -227,7 +227,7 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
         assert!(out.status.success(), "{scope:?} {name}");
         csv_records(&String::from_utf8_lossy(&out.stdout))
     };
-    let (rows, calls) = (query("tree-call-rows"), query("tree-calls"));
+    let (rows, calls) = (query("tree_call_rows"), query("tree_calls"));
     let at: Vec<usize> = rows[0]
         .iter()
         .map(|c| calls[0].iter().position(|h| h == c).unwrap())
@@ -240,7 +240,7 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
         }
     }
     assert!(want.len() > 3, "{scope:?}");
-    assert_eq!(rows, want, "{scope:?} tree-call-rows");
+    assert_eq!(rows, want, "{scope:?} tree_call_rows");
     // Each call follows its image.
     let exec = head.iter().position(|h| h == "exec_id").unwrap();
     let mut image = String::new();
@@ -256,7 +256,7 @@ fn assert_csv_is_queries(db: &Path, scope: &[(&str, &str)]) {
 /// first: its lookup is numbered before the first call's (lookups are
 /// numbered as their call ends). `tree -v`, which reads a process's
 /// lookups in that order, still gives each call its own path, as the
-/// per-call rows of `query tree-calls` do.
+/// per-call rows of `query tree_calls` do.
 #[test]
 fn tree_v_gives_each_call_its_paths_when_threads_end_out_of_order() {
     const LD: i64 = 800;
@@ -309,7 +309,7 @@ fn tree_v_gives_each_call_its_paths_when_threads_end_out_of_order() {
 }
 
 /// A pid the kernel reused: `tree -p` shows every process that had it,
-/// each image saying which lifetime it is, in `pid-lifetimes` order, in
+/// each image saying which lifetime it is, in `pid_lifetimes` order, in
 /// text, JSON (`lifetime`, `lifetimes`) and CSV (the same columns) alike.
 #[test]
 fn tree_p_of_a_reused_pid_says_which_lifetime_each_is() {
@@ -377,7 +377,7 @@ fn check_reused_pid(db: &Path, pid: i64, once: i64) {
         .arg("query")
         .arg(db)
         .args([
-            "pid-lifetimes",
+            "pid_lifetimes",
             "--param",
             &format!("pid={pid}"),
             "--format",
@@ -418,7 +418,7 @@ fn check_reused_pid(db: &Path, pid: i64, once: i64) {
         marks[first..].iter().all(|m| *m == " (lifetime 2 of 2)"),
         "{text}"
     );
-    // And they are the processes pid-lifetimes lists, in its order.
+    // And they are the processes pid_lifetimes lists, in its order.
     let json = kt2sql()
         .args(["tree", "-p", &pid_arg, "--format", "json"])
         .arg(db)

@@ -107,6 +107,9 @@ pub(super) struct Counts {
     pub changed: u64,
     pub same: u64,
     pub reads_changed: u64,
+    /// Commands of each build whose argv was recorded.
+    pub old_argv: u64,
+    pub new_argv: u64,
 }
 
 /// The commands of one identity, in start order.

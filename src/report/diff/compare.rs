@@ -121,6 +121,13 @@ pub(super) fn compare(
         out.push(count("commands", "removed", "command", n.removed));
         out.push(count("commands", "changed", "command", n.changed));
         out.push(count("commands", "same", "command", n.same));
+        out.push(summary(
+            "commands",
+            "recorded",
+            "argv",
+            Cell::Int(n.old_argv as i64),
+            Cell::Int(n.new_argv as i64),
+        ));
     }
     if s.files {
         out.extend(compare_files(old, new, &mut files)?);
@@ -176,6 +183,8 @@ fn compare_commands(
                     paths.new_owner.insert(f, c.id);
                 }
             }
+            w.n.old_argv += a.iter().filter(|c| c.argv().is_some()).count() as u64;
+            w.n.new_argv += b.iter().filter(|c| c.argv().is_some()).count() as u64;
             let (pairs, removed, added) = pair(&a, &b, Cmd::argv);
             for i in removed {
                 w.lone(&a[i], "removed")?;

@@ -1,6 +1,6 @@
 //! One side's commands and files, gathered in one pass over its accesses:
-//! the queries `diff-paths` (every path, rewritten by `--map`),
-//! `diff-commands` (every process image) and `diff-accesses` (every
+//! the queries `diff_paths` (every path, rewritten by `--map`),
+//! `diff_commands` (every process image) and `diff_accesses` (every
 //! successful read, write and removal, unsorted) are read once, the
 //! accesses counted per command and per path as they come
 //! ([`crate::build::diff::Files`]), and the commands and the inputs and
@@ -63,7 +63,7 @@ pub struct File {
     pub path: Vec<u8>,
 }
 
-/// One command row of `diff-commands`, with its identity's parts.
+/// One command row of `diff_commands`, with its identity's parts.
 struct Row {
     id: i64,
     program: Option<Vec<u8>>,
@@ -92,7 +92,7 @@ pub fn run(
 
     // Every path's rewritten form, by id and by text.
     let (mut moved, mut by_text) = (HashMap::new(), HashMap::new());
-    report::each_as::<PathRow<'static>>(db, "diff-paths", &[map], |r| {
+    report::each_as::<PathRow<'static>>(db, "diff_paths", &[map], |r| {
         let (path, to) = (r.path.unwrap_or_default(), r.moved.unwrap_or_default());
         by_text.insert(path.to_vec(), to.to_vec());
         moved.insert(r.path_id, to.to_vec());
@@ -105,7 +105,7 @@ pub fn run(
 
     let (mut rows, mut images) = (Vec::new(), Vec::new());
     let params = std::slice::from_ref(&trace);
-    report::each_as::<CommandRow<'static>>(db, "diff-commands", params, |r| {
+    report::each_as::<CommandRow<'static>>(db, "diff_commands", params, |r| {
         let id = r.command_id;
         images.push(Image {
             id,
@@ -129,7 +129,7 @@ pub fn run(
     let owner_of = |c: i64| owner.get(&c).copied().unwrap_or(c);
 
     let mut acc = Files::default();
-    report::each_as::<Access<'static>>(db, "diff-accesses", &[trace], |r| {
+    report::each_as::<Access<'static>>(db, "diff_accesses", &[trace], |r| {
         let effect = match r.effect.unwrap_or_default() {
             b"read" => Effect::Read,
             b"write" => Effect::Write,

@@ -34,7 +34,8 @@ use spill::Spill;
 /// `summary` (the counts and times, first) or `detail`; `section` is
 /// `commands`, `files`, `hazards` or `time`; `change` says what happened
 /// (`added`, `removed`, `changed`, `same`; `new`, `gone` for hazards;
-/// `slower`, `faster` for times); `kind` what changed (`command`, `argv`,
+/// `slower`, `faster` for times; `recorded` for the summary row counting
+/// each build's commands whose argv was recorded); `kind` what changed (`command`, `argv`,
 /// `input`, `output`, `read`, a hazard kind, a time measure); `path` the
 /// program, file or hazard path; `cwd`, `command` (its argv where
 /// recorded, else its name) and `writes` (the files it left, one per

@@ -46,11 +46,11 @@ pub(super) enum Row {
     Command(Cmd),
     /// An input or output (`gather.rs`).
     File(File),
-    /// `build-time`'s row.
+    /// `build_time`'s row.
     Time(BuildTime),
-    /// A step of `critical-path`.
+    /// A step of `critical_path`.
     Step(PathStep),
-    /// A row of `diff-hazards`.
+    /// A row of `diff_hazards`.
     Hazard(Hazard),
 }
 
@@ -84,9 +84,9 @@ macro_rules! listed {
 listed! {
     Cmd, Command, "commands", Commands;
     File, File, "inputs and outputs", Commands;
-    BuildTime, Time, "build-time", Other;
-    PathStep, Step, "critical-path", Other;
-    Hazard, Hazard, "diff-hazards", Other;
+    BuildTime, Time, "build_time", Other;
+    PathStep, Step, "critical_path", Other;
+    Hazard, Hazard, "diff_hazards", Other;
 }
 
 typed_row! {
@@ -120,13 +120,13 @@ typed_row! {
 
 /// Which lists each side reads, each only when asked for.
 pub struct Plan {
-    /// `build-time` then `critical-path`.
+    /// `build_time` then `critical_path`.
     pub time: bool,
     /// The commands (`gather.rs`).
     pub commands: bool,
     /// The inputs and outputs, gathered with the commands.
     pub files: bool,
-    /// `diff-hazards`.
+    /// `diff_hazards`.
     pub hazards: bool,
 }
 
@@ -135,7 +135,7 @@ pub struct Plan {
 pub enum Lane {
     /// The commands, then the inputs and outputs (`gather.rs`).
     Commands = 0,
-    /// `build-time` and `critical-path`, then `diff-hazards`.
+    /// `build_time` and `critical_path`, then `diff_hazards`.
     Other = 1,
 }
 
@@ -196,9 +196,9 @@ fn produce(build: &Build, plan: &Plan, tx: SyncSender<Msg>) {
         let db = report::open(&build.db)?;
         let trace = [("trace", Cell::Int(build.trace))];
         if plan.time {
-            report::each_as::<BuildTime>(&db, "build-time", &trace, |r| send(Row::Time(r)))?;
+            report::each_as::<BuildTime>(&db, "build_time", &trace, |r| send(Row::Time(r)))?;
             end()?;
-            report::each_as::<PathStep>(&db, "critical-path", &trace, |r| send(Row::Step(r)))?;
+            report::each_as::<PathStep>(&db, "critical_path", &trace, |r| send(Row::Step(r)))?;
             end()?;
         }
         if plan.hazards {
@@ -207,7 +207,7 @@ fn produce(build: &Build, plan: &Plan, tx: SyncSender<Msg>) {
                 trace[0].clone(),
                 ("map", map.map_or(Cell::Null, Cell::Text)),
             ];
-            report::each_as::<Hazard>(&db, "diff-hazards", &params, |r| send(Row::Hazard(r)))?;
+            report::each_as::<Hazard>(&db, "diff_hazards", &params, |r| send(Row::Hazard(r)))?;
             end()?;
         }
         Ok(())
@@ -315,10 +315,10 @@ mod list_tests {
             lanes: [other, rx],
             db: "old.db".into(),
         };
-        let got = rows.collect::<Hazard>().err().expect("a build-time row");
+        let got = rows.collect::<Hazard>().err().expect("a build_time row");
         assert!(
             got.to_string()
-                .contains("another list where it expected diff-hazards"),
+                .contains("another list where it expected diff_hazards"),
             "{got}"
         );
     }

@@ -2,8 +2,12 @@
 //! the details of each section under its name, one line each: `+` added
 //! (or new), `-` removed (or gone), `~` changed, then what, and where a
 //! command is concerned, which command (its program, its directory, what
-//! it left). Values are escaped as every report escapes them.
+//! it left). The same entry several times (a step the build repeats) is
+//! written once with its count (`(×N)`); a build whose trace recorded no argv gets one note
+//! under `commands:`; the time measures are named in `kt2sql stats`'
+//! words. Values are escaped as every report escapes them.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 
 use super::spill::Spill;
@@ -30,14 +34,132 @@ pub fn write(out: &mut dyn Write, summary: &[Vec<Cell>], details: Vec<Spill>) ->
             continue;
         }
         writeln!(out, "\n{name}:")?;
+        if *name == "commands" {
+            if let Some(note) = argv_note(&summary) {
+                writeln!(out, "  ({note})")?;
+            }
+        }
         if measures {
             for r in summary.iter().filter(|r| r.section == "time") {
                 writeln!(out, "  {}", measure(r))?;
             }
         }
-        d.replay(|row| writeln!(out, "  {}", detail(&detail_line.cells(row))))?;
+        let mut same = Repeats::default();
+        d.replay(|row| {
+            let l = detail_line.cells(row);
+            same.push(out, window(&l), detail(&l))
+        })?;
+        same.flush(out)?;
     }
     Ok(())
+}
+
+/// Identical entries written once, with their count: an entry is a
+/// detail line and the indented lines under it (a command's argv), and
+/// commands the output cannot tell apart (the same program, directory,
+/// files written and argv: a build repeating a step) read as one entry
+/// ending `(×N)`, where the first of them was. Entries are gathered per
+/// window: the rows of one directory and set of files written in a row
+/// (the commands of one identity come together), or at most
+/// [`WINDOW`] distinct entries, so memory stays bounded.
+#[derive(Default)]
+struct Repeats {
+    /// What the rows of the window share: section, directory, writes.
+    key: Vec<u8>,
+    /// The window's distinct entries, in order, with their counts.
+    entries: Vec<(Vec<String>, u64)>,
+    /// Where each entry is in `entries`.
+    at: HashMap<Vec<String>, usize>,
+    /// The entry being read.
+    cur: Vec<String>,
+}
+
+/// The most distinct entries a window holds before it is written.
+const WINDOW: usize = 10_000;
+
+impl Repeats {
+    /// One more detail row, its window key and its line.
+    fn push(&mut self, out: &mut dyn Write, key: Vec<u8>, line: String) -> io::Result<()> {
+        if line.starts_with(' ') && !self.cur.is_empty() {
+            self.cur.push(line);
+            return Ok(());
+        }
+        self.complete(out)?;
+        if key != self.key {
+            self.write(out)?;
+            self.key = key;
+        }
+        self.cur.push(line);
+        Ok(())
+    }
+
+    /// The entry read is complete: counted in the window.
+    fn complete(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        if self.cur.is_empty() {
+            return Ok(());
+        }
+        let entry = std::mem::take(&mut self.cur);
+        match self.at.get(&entry) {
+            Some(&i) => self.entries[i].1 += 1,
+            None => {
+                self.at.insert(entry.clone(), self.entries.len());
+                self.entries.push((entry, 1));
+            }
+        }
+        if self.entries.len() >= WINDOW {
+            self.write(out)?;
+        }
+        Ok(())
+    }
+
+    /// Write the window's entries.
+    fn write(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        for (lines, n) in self.entries.drain(..) {
+            for (i, line) in lines.iter().enumerate() {
+                match (i, n) {
+                    (0, n) if n > 1 => writeln!(out, "  {line}  (×{n})")?,
+                    _ => writeln!(out, "  {line}")?,
+                }
+            }
+        }
+        self.at.clear();
+        Ok(())
+    }
+
+    /// Write what is held.
+    fn flush(&mut self, out: &mut dyn Write) -> io::Result<()> {
+        self.complete(out)?;
+        self.write(out)
+    }
+}
+
+/// The window of a detail row: its section, directory and writes.
+fn window(r: &Line) -> Vec<u8> {
+    let mut k = r.section.as_bytes().to_vec();
+    k.push(0);
+    k.extend_from_slice(r.cwd.bytes().unwrap_or_default());
+    k.push(0);
+    k.extend_from_slice(r.writes.as_deref().unwrap_or_default());
+    k
+}
+
+/// One note when a build's commands are named by program only, its trace
+/// holding no argv: which build, and what tells its commands apart.
+fn argv_note(summary: &[Line]) -> Option<String> {
+    let r = summary
+        .iter()
+        .find(|r| r.section == "commands" && r.change == "recorded")?;
+    let (old, new) = (r.old.int().unwrap_or(0), r.new.int().unwrap_or(0));
+    let which = match (old, new) {
+        (0, 0) => "neither build's trace recorded argv",
+        (0, _) => "the old build's trace recorded no argv",
+        (_, 0) => "the new build's trace recorded no argv",
+        _ => return None,
+    };
+    Some(format!(
+        "{which}: commands without it are named by program, told apart by their \
+         directory (in) and the files they wrote (writing), and their argv is not compared"
+    ))
 }
 
 fn s(c: &Cell) -> std::borrow::Cow<'_, str> {
@@ -149,11 +271,25 @@ fn secs(ns: f64) -> String {
     }
 }
 
+/// What a time measure is called, in the words of `kt2sql stats` ("1.650
+/// ms wall, 3.106 ms summed over 6 processes; parallelism 1.88 average, 3
+/// peak").
+fn label(kind: &str) -> &str {
+    match kind {
+        "process_time" => "summed over processes",
+        "avg_parallel" => "parallelism, average",
+        "peak_parallel" => "parallelism, peak",
+        "critical_path" => "critical path",
+        "critical_path_commands" => "critical path steps",
+        other => other,
+    }
+}
+
 /// A time measure of the summary, as a detail line.
 fn measure(r: &Line) -> String {
-    let kind = &r.kind;
-    let ns = matches!(kind.as_str(), "wall" | "process_time" | "critical_path");
-    let what = match kind.as_str() {
+    let kind = label(&r.kind);
+    let ns = matches!(r.kind.as_str(), "wall" | "process_time" | "critical_path");
+    let what = match r.kind.as_str() {
         "critical_path_commands" => {
             let verdict = match r.change.as_str() {
                 "same" => "the same commands",
@@ -205,5 +341,49 @@ fn detail(r: &Line) -> String {
         }
         ("hazards", _) => format!("{sign} {kind} {path}"),
         _ => format!("{change_} ({kind}) {}: {}", change(old, new, true), who()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn grouped(rows: &[(&str, &str)]) -> String {
+        let mut out = Vec::new();
+        let mut r = Repeats::default();
+        for (key, line) in rows {
+            r.push(&mut out, key.as_bytes().to_vec(), line.to_string())
+                .unwrap();
+        }
+        r.flush(&mut out).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn identical_entries_of_a_window_are_written_once_with_their_count() {
+        let text = grouped(&[
+            ("a", "+ sh -c x"),
+            ("a", "~ cc"),
+            ("a", "    argv 1 -> 2"),
+            ("a", "+ sh -c x"),
+            ("a", "~ cc"),
+            ("a", "    argv 1 -> 2"),
+            ("a", "~ cc"),
+            ("a", "    argv 1 -> 3"),
+            ("b", "+ sh -c x"),
+        ]);
+        assert_eq!(
+            text,
+            "  + sh -c x  (×2)\n  ~ cc  (×2)\n      argv 1 -> 2\n  ~ cc\n      argv 1 -> 3\n  \
+             + sh -c x\n"
+        );
+    }
+
+    #[test]
+    fn time_measures_have_the_words_of_stats() {
+        assert_eq!(label("process_time"), "summed over processes");
+        assert_eq!(label("avg_parallel"), "parallelism, average");
+        assert_eq!(label("critical_path_commands"), "critical path steps");
+        assert_eq!(label("wall"), "wall");
     }
 }

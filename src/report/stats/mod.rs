@@ -12,7 +12,7 @@
 //! The critical path of a big build has a step per command (tens of
 //! thousands), so stats only summarises it: its length and times, its
 //! first and last steps and the `top` longest by own time. The whole path
-//! is `kt2sql query DB critical-path`.
+//! is `kt2sql query DB critical_path`.
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
@@ -26,6 +26,8 @@
 //!   (1 when the program is a compiler driver, else 0).
 //! * csv: the same sections as one table, a first column `section` naming
 //!   each row's ([`super::write_sections_csv`]).
+//! * jsonl: the same rows, one object per line, with `section` first and
+//!   the section's own columns ([`super::write_sections_jsonl`]).
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -37,7 +39,7 @@ use super::compile_commands::words;
 use super::row::{RowReader, TypedRow};
 use super::timeline::critical::{path_rows, Lifetimes};
 use super::timeline::{self, flows};
-use super::{opt_int, run, write_sections_csv, Cell, ResultSet, Scope};
+use super::{opt_int, run, write_sections_csv, write_sections_jsonl, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
 
@@ -289,7 +291,7 @@ impl Stats {
                 writeln!(
                     out,
                     "    (the first, the last and the {} longest by own time of {len} steps; \
-                     the whole path: kt2sql query DB critical-path --param trace={trace})",
+                     the whole path: kt2sql query DB critical_path --param trace={trace})",
                     self.longest,
                 )?;
             }
@@ -463,6 +465,13 @@ impl Stats {
         let parts = self.sections();
         let parts: Vec<(&str, &ResultSet)> = parts.iter().map(|(k, t)| (*k, t.as_ref())).collect();
         write_sections_csv(out, &parts)
+    }
+
+    /// Every section as JSON Lines, one object per row with its `section`.
+    pub fn write_jsonl(&self, out: &mut dyn Write) -> io::Result<()> {
+        let parts = self.sections();
+        let parts: Vec<(&str, &ResultSet)> = parts.iter().map(|(k, t)| (*k, t.as_ref())).collect();
+        write_sections_jsonl(out, &parts)
     }
 }
 

@@ -5,7 +5,7 @@
 //! steps (over the flows it draws anyway, so `build_flow` is worked out
 //! once per run) and `stats` summarises them ([`path_rows`] gives them as
 //! the query's rows). The query file stays for `kt2sql query
-//! critical-path` and the `sqlite3` shell, which have no Rust to call; the
+//! critical_path` and the `sqlite3` shell, which have no Rust to call; the
 //! Rust walk is kept because it takes a fraction of the query's
 //! instructions (its recursive walk seeks a child, a root and a flow per
 //! step). A test on every dialect and scope keeps the two giving the same

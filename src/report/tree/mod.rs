@@ -82,7 +82,7 @@ pub struct Node {
     /// Indexes (into [`Tree::nodes`]) of the images it hangs over.
     pub children: Vec<usize>,
     /// Which lifetime of the `-p` pid this process is, of how many, in
-    /// `query pid-lifetimes` order (earliest first); `None` unless the
+    /// `query pid_lifetimes` order (earliest first); `None` unless the
     /// kernel reused that pid within the scope.
     pub lifetime: Option<(usize, usize)>,
     /// With `--long`: its argv, time and end.
@@ -479,8 +479,25 @@ impl Tree {
     /// ([`super::write_sections_csv`]): each image's row (tree.sql's
     /// columns), then its calls' (tree_calls.sql's: one row per path).
     pub fn write_csv(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(conn, out, Format::Csv)
+    }
+
+    /// The rows of [`Tree::write_csv`] as JSON Lines: one object per
+    /// image, and with calls per call (and path), keys as the CSV's
+    /// columns.
+    pub fn write_jsonl(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(conn, out, Format::Jsonl)
+    }
+
+    /// The flat rows in `format` (CSV or JSON Lines).
+    fn write_rows(
+        &self,
+        conn: &Connection,
+        out: &mut dyn Write,
+        format: Format,
+    ) -> Result<(), Error> {
         if !self.calls {
-            return self.rows.write_csv(out).map_err(out_err);
+            return self.rows.write(out, format).map_err(out_err);
         }
         const CALL: [&str; 8] = [
             "call_id",
@@ -501,7 +518,7 @@ impl Tree {
         let (exec_at, pid_at) = (at("exec_id"), at("pid"));
         let text = |b: &[u8]| Cell::Text(b.to_vec());
         let opt_text = |b: &Option<Vec<u8>>| b.as_deref().map_or(Cell::Null, text);
-        let mut csv = Render::new(out, Format::Csv);
+        let mut csv = Render::new(out, format);
         csv.start(&columns).map_err(out_err)?;
         self.walk(conn, |w| {
             for (i, n) in self.nodes.iter().enumerate() {
