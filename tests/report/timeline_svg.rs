@@ -97,7 +97,8 @@ fn renders(svg: &Path, ctx: &str) -> bool {
     true
 }
 
-/// `kt2sql timeline DB ARGS… -o dir/NAME`: the file's text and stderr.
+/// `kt2sql timeline DB ARGS… -o dir/NAME --force` (NAME is written again
+/// by the next call): the file's text and stderr.
 fn timeline(db: &Path, dir: &Path, name: &str, args: &[&str]) -> (String, String) {
     let file = dir.join(name);
     let o = kt2sql()
@@ -106,6 +107,7 @@ fn timeline(db: &Path, dir: &Path, name: &str, args: &[&str]) -> (String, String
         .args(args)
         .arg("-o")
         .arg(&file)
+        .arg("--force")
         .output()
         .unwrap();
     assert!(o.status.success(), "{args:?}: {o:?}");
