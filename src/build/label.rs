@@ -14,6 +14,7 @@
 //! comm.
 
 use super::compiler::{basename, compilation, is_compiler, takes_next};
+use crate::process::path::resolve;
 
 /// The compiler's own passes and the tools it runs, named by their
 /// operands when they make nothing worth naming (`cc1 -E … lj_arch.h`).
@@ -47,13 +48,7 @@ pub fn is_temporary(path: &[u8]) -> bool {
 /// folded lexically.
 pub fn relative(path: &[u8], cwd: Option<&[u8]>, start: Option<&[u8]>) -> Vec<u8> {
     let abs = match (path.first(), cwd) {
-        (Some(b'/'), _) => fold_dots(path),
-        (_, Some(cwd)) => {
-            let mut p = cwd.to_vec();
-            p.push(b'/');
-            p.extend_from_slice(path);
-            fold_dots(&p)
-        }
+        (Some(b'/'), _) | (_, Some(_)) => resolve(cwd, path),
         (_, None) => return path.to_vec(),
     };
     let Some(start) = start else { return abs };
@@ -63,29 +58,6 @@ pub fn relative(path: &[u8], cwd: Option<&[u8]>, start: Option<&[u8]>) -> Vec<u8
         Some([b'/', rest @ ..]) => rest.to_vec(),
         _ => abs,
     }
-}
-
-/// An absolute path with `.` and `..` folded and doubled `/` removed.
-fn fold_dots(path: &[u8]) -> Vec<u8> {
-    let mut parts: Vec<&[u8]> = Vec::new();
-    for p in path.split(|&c| c == b'/') {
-        match p {
-            b"" | b"." => {}
-            b".." => {
-                parts.pop();
-            }
-            p => parts.push(p),
-        }
-    }
-    let mut out = Vec::with_capacity(path.len());
-    for p in parts {
-        out.push(b'/');
-        out.extend_from_slice(p);
-    }
-    if out.is_empty() {
-        out.push(b'/');
-    }
-    out
 }
 
 /// The `-o FILE` (or `-oFILE`) of any program, the last when repeated.
