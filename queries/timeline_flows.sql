@@ -38,19 +38,17 @@ WITH
   -- end block: first_tid
   ),
   -- block: scoped_flow
-  -- build_flow's rule for the scope's reads only (with $pid; without it
-  -- these are empty): for each read, the latest earlier write of the path
-  -- by file order (removals do not reset it); when another command made
-  -- it, that command produced what this one consumed; one row per path,
-  -- producer and consumer, at the consumer's first such read. A flow
+  -- The file flow rule (build_flow's) for the scope's reads only (with
+  -- $pid; without it these are empty), gathering the input of the blocks
+  -- flow_after_write and flow_first_read, which follow it. A flow
   -- between two of the scope's commands is a read by the scope of a path
   -- the scope wrote, after the scope's first write of it; but the latest
   -- write before that read may be any process's (and then the read has no
   -- flow in scope). So only the writes of such a path from the scope's
   -- first write of it to its last read of it matter (an earlier one is
   -- never the latest before a read that follows a write of the scope):
-  -- they are gathered through the index namei_resolved, and each read
-  -- seeks the latest before it among them. The cost follows the scope's
+  -- they are gathered through the index namei_resolved, and the rule
+  -- finds the latest before each read among them. The cost follows the scope's
   -- lookups and the lookups of the paths it wrote and read, never the
   -- rest of the build's reads (most of a build reads the same headers and
   -- objects).
@@ -91,34 +89,72 @@ WITH
       AND w.access IN (SELECT access FROM _access_class WHERE effect = 'write')
       AND w.effect = 'write'
   ),
-  -- Each read with the offset of the latest write before it.
-  latest (trace_id, path_id, command_id, "offset", ts, write_offset) AS (
-    SELECT r.trace_id, r.path_id, r.command_id, r."offset", r.ts,
-           (SELECT max(w."offset") FROM write_of AS w
-            WHERE w.trace_id = r.trace_id AND w.path_id = r.path_id
-              AND w."offset" < r."offset")
-    FROM read_of AS r
-  ),
-  -- n = 1: the consumer's first read after a write of the producer.
-  fed (trace_id, path_id, producer_id, consumer_id, write_ts, read_ts, n) AS (
-    SELECT r.trace_id, r.path_id, w.command_id, r.command_id, w.ts, r.ts,
-           row_number() OVER (PARTITION BY r.trace_id, r.path_id, w.command_id, r.command_id
-                              ORDER BY r."offset")
-    FROM latest AS r
-    JOIN write_of AS w ON w.trace_id = r.trace_id AND w.path_id = r.path_id
-     AND w."offset" = r.write_offset
-    WHERE w.command_id <> r.command_id
+  -- The scope's reads and those writes, the input of the file flow rule
+  -- (the blocks flow_after_write and flow_first_read that follow): every
+  -- read follows the scope's first write, so the latest write before it
+  -- is among them.
+  flow_in (root_pid, trace_id, path_id, command_id, effect, "offset", ts) AS (
+    SELECT CAST(NULL AS INTEGER), trace_id, path_id, command_id, 'read', "offset", ts
+    FROM read_of
+    UNION ALL
+    SELECT CAST(NULL AS INTEGER), trace_id, path_id, command_id, 'write', "offset", ts
+    FROM write_of
   ),
   -- end block: scoped_flow
+  -- block: flow_after_write
+  -- The file flow rule, stated once (part 1 of 2; part 2 is
+  -- flow_first_read): for each read, write and removal of flow_in
+  -- (root_pid, trace_id, path_id, command_id, effect, "offset", ts), the
+  -- latest earlier write of its path by file order (removals do not reset
+  -- it); when another command made it, the read consumed what that command
+  -- produced. Each root_pid is a build of its own.
+  -- grp: the path's writes up to this lookup (this one included).
+  flow_count AS (
+    SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts,
+           count(*) FILTER (WHERE effect = 'write')
+             OVER (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset") AS grp
+    FROM flow_in
+  ),
+  -- A group's first row is its write (grp counts it), so first_value is
+  -- that write; the rows of group 0 have none. producer: the writer, when
+  -- this is a read of another command's write (a flow).
+  flow_after (root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp, writer, wts,
+              producer) AS (
+    SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp,
+           CASE WHEN grp > 0 THEN first_value(command_id) OVER g END,
+           CASE WHEN grp > 0 THEN first_value(ts) OVER g END,
+           CASE WHEN effect = 'read' AND grp > 0 AND first_value(command_id) OVER g <> command_id
+                THEN first_value(command_id) OVER g END
+    FROM flow_count
+    WINDOW g AS (PARTITION BY root_pid, trace_id, path_id, grp ORDER BY "offset")
+  )
+  -- end block: flow_after_write
+  ,
+  -- block: flow_first_read
+  -- The file flow rule, part 2 (part 1 is flow_after_write): the flows of
+  -- flow_after, one row per (path, producer, consumer) at the consumer's
+  -- first read after a write of the producer. Windows, not a GROUP BY:
+  -- SQLite passes a filter on root_pid down through windows, not through a
+  -- group.
+  flow_first (root_pid, trace_id, path_id, producer_id, consumer_id, write_ts, read_ts) AS (
+    SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts
+    FROM (SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts,
+                 row_number() OVER (PARTITION BY root_pid, trace_id, path_id, producer, command_id
+                                    ORDER BY "offset") AS n
+          FROM flow_after
+          WHERE producer IS NOT NULL)
+    WHERE n = 1
+  )
+  -- end block: flow_first_read
+  ,
   -- The flows: without $pid, build_flow. With $pid, build_flow's rule
-  -- worked out for the scope (fed).
+  -- worked out for the scope (flow_first).
   every_flow (trace_id, path, producer_id, consumer_id, write_ts, read_ts) AS (
     SELECT trace_id, path, producer_id, consumer_id, write_ts, read_ts FROM build_flow
     WHERE $pid IS NULL AND ($trace IS NULL OR trace_id = $trace)
     UNION ALL
     SELECT f.trace_id, pa.path, f.producer_id, f.consumer_id, f.write_ts, f.read_ts
-    FROM fed AS f JOIN path AS pa USING (path_id)
-    WHERE f.n = 1
+    FROM flow_first AS f JOIN path AS pa USING (path_id)
   ),
   flow AS (
     SELECT f.path, f.producer_id, pe.process_id AS producer_process, f.write_ts,

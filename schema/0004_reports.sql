@@ -517,7 +517,8 @@ WHERE a.process_id = s.process_id
 -- Helper for _scope_flow and _scope_changed_file: each successful read,
 -- write and removal of _scope_changed with the write it follows (the
 -- latest earlier write of its path, by file order; removals do not reset
--- it). One pass over the lookups for both.
+-- it), by the file flow rule (queries/blocks/flow_after_write.sql, which
+-- build_flow states too). One pass over the lookups for both.
 CREATE VIEW IF NOT EXISTS _scope_after_write (
   -- _scope_changed.root_pid.
   root_pid,
@@ -540,22 +541,46 @@ CREATE VIEW IF NOT EXISTS _scope_after_write (
   -- when grp is 0.
   writer,
   -- Time (ns) of that write.
-  wts
+  wts,
+  -- For a read of what another command wrote (a flow): that command
+  -- (writer); else NULL.
+  producer
 ) AS
-WITH a AS (
+WITH flow_in AS (
+  SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts
+  FROM _scope_changed
+  WHERE effect IN ('read', 'write', 'remove')
+),
+-- block: flow_after_write
+-- The file flow rule, stated once (part 1 of 2; part 2 is
+-- flow_first_read): for each read, write and removal of flow_in
+-- (root_pid, trace_id, path_id, command_id, effect, "offset", ts), the
+-- latest earlier write of its path by file order (removals do not reset
+-- it); when another command made it, the read consumed what that command
+-- produced. Each root_pid is a build of its own.
+-- grp: the path's writes up to this lookup (this one included).
+flow_count AS (
   SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts,
          count(*) FILTER (WHERE effect = 'write')
            OVER (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset") AS grp
-  FROM _scope_changed
-  WHERE effect IN ('read', 'write', 'remove')
-)
+  FROM flow_in
+),
 -- A group's first row is its write (grp counts it), so first_value is
--- that write; the rows of group 0 have none.
-SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp,
-       CASE WHEN grp > 0 THEN first_value(command_id) OVER g END,
-       CASE WHEN grp > 0 THEN first_value(ts) OVER g END
-FROM a
-WINDOW g AS (PARTITION BY root_pid, trace_id, path_id, grp ORDER BY "offset");
+-- that write; the rows of group 0 have none. producer: the writer, when
+-- this is a read of another command's write (a flow).
+flow_after (root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp, writer, wts,
+            producer) AS (
+  SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp,
+         CASE WHEN grp > 0 THEN first_value(command_id) OVER g END,
+         CASE WHEN grp > 0 THEN first_value(ts) OVER g END,
+         CASE WHEN effect = 'read' AND grp > 0 AND first_value(command_id) OVER g <> command_id
+              THEN first_value(command_id) OVER g END
+  FROM flow_count
+  WINDOW g AS (PARTITION BY root_pid, trace_id, path_id, grp ORDER BY "offset")
+)
+-- end block: flow_after_write
+SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp, writer, wts, producer
+FROM flow_after;
 
 -- Helper for _scope_changed_file and the `-p` scope of `graph --commands`:
 -- build_flow's rows per scope of _scope_changed (root_pid NULL: the whole
@@ -577,26 +602,35 @@ CREATE VIEW IF NOT EXISTS _scope_flow (
   -- Time (ns) of the consumer's first read after a write of the producer.
   read_ts
 ) AS
--- The consumer's first read after a write of the producer: one row per
--- (path, producer, consumer) without a GROUP BY (SQLite passes a filter
--- on root_pid down through windows, not through a group).
-SELECT root_pid, trace_id, path_id, writer, command_id, wts, ts
-FROM (SELECT root_pid, trace_id, path_id, writer, command_id, wts, ts,
-             row_number() OVER (PARTITION BY root_pid, trace_id, path_id, writer, command_id
-                                ORDER BY "offset") AS n
-      FROM _scope_after_write
-      WHERE effect = 'read' AND grp > 0 AND writer <> command_id)
-WHERE n = 1;
+WITH flow_after AS (SELECT * FROM _scope_after_write),
+-- block: flow_first_read
+-- The file flow rule, part 2 (part 1 is flow_after_write): the flows of
+-- flow_after, one row per (path, producer, consumer) at the consumer's
+-- first read after a write of the producer. Windows, not a GROUP BY:
+-- SQLite passes a filter on root_pid down through windows, not through a
+-- group.
+flow_first (root_pid, trace_id, path_id, producer_id, consumer_id, write_ts, read_ts) AS (
+  SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts
+  FROM (SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts,
+               row_number() OVER (PARTITION BY root_pid, trace_id, path_id, producer, command_id
+                                  ORDER BY "offset") AS n
+        FROM flow_after
+        WHERE producer IS NOT NULL)
+  WHERE n = 1
+)
+-- end block: flow_first_read
+SELECT root_pid, trace_id, path_id, producer_id, consumer_id, write_ts, read_ts
+FROM flow_first;
 
 -- Producer -> consumer: for each read, the latest earlier write of the
 -- path (by file order; removals do not reset it); when another command
 -- made it, that command produced what this one consumed. One row per
 -- (path, producer, consumer), at the consumer's first such read. The
--- same rule as _scope_flow's rows of the whole build (a test checks they
--- are equal): stated over _build_changed here, as the queries that join
--- build_flow with other tables (the timeline's flows, the critical path)
--- do not pass _scope_flow's `root_pid IS NULL` down, and would compute
--- every subtree's flows.
+-- rows of _scope_flow's whole build, by the same blocks of the file flow
+-- rule (queries/blocks/flow_*.sql), over _build_changed: the queries that
+-- join build_flow with other tables (the timeline's flows, the critical
+-- path) would not pass _scope_flow's `root_pid IS NULL` down, and would
+-- compute every subtree's flows.
 CREATE VIEW IF NOT EXISTS build_flow (
   -- Trace it was recorded in.
   trace_id,
@@ -613,28 +647,67 @@ CREATE VIEW IF NOT EXISTS build_flow (
   -- Time (ns) of the consumer's first read after a write of the producer.
   read_ts
 ) AS
-WITH a AS (
-  SELECT trace_id, path_id, command_id, effect, "offset", ts,
-         count(*) FILTER (WHERE effect = 'write')
-           OVER (PARTITION BY trace_id, path_id ORDER BY "offset") AS grp
+-- Removals never make a flow nor reset the latest write: only reads and
+-- writes go in.
+WITH flow_in AS (
+  SELECT CAST(NULL AS INTEGER) AS root_pid, trace_id, path_id, command_id, effect, "offset", ts
   FROM _build_changed
   WHERE effect IN ('read', 'write')
-), b AS (
-  SELECT trace_id, path_id, command_id, effect, "offset", ts, grp,
-         first_value(command_id) OVER g AS writer, first_value(ts) OVER g AS wts
-  FROM a
-  WINDOW g AS (PARTITION BY trace_id, path_id, grp ORDER BY "offset")
+),
+-- block: flow_after_write
+-- The file flow rule, stated once (part 1 of 2; part 2 is
+-- flow_first_read): for each read, write and removal of flow_in
+-- (root_pid, trace_id, path_id, command_id, effect, "offset", ts), the
+-- latest earlier write of its path by file order (removals do not reset
+-- it); when another command made it, the read consumed what that command
+-- produced. Each root_pid is a build of its own.
+-- grp: the path's writes up to this lookup (this one included).
+flow_count AS (
+  SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts,
+         count(*) FILTER (WHERE effect = 'write')
+           OVER (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset") AS grp
+  FROM flow_in
+),
+-- A group's first row is its write (grp counts it), so first_value is
+-- that write; the rows of group 0 have none. producer: the writer, when
+-- this is a read of another command's write (a flow).
+flow_after (root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp, writer, wts,
+            producer) AS (
+  SELECT root_pid, trace_id, path_id, command_id, effect, "offset", ts, grp,
+         CASE WHEN grp > 0 THEN first_value(command_id) OVER g END,
+         CASE WHEN grp > 0 THEN first_value(ts) OVER g END,
+         CASE WHEN effect = 'read' AND grp > 0 AND first_value(command_id) OVER g <> command_id
+              THEN first_value(command_id) OVER g END
+  FROM flow_count
+  WINDOW g AS (PARTITION BY root_pid, trace_id, path_id, grp ORDER BY "offset")
 )
-SELECT trace_id, path_id, pa.path, writer, command_id, wts, ts
-FROM (SELECT trace_id, path_id, writer, command_id, min(wts) AS wts, min(ts) AS ts
-      FROM (SELECT trace_id, path_id, writer, command_id, wts, ts,
-                   row_number() OVER (PARTITION BY trace_id, path_id, writer, command_id
-                                      ORDER BY "offset") AS n
-            FROM b
-            WHERE effect = 'read' AND grp > 0 AND writer <> command_id)
-      -- The first read of each group (one row: min() is its value).
-      WHERE n = 1
-      GROUP BY trace_id, path_id, writer, command_id)
+-- end block: flow_after_write
+,
+-- block: flow_first_read
+-- The file flow rule, part 2 (part 1 is flow_after_write): the flows of
+-- flow_after, one row per (path, producer, consumer) at the consumer's
+-- first read after a write of the producer. Windows, not a GROUP BY:
+-- SQLite passes a filter on root_pid down through windows, not through a
+-- group.
+flow_first (root_pid, trace_id, path_id, producer_id, consumer_id, write_ts, read_ts) AS (
+  SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts
+  FROM (SELECT root_pid, trace_id, path_id, producer, command_id, wts, ts,
+               row_number() OVER (PARTITION BY root_pid, trace_id, path_id, producer, command_id
+                                  ORDER BY "offset") AS n
+        FROM flow_after
+        WHERE producer IS NOT NULL)
+  WHERE n = 1
+)
+-- end block: flow_first_read
+-- The GROUP BY adds nothing to the rows (flow_first has one per group),
+-- but keeps the flows one subquery worked out once, whatever joins
+-- build_flow (flattened into the joins of the timeline's flows, the
+-- windows above made that query ten times slower on a 300 MB build).
+SELECT f.trace_id, f.path_id, pa.path, f.producer_id, f.consumer_id, f.write_ts, f.read_ts
+FROM (SELECT trace_id, path_id, producer_id, consumer_id, min(write_ts) AS write_ts,
+             min(read_ts) AS read_ts
+      FROM flow_first
+      GROUP BY trace_id, path_id, producer_id, consumer_id) AS f
 JOIN path AS pa USING (path_id);
 
 -- Producer -> consumer per command pair: the build_flow rows summed over
@@ -684,11 +757,10 @@ CREATE VIEW IF NOT EXISTS _scope_changed_file (
 -- One window per step: SQLite passes a filter down through a step whose
 -- windows differ in their PARTITION BY no further.
 WITH nth AS (
-  -- Each read that follows another command's write is a flow
-  -- (_scope_flow's rule); nth: 1 for a command's first lookup of its kind.
+  -- A read with a producer is a flow (the file flow rule of
+  -- _scope_after_write); nth: 1 for a command's first lookup of its kind.
   SELECT root_pid, trace_id, path_id, effect, "offset", grp, writer,
-         CASE WHEN effect = 'read' AND grp > 0 AND writer <> command_id THEN 1 ELSE 0 END
-           AS flow,
+         CASE WHEN producer IS NOT NULL THEN 1 ELSE 0 END AS flow,
          row_number() OVER (PARTITION BY root_pid, trace_id, path_id, effect, command_id
                             ORDER BY "offset") AS nth
   FROM _scope_after_write

@@ -1,16 +1,14 @@
--- build_flow's rule for the scope's reads only (with $pid; without it
--- these are empty): for each read, the latest earlier write of the path
--- by file order (removals do not reset it); when another command made
--- it, that command produced what this one consumed; one row per path,
--- producer and consumer, at the consumer's first such read. A flow
+-- The file flow rule (build_flow's) for the scope's reads only (with
+-- $pid; without it these are empty), gathering the input of the blocks
+-- flow_after_write and flow_first_read, which follow it. A flow
 -- between two of the scope's commands is a read by the scope of a path
 -- the scope wrote, after the scope's first write of it; but the latest
 -- write before that read may be any process's (and then the read has no
 -- flow in scope). So only the writes of such a path from the scope's
 -- first write of it to its last read of it matter (an earlier one is
 -- never the latest before a read that follows a write of the scope):
--- they are gathered through the index namei_resolved, and each read
--- seeks the latest before it among them. The cost follows the scope's
+-- they are gathered through the index namei_resolved, and the rule
+-- finds the latest before each read among them. The cost follows the scope's
 -- lookups and the lookups of the paths it wrote and read, never the
 -- rest of the build's reads (most of a build reads the same headers and
 -- objects).
@@ -51,21 +49,14 @@ write_of (trace_id, path_id, command_id, "offset", ts) AS MATERIALIZED (
     AND w.access IN (SELECT access FROM _access_class WHERE effect = 'write')
     AND w.effect = 'write'
 ),
--- Each read with the offset of the latest write before it.
-latest (trace_id, path_id, command_id, "offset", ts, write_offset) AS (
-  SELECT r.trace_id, r.path_id, r.command_id, r."offset", r.ts,
-         (SELECT max(w."offset") FROM write_of AS w
-          WHERE w.trace_id = r.trace_id AND w.path_id = r.path_id
-            AND w."offset" < r."offset")
-  FROM read_of AS r
-),
--- n = 1: the consumer's first read after a write of the producer.
-fed (trace_id, path_id, producer_id, consumer_id, write_ts, read_ts, n) AS (
-  SELECT r.trace_id, r.path_id, w.command_id, r.command_id, w.ts, r.ts,
-         row_number() OVER (PARTITION BY r.trace_id, r.path_id, w.command_id, r.command_id
-                            ORDER BY r."offset")
-  FROM latest AS r
-  JOIN write_of AS w ON w.trace_id = r.trace_id AND w.path_id = r.path_id
-   AND w."offset" = r.write_offset
-  WHERE w.command_id <> r.command_id
+-- The scope's reads and those writes, the input of the file flow rule
+-- (the blocks flow_after_write and flow_first_read that follow): every
+-- read follows the scope's first write, so the latest write before it
+-- is among them.
+flow_in (root_pid, trace_id, path_id, command_id, effect, "offset", ts) AS (
+  SELECT CAST(NULL AS INTEGER), trace_id, path_id, command_id, 'read', "offset", ts
+  FROM read_of
+  UNION ALL
+  SELECT CAST(NULL AS INTEGER), trace_id, path_id, command_id, 'write', "offset", ts
+  FROM write_of
 ),
