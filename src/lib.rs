@@ -42,7 +42,8 @@
 //!     other.
 //! 12. [`import`]: the driver of `kt2sql import`: trace files → one
 //!     database (or dataset), atomically, on two threads, skipping damaged
-//!     stretches.
+//!     stretches; or a trace still being written into a database kept
+//!     current as it grows (`import --follow`).
 //! 13. [`build`]: the rules of build analysis on values (which programs
 //!     are compilers, what a depfile lists, the graph's roles, the hazard
 //!     kinds), for `report` and the manual.

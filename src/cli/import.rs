@@ -77,6 +77,17 @@ pub struct ImportArgs {
     /// already there (the same file) is refused, or replaced with --force.
     #[arg(long, value_name = "FORMAT", value_enum, default_value_t = To::Sqlite)]
     pub to: To,
+    /// Follow a trace that is still being written (as dump -l does): DB,
+    /// written in place in WAL mode, is kept current as the file grows,
+    /// committed at least every half second, and readers may query it
+    /// meanwhile. Ends when every traced process has exited and the file
+    /// stops growing, after --idle, or on Ctrl-C; run again on the same
+    /// trace and DB to resume a follow that was killed.
+    #[arg(long, short = 'l', conflicts_with_all = ["append", "force"])]
+    pub follow: bool,
+    /// With --follow: end after this many seconds without new bytes.
+    #[arg(long, value_name = "SECONDS", requires = "follow")]
+    pub idle: Option<f64>,
 }
 
 /// `import --to`.
@@ -168,9 +179,10 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         busy_timeout: std::time::Duration::from_secs(args.busy_timeout),
     };
     let bar = Bar::new(!args.quiet && std::io::stderr().is_terminal());
-    let result = match args.to {
-        To::Sqlite => import::import(&traces, db, &opts, &bar),
-        To::Parquet => import::import_to_dataset(&traces, db, &opts, &bar),
+    let result = match (args.follow, args.to) {
+        (true, _) => follow(&args, &traces, db, opts),
+        (false, To::Sqlite) => import::import(&traces, db, &opts, &bar),
+        (false, To::Parquet) => import::import_to_dataset(&traces, db, &opts, &bar),
     };
     let summary = match result {
         Err(e @ kt2sql::Error::Interrupted { .. }) => {
@@ -247,6 +259,79 @@ pub fn run(args: ImportArgs) -> Result<ExitCode> {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
+    })
+}
+
+/// `import --follow`: one trace into a new database (or the one an
+/// unfinished follow of it left), until it ends; Ctrl-C and SIGTERM end it
+/// with the database complete.
+fn follow(
+    args: &ImportArgs,
+    traces: &[PathBuf],
+    db: &Path,
+    opts: ImportOptions,
+) -> std::result::Result<ImportSummary, kt2sql::Error> {
+    use kt2sql::import::follow::{self, Ended, FollowOptions};
+    let [trace] = traces else {
+        return Err(kt2sql::Error::Refused {
+            path: db.to_owned(),
+            reason: "--follow follows one trace: give one TRACE and the DB".into(),
+        });
+    };
+    if args.to != To::Sqlite {
+        return Err(kt2sql::Error::Refused {
+            path: db.to_owned(),
+            reason: "--follow writes an SQLite database, not a Parquet dataset".into(),
+        });
+    }
+    let idle = match args.idle {
+        Some(s) if !(s.is_finite() && s > 0.0) => {
+            return Err(kt2sql::Error::Refused {
+                path: db.to_owned(),
+                reason: format!("--idle {s}: give a number of seconds above 0"),
+            })
+        }
+        s => s.map(std::time::Duration::from_secs_f64),
+    };
+    // The first Ctrl-C (or SIGTERM) ends the follow with the database
+    // complete; a second one exits at once (catch_interrupts).
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let on_signal = stop.clone();
+    std::thread::spawn(move || loop {
+        if INTERRUPTED.load(Ordering::SeqCst) {
+            on_signal.store(true, Ordering::SeqCst);
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    });
+    let fo = FollowOptions {
+        idle,
+        import: opts,
+        ..FollowOptions::new(trace, db)
+    };
+    let t0 = std::time::Instant::now();
+    let done = follow::run(&fo, stop)?;
+    if !args.quiet {
+        let why = match done.ended {
+            Ended::Exited => "every traced process exited",
+            Ended::Idle => "no new bytes for the --idle time",
+            Ended::Stopped => "stopped",
+        };
+        let again = if done.resumed {
+            " (resumed: the trace was read again from its start)"
+        } else {
+            ""
+        };
+        eprintln!(
+            "kt2sql: followed {} until {why}{again}",
+            kt2sql::text::path(trace)
+        );
+    }
+    Ok(ImportSummary {
+        db: db.to_owned(),
+        traces: vec![done.trace],
+        paths_added: 0,
+        elapsed: t0.elapsed(),
     })
 }
 

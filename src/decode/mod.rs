@@ -22,6 +22,7 @@ pub mod detect;
 pub mod dialects;
 pub mod error;
 mod family;
+pub mod growing;
 mod header;
 mod payload;
 mod resync;
@@ -148,6 +149,11 @@ impl<R: Read> Decoder<R> {
     /// now waits for more instead (`dump -l`). Only before the first record.
     pub fn rearm(&mut self) {
         self.src.rearm();
+    }
+
+    /// The reader, to change how it reads from now on (`import --follow`).
+    pub fn reader_mut(&mut self) -> &mut R {
+        self.src.inner_mut()
     }
 
     /// Bytes consumed so far (the offset of the next record).

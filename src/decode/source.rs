@@ -37,6 +37,11 @@ impl<R: Read> Source<R> {
         }
     }
 
+    /// The reader.
+    pub(crate) fn inner_mut(&mut self) -> &mut R {
+        &mut self.inner
+    }
+
     /// File offset of the next unconsumed byte.
     #[inline]
     pub(crate) fn offset(&self) -> u64 {

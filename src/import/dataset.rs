@@ -167,6 +167,7 @@ fn import_one(
         size,
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
+        following: false,
     };
     finish_trace(files, &TraceStart { size, ..start }, issues, &end)?;
     Ok(TraceSummary {
@@ -213,6 +214,7 @@ fn import_empty(
             size: 0,
             damage: None,
             seconds: 0.0,
+            following: false,
         },
     )?;
     Ok(TraceSummary {

@@ -159,6 +159,7 @@ fn import_one(
         size,
         damage: summary,
         seconds: t0.elapsed().as_secs_f64(),
+        following: false,
     };
     end_trace(conn, ctx.trace_id, issues, &end)?;
     Ok(TraceSummary {
@@ -241,14 +242,7 @@ pub(super) fn conclude(
         .iter()
         .map(|d| d.resumed_at.unwrap_or(size).saturating_sub(d.offset))
         .sum();
-    let summary = match damage.as_slice() {
-        [] => None,
-        [one] => Some(one.to_string()),
-        [first, rest @ ..] => Some(format!(
-            "{first}; and {} more damaged stretches",
-            rest.len()
-        )),
-    };
+    let summary = damage_summary(&damage);
     Ok(Concluded {
         totals,
         decoded_bytes: size.saturating_sub(skipped).min(read),
@@ -258,6 +252,18 @@ pub(super) fn conclude(
         size,
         summary,
     })
+}
+
+/// The damage of a trace in one line (the `trace.damage` column).
+pub(super) fn damage_summary(damage: &[super::Damage]) -> Option<String> {
+    match damage {
+        [] => None,
+        [one] => Some(one.to_string()),
+        [first, rest @ ..] => Some(format!(
+            "{first}; and {} more damaged stretches",
+            rest.len()
+        )),
+    }
 }
 
 /// An empty file: its trace row, no records, and a warning issue.
@@ -295,6 +301,7 @@ fn import_empty(
         size: 0,
         damage: None,
         seconds: 0.0,
+        following: false,
     })?;
     Ok(TraceSummary {
         path: trace.to_owned(),

@@ -185,6 +185,11 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.ctx.trace_id
     }
 
+    /// The path cache rows are interned through.
+    pub fn paths(&self) -> &PathCache {
+        self.paths
+    }
+
     /// Issues encoded so far.
     pub fn issues(&self) -> i64 {
         self.issues

@@ -134,6 +134,7 @@ fn load(conn: &Connection, paths: &mut PathCache, name: &[u8]) -> i64 {
         size: 100,
         damage: None,
         seconds: 0.5,
+        following: false,
     })
     .unwrap();
     id

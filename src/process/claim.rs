@@ -12,6 +12,7 @@ use super::{held_size, Model};
 use crate::record::{Body, Record};
 
 /// A posix_spawn that returned before its child's first record.
+#[derive(Clone)]
 pub(super) struct Spawn {
     pub(super) link: Link,
     /// File offset of the spawn's CALL: its child's records come after it.

@@ -37,6 +37,7 @@ pub struct Live {
 }
 
 /// A process in memory and when it was last used.
+#[derive(Clone)]
 struct Hot {
     used: u64,
     proc: Box<Proc>,
@@ -88,7 +89,31 @@ pub enum Failure {
     },
 }
 
+/// A copy of the lifetimes in memory, for a snapshot (`import --follow`,
+/// whose model keeps every live process in memory: nothing is spilled, so
+/// the copy is whole). The copy never spills.
+impl Clone for Live {
+    fn clone(&self) -> Live {
+        debug_assert!(self.cold.is_empty(), "a spilled model is not copied");
+        Live {
+            hot: self.hot.clone(),
+            cold: HashMap::new(),
+            file: None,
+            limit: usize::MAX,
+            clock: self.clock,
+            stopped: true,
+            failure: None,
+        }
+    }
+}
+
 impl Live {
+    /// Whether `f` holds for every live lifetime (false while some are
+    /// spilled).
+    pub fn all(&self, f: impl Fn(&Proc) -> bool) -> bool {
+        self.cold.is_empty() && self.hot.values().all(|h| f(&h.proc))
+    }
+
     /// An empty map that keeps up to `limit` processes in memory (at least 2).
     pub fn new(limit: usize) -> Live {
         Live {

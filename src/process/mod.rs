@@ -73,7 +73,9 @@ pub struct ModelOptions {
     pub live_in_memory: Option<usize>,
 }
 
-/// The process model of one trace.
+/// The process model of one trace. A clone is a snapshot of the state:
+/// [`Model::snapshot`] ends one to write the rows of what is running.
+#[derive(Clone)]
 pub struct Model {
     ctx: TraceState,
     /// Live lifetimes by pid.
@@ -92,7 +94,7 @@ pub struct Model {
 }
 
 /// Records of pids not claimed yet, oldest pid first.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Held {
     by_pid: HashMap<i64, Vec<Record<'static>>>,
     order: VecDeque<i64>,
@@ -176,13 +178,36 @@ impl Model {
     }
 
     /// End of the trace: close every process and return the totals.
-    pub fn finish<S: Sink>(mut self, sink: &mut S) -> Result<Totals, S::Error> {
+    pub fn finish<S: Sink>(self, sink: &mut S) -> Result<Totals, S::Error> {
+        self.end(Unpaired::EndOfTrace, sink)
+    }
+
+    /// The rows [`Model::finish`] would write now, for a snapshot of a
+    /// trace still being written (`import --follow`), from a copy of the
+    /// state (this model goes on): the same rows but that a call still in
+    /// flight is [`Unpaired::Running`] rather than cut by the end of the
+    /// trace, and a running process is never `cut_by_damage`. Ids given
+    /// here are given again by the next snapshot or the end.
+    pub fn snapshot<S: Sink>(&self, sink: &mut S) -> Result<Totals, S::Error> {
+        self.clone().end(Unpaired::Running, sink)
+    }
+
+    /// Whether every process seen has exited and no record waits for its
+    /// parent: a followed build may be over.
+    pub fn all_exited(&self) -> bool {
+        self.ctx.totals.processes > 0
+            && self.held.order.is_empty()
+            && self.live.all(|p| p.row.exit_seen)
+    }
+
+    /// Close every process (their pending calls `why`) and return the totals.
+    fn end<S: Sink>(mut self, why: Unpaired, sink: &mut S) -> Result<Totals, S::Error> {
         while let Some(&pid) = self.held.order.front() {
             self.release(pid, "the trace ended", sink)?;
         }
         let mut order = self.live.end_order();
         while let Some(p) = order.next(&mut self.live) {
-            self.close_proc(p, Unpaired::EndOfTrace, sink)?;
+            self.close_proc(p, why, sink)?;
         }
         self.report_spill_failure(sink)?;
         self.ctx.totals.files = self.ctx.files.len() as i64;

@@ -20,6 +20,7 @@ const ISSUES_PER_KIND: u32 = 100;
 
 /// The state of one trace that every record handler shares besides the
 /// process it works on; the handlers are its methods (in `handle/`).
+#[derive(Clone)]
 pub struct TraceState {
     /// Name table of the dialect.
     pub names: Numbering,

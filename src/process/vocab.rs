@@ -147,6 +147,9 @@ vocabulary! {
         /// (`__tfork`, `thr_new`, `_lwp_create`). Recorded, but no call the
         /// child made: `call_made` and every count of calls leave it out.
         ChildReturn = "child return",
+        /// Still in flight in a snapshot of a trace being followed
+        /// (`import --follow`): its RET may yet come.
+        Running = "running",
     }
 }
 

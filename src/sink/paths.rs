@@ -17,7 +17,7 @@ use foldhash::{HashMap, HashMapExt};
 /// in `collided` under both hashes in full. Two paths share an id only if
 /// 88 bits collide: odds about n²/2⁸⁹ (10⁻¹⁴ at 2 M paths), and a trace
 /// cannot aim at random seeds.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct PathCache {
     ids: HashMap<u64, u64>,
     collided: HashMap<[u64; 2], i64>,
@@ -41,6 +41,11 @@ impl Default for PathCache {
 }
 
 impl PathCache {
+    /// The id the next new path gets.
+    pub fn next_id(&self) -> i64 {
+        self.next
+    }
+
     /// Paths added since this cache was made.
     pub fn added(&self) -> i64 {
         self.added

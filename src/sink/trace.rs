@@ -55,6 +55,8 @@ pub struct TraceEnd<'a> {
     pub damage: Option<String>,
     /// Wall-clock seconds.
     pub seconds: f64,
+    /// Whether `import --follow` is still following the file.
+    pub following: bool,
 }
 
 /// The columns a trace's row gets when its import begins, each beside its
@@ -90,7 +92,7 @@ pub fn start_values(t: &TraceStart<'_>) -> [(&'static str, Value); 11] {
 
 /// The columns a trace's row gets when its import ends, each beside its
 /// value.
-pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 15] {
+pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 16] {
     let t = e.totals;
     let by = |k: &str| Value::Integer(t.by_type.get(k).copied().unwrap_or(0));
     let int = |i: i64| Value::Integer(i);
@@ -112,6 +114,7 @@ pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 15] 
         ("issues", int(issues)),
         ("size", int(e.size as i64)),
         ("files", int(t.files)),
+        ("following", int(e.following.into())),
     ]
 }
 
@@ -170,6 +173,7 @@ mod tests {
             size: 0,
             damage: None,
             seconds: 0.0,
+            following: false,
         };
         let mut written: Vec<&str> = start_values(&start).iter().map(|(c, _)| *c).collect();
         written.extend(end_values(0, &end).iter().map(|(c, _)| *c));

@@ -2,6 +2,9 @@
 //! decoder for every corpus file, atomic replacement (failed, refused,
 //! appended and killed imports), lossless bytes, exit codes.
 
+// `import --follow`: snapshots and the end against one-shot imports, kills, ends.
+mod follow;
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
