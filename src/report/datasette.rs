@@ -173,11 +173,36 @@ fn canned_query(q: &Query) -> Value {
     }
     let params: Vec<&str> = q.params.iter().map(|(k, _)| k.as_str()).collect();
     json!({
-        "title": q.summary().trim_end_matches(['.', ':']),
+        "title": title(q),
         "description": description,
         "sql": canned_sql(q),
         "params": params,
     })
+}
+
+/// A canned query's title: its summary up to the first `: `, ` (` or
+/// `, ` when that leaves a phrase (the rest is in the description), or the
+/// whole summary when another query's would be the same.
+fn title(q: &Query) -> String {
+    let short = short_title(q);
+    match queries()
+        .iter()
+        .any(|o| o.name != q.name && short_title(o) == short)
+    {
+        true => q.summary().trim_end_matches(['.', ':']).to_string(),
+        false => short,
+    }
+}
+
+/// [`title`] cut short.
+fn short_title(q: &Query) -> String {
+    let summary = q.summary().trim_end_matches(['.', ':']);
+    let cut = [": ", " (", ", "]
+        .iter()
+        .filter_map(|sep| summary.find(sep))
+        .filter(|at| *at >= 12)
+        .min();
+    cut.map_or(summary, |at| &summary[..at]).to_string()
 }
 
 /// The SQL of `q` as a Datasette canned query: the header (which the
@@ -324,7 +349,7 @@ mod tests {
     }
 
     #[test]
-    fn strings_and_comments_keep_their_dollars() {
+    fn a_parameter_binds_what_kt2sql_query_binds() {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         let typed = |v: &str| -> String {
             conn.query_row(
