@@ -22,3 +22,5 @@ mod report;
 mod cli;
 // Parquet datasets (export, import --to parquet): schema, rows, keys, duplicates, kills, DuckDB and Spark.
 mod dataset;
+// `kt2sql serve` (issue 37): Datasette configuration, canned queries over HTTP, the browser, read-only.
+mod serve;

@@ -15,6 +15,7 @@ mod manual;
 mod notes;
 mod output;
 mod report;
+mod serve;
 mod shell;
 mod sql;
 mod timeline;
@@ -93,6 +94,11 @@ pub enum Command {
     /// Write a database's traces as a Parquet dataset for DuckDB and Spark:
     /// one directory per table, one partition per trace.
     Export(dataset::ExportArgs),
+    /// Look at a database in the browser: Datasette, read-only, on
+    /// 127.0.0.1, with every table described, the canned queries, the
+    /// timeline, the build graph and charts (--write-config DIR writes the
+    /// configuration instead).
+    Serve(serve::ServeArgs),
 }
 
 /// Run the parsed command line.
@@ -118,6 +124,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Timeline(args) => timeline::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Export(args) => dataset::run(args),
+        Command::Serve(args) => serve::run(args),
     }
 }
 

@@ -21,7 +21,10 @@
 //!   as they arrive (aligned text, CSV, JSON, JSON Lines); `json.rs`: any
 //!   SQL value in the shared JSON writer;
 //! - `lookup.rs`: small lookups the commands share (the traces, a pid's
-//!   lifetimes); `schema_text.rs`: the documented schema for `kt2sql schema`.
+//!   lifetimes); `schema_text.rs`: the documented schema for `kt2sql schema`;
+//! - [`datasette`]: the Datasette configuration of `kt2sql serve`, from the
+//!   schema's comments and the queries' headers; [`charts`]: the SVG charts
+//!   its pages show (calls per syscall, parallelism over time).
 //!
 //! It never writes a database (`lint -p` makes temporary views that live
 //! and die with its connection), and decodes no trace: the decoder is asked
@@ -32,7 +35,9 @@
 //! then `.read queries/files.sql` in the `sqlite3` shell gives the rows of
 //! `kt2sql files DB -p 1383 --format csv`.
 
+pub mod charts;
 pub mod compile_commands;
+pub mod datasette;
 pub mod depfile;
 pub mod deps;
 pub mod diff;

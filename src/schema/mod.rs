@@ -3,10 +3,12 @@
 //! as a kt2sql database, for the loader, the importer and the reports alike;
 //! beside it the canned queries that read it (`queries.rs`: [`QUERIES`],
 //! found by name; `query_header.rs`: what each one's header says,
-//! [`Query`]). Owns no row data and decodes nothing: the loader writes the
+//! [`Query`]), and what the schema's comments say of each table, view and
+//! column ([`doc`]). Owns no row data and decodes nothing: the loader writes the
 //! rows, and whether a file that is no database is a trace is the
 //! decoder's question, asked by the reports.
 
+pub mod doc;
 mod queries;
 mod query_header;
 

@@ -134,7 +134,7 @@ fn unit(span: i64) -> (i64, &'static str) {
 /// A tick spacing giving about 8 ticks over `span` ns: 1, 2 or 5 × 10^k ns
 /// up to ten minutes, then whole minutes or hours (1, 2, 5, 10, 15, 20,
 /// 30 min; 1, 2, 3, 6, 12, 24 h, then days).
-fn tick(span: i64) -> i64 {
+pub fn tick(span: i64) -> i64 {
     let raw = (span / 8).max(1);
     if span >= 600 * SEC {
         const LADDER: [i64; 13] = [1, 2, 5, 10, 15, 20, 30, 60, 120, 180, 360, 720, 1440];
