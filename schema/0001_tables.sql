@@ -91,7 +91,11 @@ CREATE TABLE trace (
   -- 64-bit FNV-1a hash of the file's first and last MiB (all of it when
   -- under 2 MiB), 16 hex digits; NULL for a pipe. With `size`, it tells a
   -- file imported before: `--append` warns when both match a trace here.
-  fingerprint TEXT
+  fingerprint TEXT,
+  -- 1 while `kt2sql import --follow` is still following the file (the
+  -- build may still be running; the rows are a snapshot); 0 once the
+  -- import has ended.
+  following INTEGER NOT NULL DEFAULT 0
 );
 
 -- One process lifetime: a pid reused later in the trace is another row.

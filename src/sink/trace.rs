@@ -90,7 +90,7 @@ pub fn start_values(t: &TraceStart<'_>) -> [(&'static str, Value); 11] {
 
 /// The columns a trace's row gets when its import ends, each beside its
 /// value.
-pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 15] {
+pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 16] {
     let t = e.totals;
     let by = |k: &str| Value::Integer(t.by_type.get(k).copied().unwrap_or(0));
     let int = |i: i64| Value::Integer(i);
@@ -112,6 +112,8 @@ pub fn end_values(issues: i64, e: &TraceEnd<'_>) -> [(&'static str, Value); 15] 
         ("issues", int(issues)),
         ("size", int(e.size as i64)),
         ("files", int(t.files)),
+        // The import has ended: nothing follows the file any more.
+        ("following", int(0)),
     ]
 }
 
