@@ -22,3 +22,5 @@ mod report;
 mod cli;
 // Parquet datasets (export, import --to parquet): schema, rows, keys, duplicates, kills, DuckDB and Spark.
 mod dataset;
+// A build watched while it runs: the view running, reports on a live database, `kt2sql watch` (tmux).
+mod live;

@@ -1,5 +1,6 @@
 //! The command line: clap types and one function per subcommand that turns
-//! them into library calls. The only module that knows clap or indicatif;
+//! them into library calls. The only module that knows clap, indicatif or
+//! the terminal (ratatui, crossterm: `watch.rs`);
 //! library functions never take clap types.
 
 mod args;
@@ -18,6 +19,7 @@ mod report;
 mod shell;
 mod sql;
 mod timeline;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -93,6 +95,9 @@ pub enum Command {
     /// Write a database's traces as a Parquet dataset for DuckDB and Spark:
     /// one directory per table, one partition per trace.
     Export(dataset::ExportArgs),
+    /// Watch a build while `import --follow` keeps its database current:
+    /// what runs now and for how long, what failed, how far the import is.
+    Watch(watch::WatchArgs),
 }
 
 /// Run the parsed command line.
@@ -118,6 +123,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Timeline(args) => timeline::run(args),
         Command::Diff(args) => diff::run(args),
         Command::Export(args) => dataset::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }
 
