@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
 use chrono::{DateTime, NaiveDateTime};
+use kt2sql::names::syscall_name;
 use kt2sql::record::Body;
 use rusqlite::Connection;
 use serde_json::Value;
@@ -112,15 +113,26 @@ impl Live {
     }
 }
 
+/// The calls that end a thread and never return.
+const THREAD_EXITS: &[&str] = &["thr_exit", "__threxit", "_lwp_exit", "bsdthread_terminate"];
+
 /// The CALL each process is in after the first `cut` records, read from
 /// the records themselves: per thread, a CALL not yet followed by a RET.
 fn pending(d: &Decoded, cut: usize) -> BTreeMap<i64, u64> {
     let mut open: BTreeMap<(i64, Option<i64>), u64> = BTreeMap::new();
     for r in &d.records[..cut] {
         match &r.body {
-            Body::Call(_) => {
-                open.insert((r.pid, r.tid), r.offset);
-            }
+            // A call that never returns ends its thread, or its process
+            // (whose pid may be another process's later).
+            Body::Call(c) => match syscall_name(d.abi.name_table(), c.code.into()) {
+                Some("exit" | "_exit") => open.retain(|(pid, _), _| *pid != r.pid),
+                Some(n) if THREAD_EXITS.contains(&n) => {
+                    open.remove(&(r.pid, r.tid));
+                }
+                _ => {
+                    open.insert((r.pid, r.tid), r.offset);
+                }
+            },
             Body::Ret(_) => {
                 open.remove(&(r.pid, r.tid));
             }
@@ -207,7 +219,6 @@ impl Truth {
 const CUTS: &[(&str, &[f64])] = &[
     ("openbsd-amd64-4-faithful", &[0.3, 0.5, 0.8]),
     ("freebsd-v1-amd64-4-faithful", &[0.4, 0.7]),
-    ("netbsd-v2-amd64-4-faithful", &[0.5]),
 ];
 
 /// Every live database of [`CUTS`], each with its build, in `dir`.
