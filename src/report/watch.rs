@@ -300,7 +300,7 @@ pub struct Options {
 pub fn snapshot(conn: &Connection, o: &Options) -> Result<Snapshot, Error> {
     let trace = ("trace", o.trace.map_or(Cell::Null, Cell::Int));
     let mut s = Snapshot {
-        status_set: run(conn, "watch_status", &[trace.clone()])?,
+        status_set: run(conn, "watch_status", std::slice::from_ref(&trace))?,
         running_set: run(
             conn,
             "running_commands",
