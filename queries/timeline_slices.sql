@@ -19,7 +19,11 @@
 -- @column comm         Command name of the image.
 -- @column start_ts     Time (ns) the image began: the process's first
 --                      record, or the return of the exec.
--- @column end_ts       Time (ns) the next image began, or the process's last record.
+-- @column end_ts       Time (ns) the next image began, or the process's last
+--                      record; for a process alive at the snapshot of a
+--                      trace `import --follow` still follows, its last
+--                      image is open to the snapshot (the trace's latest
+--                      record).
 -- @column path         Program path made absolute (NULL for an inherited image).
 -- @column argv         argv where recorded (JSON array, or BLOB of NUL-separated bytes).
 -- @column cwd          Working directory at the exec, when known.
@@ -28,6 +32,9 @@
 -- @column calls        System calls the image made.
 -- @column files        Distinct absolute paths the image's successful calls
 --                      looked up (a core file counts: it always succeeds).
+-- @column running      1 on the last image of a process alive at the
+--                      snapshot of a followed trace (a row of the view
+--                      running); else NULL.
 WITH
   -- The scope: the trace's processes, or the pid's lifetimes and descendants
   -- (MATERIALIZED: worked out once for the query's several uses).
@@ -66,6 +73,13 @@ WITH
   -- A lookup's success is stored with it (namei.success); only the lookups
   -- a pending call held no room for (past its 16th, which only a damaged
   -- trace makes) leave it NULL, and for those the call says.
+  -- The processes alive at the snapshot of a followed trace.
+  live (process_id, snapshot_ts) AS (
+    SELECT p.process_id, tr.last_ts
+    FROM trace AS tr JOIN process AS p ON p.trace_id = tr.trace_id
+    WHERE tr.following = 1 AND p.exit_seen = 0 AND p.cut_by_damage = 0
+      AND ($trace IS NULL OR tr.trace_id = $trace)
+  ),
   image_files (exec_id, files) AS (
     SELECT exec_id, count(DISTINCT resolved_id)
     FROM scope_lookup AS n
@@ -87,7 +101,7 @@ SELECT t.trace_id, t.process_id, p.pid,
                     AND ($pid IS NULL OR d.process_id IN (SELECT process_id FROM member))) AS depth,
        e.comm,
        CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END AS start_ts,
-       COALESCE(n.ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
+       COALESCE(n.ts, v.snapshot_ts, p.last_ts) AS end_ts, rp.path AS path, e.argv, cp.path AS cwd,
        CASE WHEN n.ts IS NULL THEN p.exit_status END AS exit_status,
        CASE WHEN n.ts IS NULL THEN p.exit_signal END AS exit_signal,
        -- The last image's calls are the process's (process.calls: calls
@@ -102,7 +116,8 @@ SELECT t.trace_id, t.process_id, p.pid,
                   WHERE c.process_id = t.process_id AND c.call_id >= t.calls_from
                     AND c.call_id < t.calls_to)
        END AS calls,
-       CASE WHEN $brief IS NULL THEN COALESCE(f.files, 0) END AS files
+       CASE WHEN $brief IS NULL THEN COALESCE(f.files, 0) END AS files,
+       CASE WHEN n.exec_id IS NULL AND v.process_id IS NOT NULL THEN 1 END AS running
 FROM tree_node AS t
 JOIN process AS p ON p.process_id = t.process_id
 JOIN exec AS e ON e.exec_id = t.exec_id
@@ -111,6 +126,7 @@ LEFT JOIN exec AS n ON n.process_id = t.process_id AND n.image = t.image + 1
 LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
 LEFT JOIN path AS cp ON cp.path_id = e.cwd_id
 LEFT JOIN image_files AS f ON f.exec_id = t.exec_id
+LEFT JOIN live AS v ON v.process_id = t.process_id
 WHERE t.pos BETWEEN (SELECT lo FROM span) AND (SELECT hi FROM span)
   AND ($trace IS NULL OR t.trace_id = $trace)
   AND ($pid IS NULL OR t.process_id IN (SELECT process_id FROM member))

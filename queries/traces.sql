@@ -26,6 +26,11 @@
 -- @column files            Distinct absolute paths of successful calls.
 -- @column events           Rows of table event.
 -- @column issues           Rows of table import_issue.
+-- @column following        1 while `import --follow` still follows the file
+--                          (the build may still run; the rows are a
+--                          snapshot), else 0.
+-- @column running          Processes alive at the snapshot (rows of the view
+--                          running; 0 once the import has ended).
 WITH c AS (
   -- The import's per-syscall counts (syscall_stat): no scan of call.
   SELECT trace_id, sum(calls) AS calls, sum(failed) AS failed, sum(no_return) AS no_return
@@ -54,7 +59,8 @@ SELECT t.trace_id, t.path, t.dialect, t.size, t.records, t.complete, t.damage,
        COALESCE((SELECT unresolved FROM n WHERE n.trace_id = t.trace_id), 0) AS unresolved,
        t.files,
        (SELECT count(*) FROM event AS e WHERE e.trace_id = t.trace_id) AS events,
-       t.issues
+       t.issues, t.following,
+       (SELECT count(*) FROM running AS r WHERE r.trace_id = t.trace_id) AS running
 FROM trace AS t
 WHERE $trace IS NULL OR t.trace_id = $trace
 ORDER BY t.trace_id;

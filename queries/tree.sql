@@ -21,6 +21,9 @@
 --                    lifetimes this process is (1, 2, …, in `pid_lifetimes`
 --                    order); else NULL.
 -- @column lifetimes  How many lifetimes that pid had (NULL when one).
+-- @column running    1 on the current image of a process alive at the
+--                    snapshot of a trace `import --follow` still follows
+--                    (a row of the view running); else NULL.
 -- @column argv       With `long`: the argv of the exec that started the
 --                    image (JSON array, or BLOB of NUL-separated bytes),
 --                    where the trace records it; else NULL.
@@ -28,7 +31,9 @@
 --                    process's first record for image 0, else the exec's
 --                    return).
 -- @column dur        With `long`: ns from its start to the next image's
---                    start, or to the process's last record.
+--                    start, or to the process's last record (for a
+--                    running image, to the snapshot: the trace's latest
+--                    record).
 -- @column exit_status With `long`, on the process's last image: the
 --                    argument of its exit call, when seen; else NULL.
 -- @column exit_signal With `long`, on the process's last image: the signal
@@ -53,6 +58,13 @@ WITH
     WHERE s.root_pid = $pid AND ($trace IS NULL OR s.trace_id = $trace)
   ),
   -- The pid's lifetimes numbered as pid_lifetimes.sql orders them.
+  -- The processes alive at the snapshot of a followed trace.
+  live (process_id, snapshot_ts) AS (
+    SELECT p.process_id, tr.last_ts
+    FROM trace AS tr JOIN process AS p ON p.trace_id = tr.trace_id
+    WHERE tr.following = 1 AND p.exit_seen = 0 AND p.cut_by_damage = 0
+      AND ($trace IS NULL OR tr.trace_id = $trace)
+  ),
   lives (process_id, k, n) AS (
     SELECT process_id, row_number() OVER (ORDER BY trace_id, first_ts, process_id),
            count(*) OVER ()
@@ -61,11 +73,16 @@ WITH
 SELECT t.depth - (SELECT top FROM span) AS depth, p.pid, e.comm, t.process_id, t.image,
        t.exec_id, t.trace_id,
        CASE WHEN l.n > 1 THEN l.k END AS lifetime, CASE WHEN l.n > 1 THEN l.n END AS lifetimes,
+       CASE WHEN v.process_id IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM exec AS x
+                             WHERE x.process_id = t.process_id AND x.image > t.image)
+            THEN 1 END AS running,
        CASE WHEN $long IS NOT NULL THEN e.argv END AS argv,
        CASE WHEN $long IS NOT NULL THEN CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END
        END AS start_ts,
        CASE WHEN $long IS NOT NULL
-            THEN COALESCE(n.ts, p.last_ts) - CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END
+            THEN COALESCE(n.ts, v.snapshot_ts, p.last_ts)
+                 - CASE WHEN t.image = 0 THEN p.first_ts ELSE e.ts END
        END AS dur,
        CASE WHEN $long IS NOT NULL AND n.ts IS NULL THEN p.exit_status END AS exit_status,
        CASE WHEN $long IS NOT NULL AND n.ts IS NULL THEN p.exit_signal END AS exit_signal
@@ -73,6 +90,7 @@ FROM tree_node AS t
 JOIN process AS p USING (process_id)
 JOIN exec AS e USING (exec_id)
 LEFT JOIN lives AS l ON l.process_id = t.process_id
+LEFT JOIN live AS v ON v.process_id = t.process_id
 -- The process's next image: where this one ends (read with `long` only).
 LEFT JOIN exec AS n
   ON $long IS NOT NULL AND n.process_id = t.process_id AND n.image = t.image + 1

@@ -1097,3 +1097,106 @@ WITH RECURSIVE anc AS MATERIALIZED (
 SELECT h.trace_id, h.kind, h.path_id, pa.path, h.command_id, h.other_id, h.ts, h.other_ts,
        h.syscall, h.commands
 FROM h JOIN path AS pa USING (path_id);
+
+-- The build as it is now: one row per process alive at the snapshot of a
+-- trace that `kt2sql import --follow` is still following (trace.following
+-- = 1), with the command it runs, the call it is in and the last path it
+-- looked up. The snapshot's time is the trace's latest record
+-- (trace.last_ts): every elapsed time here runs to it. Empty for a trace
+-- whose import has ended: its processes that were still running where it
+-- ends are `process.exit_seen = 0`.
+CREATE VIEW IF NOT EXISTS running (
+  -- Trace it was recorded in.
+  trace_id,
+  -- Process lifetime.
+  process_id,
+  -- OS pid.
+  pid,
+  -- The parent's pid; NULL for a root.
+  ppid,
+  -- The command it runs now: its current image (command.command_id,
+  -- exec.exec_id).
+  command_id,
+  -- Command name of that image.
+  comm,
+  -- argv of the exec that started it (JSON array, or BLOB of
+  -- NUL-separated bytes) where the trace records it; else NULL.
+  argv,
+  -- Program, made absolute where possible; NULL for an image 0 (a forked
+  -- copy of its parent).
+  program,
+  -- Working directory when the command started, when known.
+  cwd,
+  -- Time (ns) the process began (its first record).
+  process_start_ts,
+  -- Time (ns) the command began: the process's first record for image 0,
+  -- the exec's return otherwise.
+  start_ts,
+  -- snapshot_ts - start_ts (ns): how long the command has run so far.
+  elapsed,
+  -- The call it is in now: of its calls in flight (call.unpaired
+  -- `running`), the one begun first (the longest wait when several of its
+  -- threads are in calls); NULL when it is in none.
+  call_id,
+  -- That call's syscall name (`wait4`, `read`, `open`, …).
+  call,
+  -- Its arguments, kdump style.
+  call_args,
+  -- Time (ns) of its CALL record.
+  call_ts,
+  -- snapshot_ts - call_ts (ns): how long it has been in the call.
+  call_elapsed,
+  -- Its calls in flight (one per thread in a call).
+  calls_in_flight,
+  -- The last path it looked up (its lookup numbered last: lookups are
+  -- numbered in file order as their calls end), made absolute where
+  -- possible; NULL when it looked up none.
+  last_path,
+  -- Time (ns) of that lookup.
+  last_path_ts,
+  -- The snapshot's time (ns): trace.last_ts, the trace's latest record.
+  snapshot_ts
+) AS
+WITH
+  alive (process_id, trace_id, pid, parent_id, first_ts, snap) AS (
+    SELECT p.process_id, p.trace_id, p.pid, p.parent_id, p.first_ts, t.last_ts
+    FROM trace AS t
+    JOIN process AS p ON p.trace_id = t.trace_id
+    WHERE t.following = 1 AND p.exit_seen = 0 AND p.cut_by_damage = 0
+  ),
+  -- Its current image: the last successful exec.
+  current (process_id, seq) AS (
+    SELECT e.process_id, max(e.seq)
+    FROM alive AS a JOIN exec AS e ON e.process_id = a.process_id
+    WHERE e.success = 1
+    GROUP BY e.process_id
+  ),
+  -- Call ids follow file order: the least is the call begun first.
+  pending (process_id, call_id, n) AS (
+    SELECT c.process_id, min(c.call_id), count(*)
+    FROM alive AS a JOIN call AS c ON c.process_id = a.process_id
+    WHERE c.unpaired = 'running'
+    GROUP BY c.process_id
+  ),
+  looked (process_id, namei_id) AS (
+    SELECT n.process_id, max(n.namei_id)
+    FROM alive AS a JOIN namei AS n ON n.process_id = a.process_id
+    GROUP BY n.process_id
+  )
+SELECT a.trace_id, a.process_id, a.pid, pp.pid, e.exec_id, e.comm, e.argv, rp.path, cp.path,
+       a.first_ts,
+       CASE WHEN e.image = 0 THEN a.first_ts ELSE e.ts END,
+       a.snap - CASE WHEN e.image = 0 THEN a.first_ts ELSE e.ts END,
+       c.call_id, c.syscall, c.args, c.ts, a.snap - c.ts, COALESCE(q.n, 0),
+       lp.path, n.ts, a.snap
+FROM alive AS a
+JOIN current AS i ON i.process_id = a.process_id
+JOIN exec AS e ON e.process_id = i.process_id AND e.seq = i.seq
+LEFT JOIN process AS pp ON pp.process_id = a.parent_id
+LEFT JOIN path AS rp ON rp.path_id = e.resolved_id
+LEFT JOIN path AS cp ON cp.path_id = e.cwd_id
+LEFT JOIN pending AS q ON q.process_id = a.process_id
+LEFT JOIN call AS c ON c.call_id = q.call_id
+LEFT JOIN looked AS l ON l.process_id = a.process_id
+LEFT JOIN namei AS n ON n.namei_id = l.namei_id
+LEFT JOIN path AS lp ON lp.path_id = n.resolved_id;

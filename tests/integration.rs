@@ -22,5 +22,7 @@ mod report;
 mod cli;
 // Parquet datasets (export, import --to parquet): schema, rows, keys, duplicates, kills, DuckDB and Spark.
 mod dataset;
-// `kt2sql serve` (issue 37): Datasette configuration, canned queries over HTTP, the browser, read-only.
+// `kt2sql serve`: Datasette configuration, canned queries over HTTP, the browser, read-only.
 mod serve;
+// A build watched while it runs: the view running, reports on a live database, `kt2sql watch` (tmux).
+mod live;

@@ -1,5 +1,6 @@
 //! The command line: clap types and one function per subcommand that turns
-//! them into library calls. The only module that knows clap or indicatif;
+//! them into library calls. The only module that knows clap, indicatif or
+//! the terminal (ratatui, crossterm: `watch.rs`);
 //! library functions never take clap types.
 
 mod args;
@@ -19,6 +20,7 @@ mod serve;
 mod shell;
 mod sql;
 mod timeline;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -99,6 +101,9 @@ pub enum Command {
     /// timeline, the build graph and charts (--write-config DIR writes the
     /// configuration instead).
     Serve(serve::ServeArgs),
+    /// Watch a build while `import --follow` keeps its database current:
+    /// what runs now and for how long, what failed, how far the import is.
+    Watch(watch::WatchArgs),
 }
 
 /// Run the parsed command line.
@@ -125,6 +130,7 @@ pub fn run(cli: Cli) -> anyhow_lite::Result<ExitCode> {
         Command::Diff(args) => diff::run(args),
         Command::Export(args) => dataset::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Watch(args) => watch::run(args),
     }
 }
 

@@ -6,8 +6,10 @@
 //! (the build as DOT, streamed), [`lint`] (its rows counted by kind),
 //! [`lint_scope`] (`lint -p`: the hazard rules over the subtree's paths),
 //! [`deps`] and [`depfile`] (the rows of `deps` and `rdeps` and their make
-//! rules), [`compile_commands`] (`compile_commands.json`) and [`diff`] (two
-//! builds compared, both read at once and streamed); which programs compile
+//! rules), [`compile_commands`] (`compile_commands.json`), [`diff`] (two
+//! builds compared, both read at once and streamed) and [`watch`] (one
+//! snapshot of a build still running, for `kt2sql watch`: its terminal
+//! view is the binary's); which programs compile
 //! what, and the other
 //! build rules, are [`crate::build`]'s. One job per file underneath:
 //!
@@ -53,6 +55,7 @@ pub mod row;
 pub mod stats;
 pub mod timeline;
 pub mod tree;
+pub mod watch;
 
 mod database;
 mod lookup;

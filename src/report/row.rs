@@ -104,6 +104,17 @@ impl<'r> FromValue<'r> for String {
     }
 }
 
+impl<'r> FromValue<'r> for Option<String> {
+    /// [`Cell::display`], or `None` for NULL.
+    #[inline]
+    fn from_value(v: ValueRef<'r>) -> Self {
+        match v {
+            ValueRef::Null => None,
+            v => Some(String::from_value(v)),
+        }
+    }
+}
+
 impl<'r> FromValue<'r> for ValueRef<'r> {
     /// The value as SQLite gives it (to tell TEXT from BLOB, or to pass
     /// it on).

@@ -39,6 +39,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/diff_paths.sql"),
     ),
     (
+        "failed_commands.sql",
+        include_str!("../../queries/failed_commands.sql"),
+    ),
+    (
         "failed_lookups.sql",
         include_str!("../../queries/failed_lookups.sql"),
     ),
@@ -72,6 +76,10 @@ pub const QUERIES: &[(&str, &str)] = &[
         include_str!("../../queries/process_top.sql"),
     ),
     ("removed.sql", include_str!("../../queries/removed.sql")),
+    (
+        "running_commands.sql",
+        include_str!("../../queries/running_commands.sql"),
+    ),
     (
         "slow_calls.sql",
         include_str!("../../queries/slow_calls.sql"),
@@ -133,6 +141,10 @@ pub const QUERIES: &[(&str, &str)] = &[
     (
         "unresolved.sql",
         include_str!("../../queries/unresolved.sql"),
+    ),
+    (
+        "watch_status.sql",
+        include_str!("../../queries/watch_status.sql"),
     ),
     (
         "writer_dirs.sql",

@@ -9,6 +9,10 @@
 //! marked by [`crate::build::compiler`]), and a syscall histogram drawn with bars in the DTrace `quantize` / ktap
 //! `histogram()` style.
 //!
+//! On a database `import --follow` still keeps current (trace.following
+//! = 1) the text says so: `time … UTC, running, 12.000 s so far` and how
+//! many processes run now; a finished trace keeps its `for …` wording.
+//!
 //! The critical path of a big build has a step per command (tens of
 //! thousands), so stats only summarises it: its length and times, its
 //! first and last steps and the `top` longest by own time. The whole path
@@ -183,15 +187,26 @@ impl Stats {
                 "    file       {} bytes, {} records, {state}",
                 r.size, r.records
             )?;
+            let live = r.following != 0;
             let time = match (r.first_ts, r.last_ts) {
+                (Some(a), Some(b)) if live => format!(
+                    "from {} UTC, running, {} so far",
+                    timestamp(a),
+                    duration(b - a)
+                ),
                 (Some(a), Some(b)) => format!("from {} UTC for {}", timestamp(a), duration(b - a)),
+                _ if live => "running, no records yet".into(),
                 _ => "no records".into(),
             };
             writeln!(out, "    time       {time}")?;
             self.write_build(out, r.trace_id)?;
+            let now = match live {
+                true => format!(", {} running now", r.running),
+                false => String::new(),
+            };
             writeln!(
                 out,
-                "    processes  {} ({} running at start), {} threads, {} execs ({} failed)",
+                "    processes  {} ({} running at start{now}), {} threads, {} execs ({} failed)",
                 r.processes, r.running_at_start, r.threads, r.execs, r.failed_execs
             )?;
             writeln!(

@@ -32,6 +32,10 @@ typed_row! {
         pub files: i64,
         pub events: i64,
         pub issues: i64,
+        /// 1 while `import --follow` follows the file.
+        pub following: i64,
+        /// Processes alive at the snapshot.
+        pub running: i64,
     }
 }
 

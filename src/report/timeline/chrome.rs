@@ -13,7 +13,10 @@
 //! * A complete slice (`ph: "X"`, `cat: "command"`) per command (process
 //!   image) on the process's first thread, named by its comm, with the
 //!   program path, argv, cwd, exit status or signal, calls and files in
-//!   `args`; `args.critical_ns` on the commands of the critical path.
+//!   `args`; `args.critical_ns` on the commands of the critical path. A
+//!   command still running at the snapshot of a trace `import --follow`
+//!   still follows is drawn to the snapshot (the trace's latest record),
+//!   with `args.running` true.
 //! * With `--calls`: a slice per system call on its thread (`cat:
 //!   "syscall"`, or `"syscall,failed"` with `args.errno` for a failed one).
 //! * Flow arrows (`ph: "s"` / `"f"`, `cat: "fork"`, `id`: the child's
@@ -263,6 +266,9 @@ fn slice_args(r: &Slice<'_>, critical: &HashMap<i64, i64>) -> String {
         }
     }
     o.int("calls", r.calls).int("files", r.files);
+    if r.running.is_some() {
+        o.raw("running", "true");
+    }
     if let Some(ns) = critical.get(&r.exec_id) {
         o.int("critical_ns", ns);
     }

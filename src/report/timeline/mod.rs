@@ -157,6 +157,9 @@ typed_row! {
         exit_signal: Option<i64>,
         calls: i64,
         files: i64,
+        /// 1 on the last image of a process alive at a followed trace's
+        /// snapshot: its slice is open to the snapshot.
+        running: Option<i64>,
     }
 }
 

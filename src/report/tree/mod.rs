@@ -13,19 +13,23 @@
 //!   With `--long`, each image's line goes on with its duration, how it
 //!   ended and its argv (else its name): `make [117] (1.650 ms, exit 0)
 //!   make -j4` (`exec` for an image another exec replaced, `signal 9
-//!   SIGKILL`, `exit ?` when the trace does not say). A call's return is
+//!   SIGKILL`, `exit ?` when the trace does not say). On a database
+//!   `import --follow` still keeps current, the current image of each
+//!   process alive at the snapshot says so: `cc [212] (running)`, and with
+//!   `--long` `(1.200 s so far)`, its time open to the snapshot. A call's return is
 //!   written as kdump writes it (`= 4096/0x1000`, [`crate::text::push_retval`]).
 //! * json: `[{"pid","comm","process_id","image","exec_id","trace_id",
 //!   "children":[…]}]`, the roots in order; an image of a reused `-p` pid
-//!   also has `"lifetime"` and `"lifetimes"` (`2` of `3`); with `--long`
+//!   also has `"lifetime"` and `"lifetimes"` (`2` of `3`); a running
+//!   image (as in text) has `"running":true`; with `--long`
 //!   `"argv"` (an array of strings, or null), `"start_ts"`, `"dur"`,
 //!   `"exit_status"` and `"exit_signal"`. With calls each
 //!   node also has `"calls":[{"call_id","syscall","args","retval","errno",
 //!   "errno_name","paths":[…]}]` (`"paths_hex"` beside `paths` when one is
 //!   not UTF-8), `args` the words as stored.
 //! * csv: the rows of tree.sql (`depth,pid,comm,process_id,image,exec_id,
-//!   trace_id,lifetime,lifetimes`, the last two empty unless the `-p` pid
-//!   was reused; with `--long` also `argv,start_ts,dur,exit_status,
+//!   trace_id,lifetime,lifetimes,running`, the lifetimes empty unless the
+//!   `-p` pid was reused, running 1 on a running image; with `--long` also `argv,start_ts,dur,exit_status,
 //!   exit_signal`); with calls the rows of tree_calls.sql.
 //! * dot: `digraph process_tree`, a box per image, fork edges solid from
 //!   the forking image, exec edges dashed from the previous image.
@@ -87,6 +91,9 @@ pub struct Node {
     pub lifetime: Option<(usize, usize)>,
     /// With `--long`: its argv, time and end.
     pub long: Option<Long>,
+    /// Whether it is the current image of a process alive at the snapshot
+    /// of a trace `import --follow` still follows.
+    pub running: bool,
 }
 
 /// What `tree --long` shows of an image beside its name and pid.
@@ -118,6 +125,7 @@ typed_row! {
         trace_id: i64,
         lifetime: Option<i64>,
         lifetimes: Option<i64>,
+        running: Option<i64>,
     }
 }
 
@@ -134,7 +142,7 @@ typed_row! {
 
 /// How many columns of tree.sql are shown without `--long` (those before
 /// `argv`).
-const SHORT_COLUMNS: usize = 9;
+const SHORT_COLUMNS: usize = 10;
 
 /// Names tree.sql in errors.
 const TREE_SQL: &str = "queries/tree.sql";
@@ -203,6 +211,7 @@ pub fn tree_long(conn: &Connection, scope: Scope, calls: bool, long: bool) -> Re
                 .zip(r.lifetimes)
                 .map(|(k, n)| (k as usize, n as usize)),
             long,
+            running: r.running.is_some(),
         };
         while stack
             .last()
@@ -277,15 +286,23 @@ fn long_text(n: &Node, l: &Long, abi: Option<Abi>) -> String {
         Some(w) if !w.is_empty() => w.iter().map(|a| vis(a)).collect::<Vec<_>>().join(" "),
         _ => vis(&n.comm).into_owned(),
     };
-    format!(" ({}, {end}) {line}", duration(l.dur))
+    match n.running {
+        true => format!(" ({} so far) {line}", duration(l.dur)),
+        false => format!(" ({}, {end}) {line}", duration(l.dur)),
+    }
 }
 
 /// `make [117]`, and `make [117] (lifetime 2 of 3)` for the second of three
 /// processes the kernel gave the `-p` pid.
 fn label(n: &Node) -> String {
+    let running = if n.running { " (running)" } else { "" };
     match n.lifetime {
-        Some((k, of)) => format!("{} [{}] (lifetime {k} of {of})", vis(&n.comm), n.pid),
-        None => format!("{} [{}]", vis(&n.comm), n.pid),
+        Some((k, of)) => format!(
+            "{} [{}] (lifetime {k} of {of}){running}",
+            vis(&n.comm),
+            n.pid
+        ),
+        None => format!("{} [{}]{running}", vis(&n.comm), n.pid),
     }
 }
 
@@ -428,6 +445,9 @@ impl Tree {
                     .int("trace_id", n.trace_id);
                 if let Some((k, of)) = n.lifetime {
                     o.int("lifetime", k as i64).int("lifetimes", of as i64);
+                }
+                if n.running {
+                    o.raw("running", "true");
                 }
                 if let Some(l) = &n.long {
                     let argv = l.argv.as_ref().map_or("null".into(), |w| {

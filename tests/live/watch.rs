@@ -1,0 +1,283 @@
+//! `kt2sql watch`: `--once` (and a pipe) prints one snapshot as text or
+//! JSON; on a terminal (tmux here) the full-screen view shows what runs,
+//! changes its order on a key and quits on `q`. Each checked against the
+//! build's truth at the snapshot.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Command as Std;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::{each_cut, import, kt2sql, Build, Live};
+use crate::util::skip;
+
+fn once_json(db: &Path) -> Value {
+    let out = kt2sql()
+        .args(["watch", "--once", "--format", "json"])
+        .arg(db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn pids(rows: &Value) -> BTreeSet<i64> {
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["pid"].as_i64().unwrap())
+        .collect()
+}
+
+/// One snapshot of a live build: the state, the processes running and
+/// finished, the commands running now and the commands that failed, as
+/// the truth has them at the snapshot's time.
+#[test]
+fn watch_once_prints_what_runs_now() {
+    let dir = tempfile::tempdir().unwrap();
+    each_cut(dir.path(), |ctx, _, live| {
+        let j = once_json(&live.db);
+        let status = &j["status"][0];
+        assert_eq!(status["following"], 1, "{ctx}");
+        assert_eq!(status["snapshot_ts"], live.snapshot_ts, "{ctx}");
+        let running = pids(&j["running"]);
+        live.alive.check_alive(&running, ctx);
+        assert_eq!(status["running"], running.len(), "{ctx}");
+        let finished = status["finished"].as_i64().unwrap();
+        let processes = status["processes"].as_i64().unwrap();
+        assert_eq!(
+            finished + running.len() as i64,
+            processes,
+            "{ctx}: the rest ended"
+        );
+        let failed: BTreeSet<i64> = pids(&j["failed"])
+            .difference(&live.alive.unsure)
+            .copied()
+            .collect();
+        assert_eq!(failed, live.alive.failed, "{ctx}: the failed commands");
+        // Longest running first, each with its level.
+        let el: Vec<i64> = j["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["elapsed"].as_i64().unwrap())
+            .collect();
+        assert!(el.windows(2).all(|w| w[0] >= w[1]), "{ctx}: {el:?}");
+        assert!(j["running"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["level"] == "ok"));
+
+        // The text: every running pid on a line with its command.
+        let out = kt2sql().arg("watch").arg(&live.db).output().unwrap();
+        let text = String::from_utf8(out.stdout).unwrap();
+        assert!(text.contains("    build      running, "), "{ctx}:\n{text}");
+        assert!(
+            text.contains(&format!("Running now ({}):", running.len())),
+            "{ctx}:\n{text}"
+        );
+        for r in j["running"].as_array().unwrap() {
+            let (pid, cmd) = (r["pid"].as_i64().unwrap(), r["command"].as_str().unwrap());
+            assert!(
+                text.lines()
+                    .any(|l| l.contains(&format!(" {pid}  ")) && l.ends_with(cmd)),
+                "{ctx}: pid {pid} `{cmd}` in\n{text}"
+            );
+        }
+    });
+}
+
+/// Thresholds: every command not waiting for its children is marked past
+/// them; one in wait4 never is.
+#[test]
+fn watch_highlights_long_commands_but_not_waiting_parents() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("openbsd-amd64-4-faithful");
+    let live = Live::cut(&b, b.decoded.records.len() / 2, dir.path());
+    let out = kt2sql()
+        .args([
+            "watch", "--once", "--format", "json", "--warn", "0", "--alert", "0",
+        ])
+        .arg(&live.db)
+        .output()
+        .unwrap();
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rows = j["running"].as_array().unwrap();
+    let waits = rows.iter().filter(|r| r["call"] == "wait4").count();
+    assert!(waits > 0 && waits < rows.len(), "both kinds at this cut");
+    for r in rows {
+        let want = if r["call"] == "wait4" { "ok" } else { "alert" };
+        assert_eq!(r["level"], want, "{r}");
+    }
+}
+
+/// A finished build: nothing runs, the head says it ended and how long
+/// it took, the failed commands are every one the truth has.
+#[test]
+fn watch_once_on_a_finished_build_summarises_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("openbsd-amd64-4-faithful");
+    let db = import(dir.path(), &b.trace, "whole");
+    let j = once_json(&db);
+    assert_eq!(j["status"][0]["following"], 0);
+    assert_eq!(j["status"][0]["running"], 0);
+    assert_eq!(j["running"], Value::Array(vec![]));
+    let truth = super::Truth::at(&b.truth, i64::MAX);
+    assert_eq!(pids(&j["failed"]), truth.failed);
+    assert_eq!(
+        j["status"][0]["processes"],
+        b.truth["processes"].as_array().unwrap().len()
+    );
+    let out = kt2sql()
+        .args(["watch", "--once"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("    build      ended after "), "{text}");
+    assert!(text.contains("Running now: none"), "{text}");
+}
+
+/// tmux on a private socket, so the test touches no one else's sessions.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn cmd(&self) -> Std {
+        let mut c = Std::new("tmux");
+        c.args(["-L", &self.socket, "-f", "/dev/null"]);
+        c
+    }
+
+    fn screen(&self) -> String {
+        let out = self
+            .cmd()
+            .args(["capture-pane", "-p", "-t", "w"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// The screen once it shows `what`, within 20 s.
+    fn wait_for(&self, what: &str) -> String {
+        let until = Instant::now() + Duration::from_secs(20);
+        loop {
+            let s = self.screen();
+            if s.contains(what) || Instant::now() > until {
+                assert!(s.contains(what), "no {what:?} on the screen:\n{s}");
+                return s;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
+    fn alive(&self) -> bool {
+        self.cmd()
+            .args(["has-session", "-t", "w"])
+            .output()
+            .is_ok_and(|o| o.status.success())
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd().arg("kill-server").output();
+    }
+}
+
+/// The pids of the running table's rows, top to bottom: the lines after
+/// its header that start with a duration.
+fn table_pids(screen: &str) -> Vec<i64> {
+    let mut rows = Vec::new();
+    let mut inside = false;
+    for l in screen.lines() {
+        let l = l.trim_start_matches('│').trim();
+        if l.starts_with("elapsed") {
+            inside = true;
+            continue;
+        }
+        if inside {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            // `3.188 ms  102  wait4 …`: a number, its unit, the pid.
+            match w.get(2).and_then(|p| p.parse().ok()) {
+                Some(pid) if w[0].parse::<f64>().is_ok() => rows.push(pid),
+                _ => break,
+            }
+        }
+    }
+    rows
+}
+
+/// The view as a person uses it: it shows the build's running commands
+/// (those the truth has alive), `p` orders them by pid, `q` quits.
+#[test]
+fn watch_in_a_terminal_shows_sorts_and_quits() {
+    if Std::new("tmux").arg("-V").output().is_err() {
+        skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("openbsd-amd64-4-faithful");
+    let live = Live::cut(&b, b.decoded.records.len() / 2, dir.path());
+    let t = Tmux {
+        socket: format!("kt2sql-test-{}", std::process::id()),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("kt2sql");
+    let cmd = format!("{} watch {}", bin.display(), live.db.display());
+    let ok = t
+        .cmd()
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            "w",
+            "-x",
+            "160",
+            "-y",
+            "45",
+            &cmd,
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let screen = t.wait_for("(by elapsed)");
+    let n = live.alive.alive.len() + live.alive.unsure.len();
+    let shown = table_pids(&screen);
+    let got: BTreeSet<i64> = shown.iter().copied().collect();
+    live.alive.check_alive(&got, "watch screen");
+    assert!(shown.len() <= n, "{screen}");
+    assert!(screen.contains("running, "), "{screen}");
+    assert!(
+        screen.contains(&format!("running now: {}", shown.len())),
+        "{screen}"
+    );
+
+    t.cmd()
+        .args(["send-keys", "-t", "w", "p"])
+        .status()
+        .unwrap();
+    let screen = t.wait_for("(by pid)");
+    let by_pid = table_pids(&screen);
+    let mut sorted = by_pid.clone();
+    sorted.sort_unstable();
+    assert_eq!(by_pid, sorted, "ordered by pid:\n{screen}");
+    assert_eq!(by_pid.len(), shown.len());
+
+    t.cmd()
+        .args(["send-keys", "-t", "w", "q"])
+        .status()
+        .unwrap();
+    let until = Instant::now() + Duration::from_secs(10);
+    while t.alive() && Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(!t.alive(), "q ends the view");
+}
