@@ -1,9 +1,11 @@
 //! Opening a kt2sql database for reports: read-only, checked to be a
 //! kt2sql database of this schema version with the report views, and
-//! guarded for reading only ([`guard`]). The one use of the decoder: a file
-//! that is not a kt2sql database goes through its detection
-//! (`Decoder::open`), so that a trace given where the database goes is
-//! named as one, to be imported first.
+//! guarded for reading only ([`guard`]), with SQLite's memory kept small
+//! (`memory_limits`: a small page cache, sorts and temporary tables in
+//! files) so that a report's memory does not grow with the database. The
+//! one use of the decoder: a file that is not a kt2sql database goes
+//! through its detection (`Decoder::open`), so that a trace given where
+//! the database goes is named as one, to be imported first.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -89,6 +91,10 @@ pub fn open(db: &Path) -> Result<Database, Error> {
             "{}: setting the busy timeout",
             db.display()
         )))?;
+    memory_limits(&conn).map_err(sql_err(format!(
+        "{}: setting the memory limits",
+        db.display()
+    )))?;
     let views: i64 = conn
         .query_row(
             "SELECT count(*) FROM sqlite_schema WHERE type = 'view' AND name = 'process_tree'",
@@ -109,4 +115,26 @@ pub fn open(db: &Path) -> Result<Database, Error> {
         refused,
         temp,
     })
+}
+
+/// The page cache of each database of a report's connection (the main
+/// one, the temporary schema and every temporary table of a query), in
+/// `PRAGMA cache_size`'s form: negative, KiB (4 MiB).
+pub const CACHE_SIZE: i64 = -4096;
+
+/// Bytes of heap past which SQLite frees cached pages before it allocates
+/// more (a soft limit: a statement never fails for it).
+pub const SOFT_HEAP_LIMIT: i64 = 24 << 20;
+
+/// Keep a report's SQLite memory flat however big the database: a small
+/// page cache, temporary tables and sorts in temporary files (a sort past
+/// the cache is merged from sorted runs on disk), no memory-mapped reads,
+/// and a soft heap limit. Set before the guard, which refuses these
+/// pragmas to what a user runs.
+fn memory_limits(conn: &Connection) -> rusqlite::Result<()> {
+    conn.pragma_update(None, "cache_size", CACHE_SIZE)?;
+    conn.pragma_update(None, "temp_store", "FILE")?;
+    conn.pragma_update(None, "mmap_size", 0)?;
+    conn.pragma_update(None, "soft_heap_limit", SOFT_HEAP_LIMIT)?;
+    Ok(())
 }

@@ -65,7 +65,7 @@ mod schema_text;
 /// The canned queries, registered beside the schema, where the reports'
 /// callers look for them.
 pub use crate::schema::{queries, query, Query, QUERIES};
-pub use database::{open, Database, READ_BUSY_TIMEOUT};
+pub use database::{open, Database, CACHE_SIZE, READ_BUSY_TIMEOUT, SOFT_HEAP_LIMIT};
 pub use lookup::{
     has_trace, lifetimes, start_dirs, trace_paths, trace_systems, write_trace_heading, StartDir,
 };

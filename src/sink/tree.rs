@@ -7,7 +7,10 @@
 //! reads those words back from the rows just written
 //! (`load::tree_order`); the dataset's sink gathers them as the rows pass.
 //! It is the one place that orders the tree: the `process_tree` view,
-//! `kt2sql tree` and every `--pid` scope (`_scope`) read `tree_node`.
+//! `kt2sql tree` and every `--pid` scope (`_scope`) read `tree_node`. (A
+//! trace of more processes than memory should hold, which no build has,
+//! is ordered by SQLite's sorter in `load::tree_order` instead, by this
+//! same rule; a test holds the two to the same rows.)
 //!
 //! Order (ptrace.py -t): roots by trace, then first appearance (`first_ts`,
 //! then `process_id`); under an image, the processes forked while it was

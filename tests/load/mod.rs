@@ -618,3 +618,82 @@ fn fault_addresses_and_violation_errors_have_their_own_columns() {
         ]
     );
 }
+
+/// The tree order SQLite's sorter gives a trace of many processes (the
+/// hostile case of millions that never exit) is the in-memory order's,
+/// row for row: every committed `--faithful` fixture in one database (so
+/// positions run on across traces), ordered both ways.
+#[test]
+fn tree_order_sorted_by_sqlite_is_the_in_memory_order() {
+    use kt2sql::load::tree_order::write_tree_order_with;
+    let dir = tempfile::tempdir().unwrap();
+    let mut traces = Vec::new();
+    for f in crate::util::fixtures::faithful() {
+        let t = dir.path().join(format!("{}.ktrace", f.name));
+        fs::write(&t, f.read("ktrace")).unwrap();
+        traces.push(t);
+    }
+    assert!(traces.len() >= 4, "fixtures: {}", traces.len());
+    let db = dir.path().join("all.db");
+    import(&traces, &db, &ImportOptions::default(), &NoProgress).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    let nodes = tree_nodes;
+    let in_memory = nodes(&conn);
+    let deep = in_memory.iter().filter(|n| n[5] >= 2).count();
+    let execs = in_memory.iter().filter(|n| n[4] >= 1).count();
+    assert!(
+        deep > 10 && execs > 10,
+        "a tree worth ordering: {deep} deep, {execs} execs"
+    );
+    conn.execute("DELETE FROM tree_node", []).unwrap();
+    let held = write_tree_order_with(&conn, 0).unwrap();
+    assert_eq!(nodes(&conn), in_memory);
+    assert!(
+        held > 0 && held < in_memory.len() / 4,
+        "held {held} of {}",
+        in_memory.len()
+    );
+}
+
+/// Tree rows of `conn` in `pos` order.
+fn tree_nodes(conn: &Connection) -> Vec<Vec<i64>> {
+    let mut st = conn
+        .prepare("SELECT pos, trace_id, process_id, exec_id, image, depth, subtree_end, calls_from, calls_to FROM tree_node ORDER BY pos")
+        .unwrap();
+    let rows = st.query_map([], |r| (0..9).map(|i| r.get(i)).collect());
+    rows.unwrap().map(Result::unwrap).collect()
+}
+
+/// The hostile shape of bench/hostile.sh, smaller: processes that each
+/// write one call and never exit. Past the in-memory limit the tree order
+/// holds one node at a time, however many processes (the in-memory order
+/// holds every one), and gives the same rows.
+#[test]
+fn tree_order_of_many_live_processes_holds_one_node() {
+    use kt2sql::load::tree_order::write_tree_order_with;
+    let abi = "freebsd-v1:le:64".parse().unwrap();
+    let mut rs = Vec::new();
+    let mut t = crate::util::records::T0;
+    for pid in 100..3100i64 {
+        for body in [Body::ProcCtor { sv_flags: 0 }, call(20, &[])] {
+            t += 1000;
+            let mut r = rec(pid, Some(pid + 100_000), "sleeper", t, body);
+            r.version = 1;
+            rs.push(r);
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("live.ktrace");
+    fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
+    let db = dir.path().join("live.db");
+    import(&[trace], &db, &ImportOptions::default(), &NoProgress).unwrap();
+    let conn = Connection::open(&db).unwrap();
+    let in_memory = tree_nodes(&conn);
+    assert_eq!(in_memory.len(), 3000);
+    for (limit, most) in [(2999, 1), (3000, 0)] {
+        conn.execute("DELETE FROM tree_node", []).unwrap();
+        let held = write_tree_order_with(&conn, limit).unwrap();
+        assert_eq!(held, most, "limit {limit}");
+        assert_eq!(tree_nodes(&conn), in_memory, "limit {limit}");
+    }
+}

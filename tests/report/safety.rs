@@ -192,3 +192,31 @@ fn a_closed_pipe_ends_quietly() {
         String::from_utf8_lossy(&o.stderr)
     );
 }
+
+/// A report's connection keeps SQLite's memory flat whatever the
+/// database's size: a 4 MiB page cache, temporary tables and sorts in
+/// files, no memory map, a soft heap limit; and a user's SQL cannot lift
+/// them.
+#[test]
+fn reports_open_the_database_with_memory_limits() {
+    use kt2sql::report::{CACHE_SIZE, SOFT_HEAP_LIMIT};
+    let dir = tempfile::tempdir().unwrap();
+    let db = reuse_db(dir.path());
+    let conn = kt2sql::report::open(&db).unwrap();
+    let get = |p: &str| -> i64 {
+        conn.query_row(&format!("PRAGMA {p}"), [], |r| r.get(0))
+            .unwrap()
+    };
+    assert_eq!(get("cache_size"), CACHE_SIZE);
+    assert_eq!(get("temp_store"), 1, "temp_store = FILE");
+    assert_eq!(get("mmap_size"), 0);
+    assert_eq!(get("soft_heap_limit"), SOFT_HEAP_LIMIT);
+    for lift in [
+        "PRAGMA cache_size = -1000000",
+        "PRAGMA temp_store = MEMORY",
+        "PRAGMA soft_heap_limit = 0",
+    ] {
+        assert!(conn.execute_batch(lift).is_err(), "{lift} refused");
+    }
+    assert_eq!(get("cache_size"), CACHE_SIZE);
+}

@@ -1,0 +1,130 @@
+//! The same-work floor: SQLite writing the import's own rows, already
+//! encoded and in memory, into the same schema with the same indexes and
+//! pragmas. That is the limit of any import into this schema on this
+//! engine; bench/run.sh reports the import's time as a ratio to it beside
+//! the plain insert floor (bench/floor.rs).
+//!
+//! Reads every table of DB (a database kt2sql imported) into memory, in
+//! rowid order, as SQL values; then, timed: a fresh file with the bulk
+//! pragmas, the tables, one transaction of multi-row INSERTs of the
+//! writer's size ([`kt2sql::load::writer::PER_INSERT`] rows), table after
+//! table, then the indexes and views, then `tree_node` (the import writes
+//! it after the indexes), the commit and an fsync, as the import's target
+//! file gets. Prints the seconds and the rows.
+//!
+//! `cargo run --release --example same_floor -- DB OUT`
+
+use std::time::Instant;
+
+use rusqlite::types::Value;
+use rusqlite::{params_from_iter, Connection, OpenFlags};
+
+use kt2sql::load::writer::PER_INSERT;
+use kt2sql::schema;
+
+/// A table's name, its columns and its rows.
+struct Table {
+    name: String,
+    columns: Vec<String>,
+    rows: Vec<Value>,
+}
+
+/// Tables the schema fills itself when it is created.
+const FILLED_BY_SCHEMA: &[&str] = &["meta"];
+
+/// Written after the indexes, as the import does.
+const AFTER_INDEXES: &str = "tree_node";
+
+fn read(db: &str) -> Vec<Table> {
+    let src = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).expect("open DB");
+    let names: Vec<String> = src
+        .prepare(
+            "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+             ORDER BY rowid",
+        )
+        .and_then(|mut s| s.query_map([], |r| r.get(0))?.collect())
+        .expect("tables");
+    let mut tables = Vec::new();
+    for name in names {
+        if FILLED_BY_SCHEMA.contains(&name.as_str()) {
+            continue;
+        }
+        let mut st = src
+            .prepare(&format!("SELECT * FROM \"{name}\" ORDER BY rowid"))
+            .expect("select");
+        let columns: Vec<String> = st.column_names().iter().map(|c| c.to_string()).collect();
+        let n = columns.len();
+        let mut rows = Vec::new();
+        let mut q = st.query([]).expect("query");
+        while let Some(r) = q.next().expect("row") {
+            for i in 0..n {
+                rows.push(r.get::<_, Value>(i).expect("value"));
+            }
+        }
+        tables.push(Table {
+            name,
+            columns,
+            rows,
+        });
+    }
+    tables
+}
+
+fn write(conn: &Connection, t: &Table) -> usize {
+    let cols = t.columns.len();
+    let one = format!("({})", vec!["?"; cols].join(","));
+    let head = format!(
+        "INSERT INTO \"{}\" ({}) VALUES ",
+        t.name,
+        t.columns
+            .iter()
+            .map(|c| format!("\"{c}\""))
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    let mut many = conn
+        .prepare(&format!(
+            "{head}{}",
+            vec![one.as_str(); PER_INSERT].join(",")
+        ))
+        .expect("prepare");
+    let mut single = conn.prepare(&format!("{head}{one}")).expect("prepare");
+    let mut chunks = t.rows.chunks_exact(cols * PER_INSERT);
+    for c in &mut chunks {
+        many.execute(params_from_iter(c.iter())).expect("insert");
+    }
+    for r in chunks.remainder().chunks_exact(cols) {
+        single.execute(params_from_iter(r.iter())).expect("insert");
+    }
+    t.rows.len() / cols
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (Some(db), Some(out)) = (args.next(), args.next()) else {
+        eprintln!("usage: same_floor DB OUT");
+        std::process::exit(2);
+    };
+    let tables = read(&db);
+    let _ = std::fs::remove_file(&out);
+    let t = Instant::now();
+    let conn = Connection::open(&out).expect("open OUT");
+    schema::bulk_pragmas(&conn).expect("pragmas");
+    conn.execute_batch("BEGIN").expect("begin");
+    schema::create_tables(&conn).expect("tables");
+    let mut rows = 0;
+    for table in tables.iter().filter(|t| t.name != AFTER_INDEXES) {
+        rows += write(&conn, table);
+    }
+    schema::create_indexes_and_views(&conn).expect("indexes");
+    for table in tables.iter().filter(|t| t.name == AFTER_INDEXES) {
+        rows += write(&conn, table);
+    }
+    conn.execute_batch("COMMIT").expect("commit");
+    drop(conn);
+    std::fs::File::open(&out)
+        .and_then(|f| f.sync_all())
+        .expect("fsync");
+    let s = t.elapsed().as_secs_f64();
+    println!("same_floor: {rows} rows in {s:.3} s");
+}
