@@ -258,8 +258,31 @@ fn deps_and_rdeps_agree_with_gcc_and_make_on_a_real_build() {
                 .collect();
             assert_same(&got, &want, &format!("{ctx}: rdeps {file}"));
         }
+        // rdeps --format make names its paths as deps does: from the
+        // start directory by default (above), from DIR with
+        // --relative-to, the rest of the tree with `../` steps.
+        let rules = run(&["rdeps", "--relative-to", "lib", "include/util.h"]);
+        let mut built = made_from("include/util.h");
+        built.extend(["obj/a.d", "obj/b.d", "lib/c.d"].map(String::from));
+        let want: BTreeSet<String> = built
+            .iter()
+            .map(|t| match t.strip_prefix("lib/") {
+                Some(rest) => rest.to_string(),
+                None => format!("../{t}"),
+            })
+            .collect();
+        let got: BTreeSet<String> = rules
+            .iter()
+            .filter(|(_, deps)| deps.contains("../include/util.h"))
+            .map(|(t, _)| t.clone())
+            .collect();
+        assert_same(&got, &want, &format!("{ctx}: rdeps --relative-to lib"));
+        assert!(want.contains("c.o") && want.contains("../prog"), "{want:?}");
     }
     // OpenBSD and NetBSD traces: both hold argv, for compile-commands.
+    for (_, db) in [&dbs[0], &dbs[2]] {
+        check_compile_under(db, start);
+    }
     check_one_build(&[dbs[0].clone(), dbs[2].clone()], tmp.path(), start);
 }
 
@@ -339,6 +362,55 @@ fn check_noise(db: &Path, dir: &Path, ctx: &str) {
     assert!(
         files.iter().all(|p| p.starts_with(&abs("lib"))),
         "{ctx}: files --under: {files:?}"
+    );
+}
+
+/// compile-commands --under and --exclude choose entries by their
+/// source's path: the three compilations, lib/c.c alone under lib, the
+/// other two without it, none under a directory without sources (a note
+/// says why the array is empty).
+fn check_compile_under(db: &Path, start: &str) {
+    let sources = |args: &[&str]| -> (BTreeSet<String>, String) {
+        let out = kt2sql()
+            .arg("compile-commands")
+            .arg(db)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}: {out:?}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let files = v.as_array().unwrap().iter().map(|e| {
+            let dir = e["directory"].as_str().unwrap();
+            let file = e["file"].as_str().unwrap();
+            let rel = format!("{dir}/{file}");
+            rel.strip_prefix(&format!("{start}/")).unwrap().to_string()
+        });
+        (files.collect(), String::from_utf8(out.stderr).unwrap())
+    };
+    let set = |v: &[&str]| {
+        v.iter()
+            .map(|s| s.to_string())
+            .collect::<BTreeSet<String>>()
+    };
+    assert_eq!(sources(&[]).0, set(&["src/a.c", "src/b.c", "lib/c.c"]));
+    assert_eq!(sources(&["--under", "lib"]).0, set(&["lib/c.c"]));
+    assert_eq!(
+        sources(&["--under", &format!("{start}/lib/")]).0,
+        set(&["lib/c.c"])
+    );
+    assert_eq!(
+        sources(&["--exclude", "lib"]).0,
+        set(&["src/a.c", "src/b.c"])
+    );
+    assert_eq!(
+        sources(&["--under", "src", "--exclude", "src/b.c"]).0,
+        set(&["src/a.c"])
+    );
+    let (none, note) = sources(&["--under", "include"]);
+    assert!(none.is_empty(), "{none:?}");
+    assert!(
+        note.contains("3 entries whose source is outside --under or in an --exclude directory"),
+        "{note}"
     );
 }
 
