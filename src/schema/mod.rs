@@ -43,7 +43,7 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// child's return from fork (or a new thread's), the view call_made leaves
 /// them out, and syscall_stat.calls and process.calls no longer count them
 /// (syscall_stat.child_returns does).
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
