@@ -5,7 +5,8 @@
 //! JSON can hold exactly (UTF-8), one entry per source file that still
 //! exists after the build, as Bear writes them: a source the build
 //! removed (configure's `conftest.c`, a probe in `/tmp`) gives none unless
-//! every entry is asked for. A command line is never rebuilt from other
+//! every entry is asked for, nor one outside the directories asked for
+//! (`--under`, `--exclude`: [`super::deps::Tree`], on the source's path). A command line is never rebuilt from other
 //! records. The [`Summary`] counts what was left out, for the caller's
 //! error and notes.
 
@@ -31,6 +32,9 @@ pub struct Summary {
     /// Entries whose source file the build removed (its last change of
     /// the path was a removal): left out, unless every entry is kept.
     pub removed: u64,
+    /// Entries whose source file is outside `--under` or in an
+    /// `--exclude` directory: left out.
+    pub outside: u64,
 }
 
 /// A command's working directory as the database holds it.
@@ -135,6 +139,7 @@ mod tests {
             without_cwd: 2,
             not_utf8: 2,
             removed: 0,
+            outside: 0,
         };
         assert_eq!(s, want);
     }

@@ -1,8 +1,9 @@
 //! `kt2sql deps` and `rdeps`'s rules: a file asked about named as the
 //! trace names it, which programs run recipes and which start a compiler
 //! run (the jobs whose commands count as one: `queries/deps.sql`), which
-//! prerequisites are system files ([`super::system`]), which rows a make depfile lists, and
-//! how it names a path.
+//! prerequisites are system files ([`super::system`]), which rows a make depfile lists,
+//! how it names a path, and which paths `--under` and `--exclude` keep
+//! ([`Tree`], which `compile-commands` applies to its sources too).
 
 use std::borrow::Cow;
 
@@ -28,6 +29,33 @@ pub fn absolute(file: &str, cwd: &str) -> String {
         }
     }
     format!("/{}", parts.join("/"))
+}
+
+/// `--under DIR` and `--exclude DIR…` (absolute directories): which
+/// paths a report keeps.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Tree<'a> {
+    /// Only the paths in this directory tree.
+    pub under: Option<&'a str>,
+    /// Not the paths in these directory trees.
+    pub exclude: &'a [String],
+}
+
+impl Tree<'_> {
+    /// Whether absolute `path` is kept: in `under`'s tree (when given) and
+    /// in none of `exclude`'s. A directory's tree holds the directory
+    /// itself and every path below it, not a sibling sharing its prefix
+    /// (`/w/src` holds `/w/src/a.c`, not `/w/src2/a.c`).
+    pub fn keeps(&self, path: &[u8]) -> bool {
+        self.under.is_none_or(|d| in_tree(path, d))
+            && !self.exclude.iter().any(|d| in_tree(path, d))
+    }
+}
+
+/// Whether `path` is `dir` or below it.
+fn in_tree(path: &[u8], dir: &str) -> bool {
+    let dir = dir.strip_suffix('/').unwrap_or(dir).as_bytes();
+    path.starts_with(dir) && path.get(dir.len()).is_none_or(|&c| c == b'/')
 }
 
 /// Programs that run a build's recipes, each in a process of its own:
@@ -129,6 +157,19 @@ mod tests {
         assert_eq!(absolute("./../x.o", "/w/src/"), "/w/x.o");
         assert_eq!(absolute("../../../x", "/w"), "/x");
         assert_eq!(absolute("x", "/"), "/x");
+    }
+
+    #[test]
+    fn trees_hold_a_directory_and_what_is_below_it() {
+        let ex = ["/w/src/gen".to_string()];
+        let t = Tree {
+            under: Some("/w/src/"),
+            exclude: &ex,
+        };
+        assert!(t.keeps(b"/w/src/a.c") && t.keeps(b"/w/src"));
+        assert!(!t.keeps(b"/w/src2/a.c") && !t.keeps(b"/w/a.c"));
+        assert!(!t.keeps(b"/w/src/gen/x.c") && t.keeps(b"/w/src/gen.c"));
+        assert!(Tree::default().keeps(b"/anything"));
     }
 
     #[test]

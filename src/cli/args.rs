@@ -162,6 +162,10 @@ pub struct Under {
     pub exclude: Vec<String>,
 }
 
+/// The arguments that name where a command writes, which `--force`
+/// needs: `-o FILE`, and `man --dir DIR` (each page a FILE).
+pub const DESTINATION: &str = "destination";
+
 /// `-o FILE` and `--force`: where a command that writes a file writes it
 /// (standard output without `-o`); written by [`super::output`].
 #[derive(Debug, clap::Args)]
@@ -170,11 +174,17 @@ pub struct Output {
     /// temporary file beside it is renamed into place at the end); without
     /// --format, its extension chooses the format. An existing FILE is
     /// replaced only with --force, and never a trace or a kt2sql database.
-    #[arg(id = "output", long = "output", short = 'o', value_name = "FILE")]
+    #[arg(
+        id = "output",
+        long = "output",
+        short = 'o',
+        value_name = "FILE",
+        group = DESTINATION
+    )]
     pub path: Option<PathBuf>,
     /// With -o: replace FILE if it exists (a trace or a kt2sql database is
     /// refused whatever the flags).
-    #[arg(long, short = 'f', requires = "output")]
+    #[arg(long, short = 'f', requires = DESTINATION)]
     pub force: bool,
 }
 

@@ -282,12 +282,8 @@ pub struct DepsArgs {
     pub system: bool,
     #[command(flatten)]
     pub under: Under,
-    /// --format make: name the paths from DIR (a relative DIR is taken
-    /// from the directory the trace started in) instead of from the
-    /// directory of the command that wrote each FILE, where the
-    /// compiler's own depfile (`gcc -MD`) names them from.
-    #[arg(long, value_name = "DIR")]
-    pub relative_to: Option<String>,
+    #[command(flatten)]
+    pub relative_to: RelativeTo,
     #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
     #[command(flatten)]
@@ -315,9 +311,37 @@ pub struct RdepsArgs {
     #[command(flatten)]
     pub under: Under,
     #[command(flatten)]
+    pub relative_to: RelativeTo,
+    #[command(flatten)]
     pub format: FormatArg<DepsFormats>,
     #[command(flatten)]
     pub output: Output,
+}
+
+/// `--relative-to DIR` of `deps` and `rdeps`.
+#[derive(Debug, clap::Args)]
+pub struct RelativeTo {
+    /// --format make: name the paths from DIR (a relative DIR is taken
+    /// from the directory the trace started in). By default deps names
+    /// them from the directory of the command that wrote each FILE, where
+    /// the compiler's own depfile (`gcc -MD`) names them from, and rdeps
+    /// from the directory the trace started in, where the top make runs;
+    /// a path elsewhere in the build's tree is named with `../`, one
+    /// outside it absolute.
+    #[arg(long = "relative-to", value_name = "DIR")]
+    pub dir: Option<String>,
+}
+
+impl RelativeTo {
+    /// DIR made absolute, if given.
+    fn resolve(self, conn: &Connection, target: &DbScope) -> Result<Option<Vec<u8>>> {
+        let Some(dir) = self.dir else {
+            return Ok(None);
+        };
+        let db = &target.db.path;
+        let dir = notes::resolve_dirs(conn, db, target.trace.id, "--relative-to", vec![dir])?;
+        Ok(dir.into_iter().next().map(String::into_bytes))
+    }
 }
 
 /// The FILE arguments of `deps` and `rdeps`.
@@ -440,17 +464,8 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
     let rows = deps::deps(&conn, &q.params, filter)?;
     // The directory each rule names its paths from: the one asked for,
     // else where the file's writer ran, else where the trace started.
-    let bases = match a.relative_to {
-        Some(dir) => {
-            let dir = notes::resolve_dirs(
-                &conn,
-                &a.target.db.path,
-                q.scope.trace,
-                "--relative-to",
-                vec![dir],
-            )?;
-            vec![dir.into_iter().next().map(String::into_bytes); q.paths.len()]
-        }
+    let bases = match a.relative_to.resolve(&conn, &a.target)? {
+        Some(dir) => vec![Some(dir); q.paths.len()],
         None => deps::writer_dirs(&conn, &q.paths, q.scope.trace)?
             .into_iter()
             .map(|d| d.or_else(|| q.start.clone()))
@@ -475,8 +490,11 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
         exclude: &exclude,
     };
     let rows = deps::rdeps(&conn, &q.params, filter)?;
+    // The directory the rules name their paths from: the one asked for,
+    // else where the trace started (where the top make runs).
+    let base = a.relative_to.resolve(&conn, &a.target)?.or(q.start.clone());
     output(&rows, &a.format, &a.output, |out| {
-        deps::write_reverse_depfile(out, &rows, &q.paths, q.start.as_deref())
+        deps::write_reverse_depfile(out, &rows, &q.paths, base.as_deref(), q.start.as_deref())
     })?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
@@ -494,8 +512,9 @@ pub struct GraphArgs {
     #[command(flatten)]
     pub under: Under,
     /// Draw the system files too (the compiler, libraries, system headers,
-    /// /etc, /dev: paths in the system's directories, outside the directory
-    /// the trace started in), which are left out by default.
+    /// /etc: paths in the system's directories, outside the directory the
+    /// trace started in), which are left out by default. Device and pseudo
+    /// files (/dev/null, /proc, /sys) are never drawn.
     #[arg(long)]
     pub system: bool,
     #[command(flatten)]

@@ -7,16 +7,19 @@
 use std::process::ExitCode;
 
 use kt2sql::build::compile_db::Summary;
+use kt2sql::build::deps::Tree;
 use kt2sql::report::{self, compile_commands, Database, Scope};
 
 use super::anyhow_lite::Result;
-use super::args::{output_format, DbScope, Format, Output};
+use super::args::{output_format, DbScope, Format, Output, Under};
+use super::build::path_filters;
 
 /// `kt2sql compile-commands`.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "-o FILE (e.g. compile_commands.json) is not created, nor an existing \
-one touched, when the trace holds no argv."
+one touched, when the trace holds no argv. --under and --exclude choose entries by the path \
+of their source file."
 )]
 pub struct CompileCommandsArgs {
     #[command(flatten)]
@@ -28,6 +31,9 @@ pub struct CompileCommandsArgs {
     /// does, only sources that exist after the build are entries.
     #[arg(long)]
     pub keep_removed: bool,
+    // --under, --exclude: on the path of each entry's source file.
+    #[command(flatten)]
+    pub under: Under,
 }
 
 /// Run `kt2sql compile-commands`.
@@ -37,8 +43,13 @@ pub fn run(args: CompileCommandsArgs) -> Result<ExitCode> {
     output_format(&[Format::Json], args.output.path.as_deref())?;
     let db = report::open(&args.target.db.path)?;
     let scope = args.target.build_scope(&db, "compile-commands")?;
+    let (under, exclude) = path_filters(&db, &args.target, args.under)?;
+    let tree = Tree {
+        under: under.as_deref(),
+        exclude: &exclude,
+    };
     let mut out = args.output.open()?;
-    let sum = compile_commands::write(&db, scope, args.keep_removed, &mut out)
+    let sum = compile_commands::write(&db, scope, args.keep_removed, tree, &mut out)
         .map_err(|e| out.error(e))?;
     if sum.with_argv == 0 {
         // Dropping `out` removes its temporary file: FILE is not made.
@@ -81,7 +92,14 @@ fn no_argv(db: &Database, scope: Scope) -> Result<String> {
 /// Say on stderr what was left out, and why the array is empty.
 fn notes(sum: &Summary) {
     let note = |s: String| eprintln!("kt2sql: note: {s}");
-    if sum.entries == 0 && sum.removed == 0 {
+    if sum.entries == 0 && sum.outside > 0 {
+        note(format!(
+            "{} {} whose source is outside --under or in an --exclude directory: left out",
+            sum.outside,
+            if sum.outside == 1 { "entry" } else { "entries" }
+        ));
+    }
+    if sum.entries == 0 && sum.removed == 0 && sum.outside == 0 {
         note(format!(
             "no compiler execution with a source file among the commands whose argv \
              the trace recorded ({}): wrote an empty array",

@@ -10,7 +10,7 @@ use rusqlite::Connection;
 use kt2sql::report::{self, files, stats, tree, Scope};
 
 use super::anyhow_lite::Result;
-use super::args::{check_trace, Db, DbScope, Format, FormatArg, Formats, Trace, Under};
+use super::args::{check_trace, Db, DbScope, Format, FormatArg, Formats, Output, Trace, Under};
 use super::notes;
 
 /// `kt2sql tree`.
@@ -29,6 +29,8 @@ pub struct TreeArgs {
     pub long: bool,
     #[command(flatten)]
     pub format: FormatArg<TreeFormats>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// `tree --format`.
@@ -107,28 +109,34 @@ impl Formats for StatsFormats {
 pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
     let conn = report::open(&args.target.db.path)?;
     let scope = args.target.scope(&conn)?;
-    if let Format::Text = args.format.format {
-        return per_trace(
+    let format = args.format.with_output(args.output.path.as_deref())?;
+    let mut out = args.output.open()?;
+    if let Format::Text = format {
+        per_trace(
             &conn,
             scope,
+            &mut out,
             |scope| {
                 let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
                 Ok((scope.pid.is_none() || !t.nodes.is_empty()).then_some(t))
             },
             |t, out| Ok(t.write_text(&conn, out)?),
-        );
+        )?;
+    } else {
+        let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
+        match format {
+            Format::Csv => t.write_csv(&conn, &mut out),
+            Format::Json => t.write_json(&conn, &mut out),
+            Format::Jsonl => t.write_jsonl(&conn, &mut out),
+            Format::Dot => t.write_dot(&mut out).map_err(|source| kt2sql::Error::Io {
+                path: "standard output".into(),
+                source,
+            }),
+            f => unreachable!("tree takes no --format {}", f.name()),
+        }
+        .map_err(|e| out.error(e))?;
     }
-    let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
-    match args.format.format {
-        Format::Csv => t.write_csv(&conn, &mut out)?,
-        Format::Json => t.write_json(&conn, &mut out)?,
-        Format::Jsonl => t.write_jsonl(&conn, &mut out)?,
-        Format::Dot => t.write_dot(&mut out)?,
-        f => unreachable!("tree takes no --format {}", f.name()),
-    }
-    out.flush()?;
+    out.commit()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -152,9 +160,12 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         exclude: &exclude,
     };
     let code = if let Format::Text = args.format.format {
+        let stdout = io::stdout();
+        let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
         per_trace(
             &conn,
             opts.scope,
+            &mut out,
             |scope| {
                 let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
                 Ok((opts.scope.pid.is_none() || !f.entries.is_empty()).then_some(f))
@@ -209,11 +220,12 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
 /// given: one part per trace, each under its heading and separated by a
 /// blank line. `part` gathers the report of one scope, `None` when it
 /// shows nothing (with `-p`, a trace without that pid is left out);
-/// `write` writes it, straight to the output (a part may be too big to
+/// `write` writes it, straight to `out` (a part may be too big to
 /// hold: `tree -v` streams its calls).
 fn per_trace<T>(
     conn: &Connection,
     scope: Scope,
+    out: &mut dyn Write,
     part: impl Fn(Scope) -> Result<Option<T>>,
     write: impl Fn(T, &mut dyn Write) -> Result<()>,
 ) -> Result<ExitCode> {
@@ -222,11 +234,9 @@ fn per_trace<T>(
     } else {
         Vec::new()
     };
-    let stdout = io::stdout();
-    let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
     if traces.len() <= 1 {
         if let Some(p) = part(scope)? {
-            write(p, &mut out)?;
+            write(p, out)?;
         }
     } else {
         let mut first = true;
@@ -242,8 +252,8 @@ fn per_trace<T>(
                 writeln!(out)?;
             }
             first = false;
-            report::write_trace_heading(&mut out, id, &path)?;
-            write(p, &mut out)?;
+            report::write_trace_heading(out, id, &path)?;
+            write(p, out)?;
         }
     }
     out.flush()?;

@@ -1,6 +1,7 @@
 //! `kt2sql completions SHELL` and `kt2sql man`: shell completion scripts
 //! and manual pages generated from the clap definitions (clap_complete,
-//! clap_mangen), so they say what `--help` says.
+//! clap_mangen), so they say what `--help` says; a page is written as
+//! every command writes a file (`-o FILE`, `--force`: [`Output`]).
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -10,6 +11,7 @@ use clap_complete::Shell;
 use clap_mangen::Man;
 
 use super::anyhow_lite::Result;
+use super::args::{Output, DESTINATION};
 use super::manual;
 use super::report::emit;
 use super::Cli;
@@ -26,9 +28,12 @@ pub struct CompletionsArgs {
 #[derive(Debug, clap::Args)]
 pub struct ManArgs {
     /// Write kt2sql.1 and one page per command (kt2sql-import.1, …) into
-    /// this directory (created if missing) instead of printing kt2sql.1.
-    #[arg(long, value_name = "DIR")]
+    /// this directory (created if missing) instead of printing kt2sql.1;
+    /// each page as -o writes a FILE (an existing page only with --force).
+    #[arg(long, value_name = "DIR", group = DESTINATION, conflicts_with = "output")]
     pub dir: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: Output,
 }
 
 /// Print the completion script of `args.shell`.
@@ -62,22 +67,31 @@ pub fn run_man(args: ManArgs) -> Result<ExitCode> {
         Man::new(c).render(out)?;
         manual::write_sections(out, name, &names)
     };
-    match args.dir {
-        Some(dir) => {
-            let write = |c: clap::Command, name: &str| -> std::io::Result<()> {
-                let mut f = std::fs::File::create(dir.join(format!("{name}.1")))?;
-                page(c, name, &mut f)
-            };
-            std::fs::create_dir_all(&dir)
-                .and_then(|()| {
-                    for (s, name) in subs.iter().zip(&names) {
-                        write(s.clone(), name)?;
-                    }
-                    write(cmd.clone(), "kt2sql")
-                })
-                .map_err(|e| format!("{}: {e}", dir.display()))?;
-            Ok(ExitCode::SUCCESS)
-        }
-        None => emit(|out| page(cmd.clone(), "kt2sql", out)),
+    // Each page written as -o FILE writes it: whole or not at all, never
+    // over a trace or a database, an existing page only with --force.
+    let write = |c: clap::Command, name: &str, to: &Output| {
+        to.write(|out| {
+            page(c, name, out).map_err(|source| kt2sql::Error::Io {
+                path: "standard output".into(),
+                source,
+            })
+        })
+    };
+    let Some(dir) = args.dir else {
+        write(cmd.clone(), "kt2sql", &args.output)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let pages = subs
+        .iter()
+        .zip(&names)
+        .map(|(s, n)| (s.clone(), n.as_str()));
+    for (c, name) in pages.chain([(cmd.clone(), "kt2sql")]) {
+        let to = Output {
+            path: Some(dir.join(format!("{name}.1"))),
+            force: args.output.force,
+        };
+        write(c, name, &to)?;
     }
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,8 @@
 //! the argv exactly as recorded. A source the build removed is asked of
 //! `queries/removed.sql` (one indexed lookup per source path and trace,
 //! remembered: a build compiles most sources once, a repeated one many
-//! times). Where the trace
+//! times). Only the sources `--under`/`--exclude` keep are entries
+//! ([`Tree`], on the source's absolute path). Where the trace
 //! holds no argv, nothing is written and the caller says which recordings
 //! have it. This file reads the stored argv and writes the JSON; which
 //! commands are entries is decided in `build`.
@@ -18,6 +19,7 @@ use rusqlite::types::ValueRef;
 use super::row::typed_row;
 use super::{each_as, prepare_as, Cell, Database, Scope};
 use crate::build::compile_db::{source_path, Cwd, Summary};
+use crate::build::deps::Tree;
 use crate::json::{json_str, json_str_list};
 use crate::Error;
 
@@ -45,11 +47,13 @@ typed_row! {
 /// compiled anything. Write errors come back as [`Error::Io`] naming
 /// "the compile_commands output". With `keep_removed`, the entries of
 /// sources the build removed are written too; else they are counted in
-/// [`Summary::removed`].
+/// [`Summary::removed`]. Only the sources `tree` keeps are entries (the
+/// others counted in [`Summary::outside`]).
 pub fn write(
     db: &Database,
     scope: Scope,
     keep_removed: bool,
+    tree: Tree,
     out: &mut dyn Write,
 ) -> Result<Summary, Error> {
     let mut sum = Summary::default();
@@ -77,11 +81,16 @@ pub fn write(
             return Ok(());
         };
         for &src in &c.sources {
+            // Both are UTF-8 here (checked by `with_argv`).
+            let dir = std::str::from_utf8(dir).unwrap_or_default();
+            let file = std::str::from_utf8(&argv[src]).unwrap_or_default();
+            let source = source_path(dir, file);
+            if !tree.keeps(source.as_bytes()) {
+                sum.outside += 1;
+                continue;
+            }
             if !keep_removed {
-                // Both are UTF-8 here (checked by `with_argv`).
-                let dir = std::str::from_utf8(dir).unwrap_or_default();
-                let file = std::str::from_utf8(&argv[src]).unwrap_or_default();
-                let key = (trace, source_path(dir, file));
+                let key = (trace, source);
                 let was_removed = match gone.get(&key) {
                     Some(&g) => g,
                     None => {
@@ -101,7 +110,7 @@ pub fn write(
                 }
             }
             let output = c.output.map(|o| o.name(&argv));
-            let entry = entry(dir, &argv, &argv[src], output);
+            let entry = entry(dir.as_bytes(), &argv, &argv[src], output);
             let lead = if sum.entries == 0 { "[\n" } else { ",\n" };
             out.write_all(lead.as_bytes()).map_err(out_err)?;
             out.write_all(entry.as_bytes()).map_err(out_err)?;

@@ -13,7 +13,7 @@ use std::borrow::Cow;
 use super::row::{typed_row, RowReader};
 use super::{depfile, run, Cell, Database, ResultSet};
 use crate::build::deps::{
-    gets_empty_rule, is_prerequisite, is_system, make_name, runs_recipes, starts_compiler_run,
+    gets_empty_rule, is_prerequisite, is_system, make_name, runs_recipes, starts_compiler_run, Tree,
 };
 use crate::json::json_str_list_text;
 use crate::schema::sql_err;
@@ -98,14 +98,12 @@ impl Filter<'_> {
     /// as `under` and `exclude` say.
     fn keeps(&self, kind: &str, path: &[u8]) -> bool {
         let starts: Vec<&[u8]> = self.starts.iter().map(Vec::as_slice).collect();
-        let in_tree = |dir: &str| {
-            let dir = dir.strip_suffix('/').unwrap_or(dir).as_bytes();
-            path.starts_with(dir) && path.get(dir.len()).is_none_or(|&c| c == b'/')
-        };
         let system = matches!(kind, "source" | "built") && is_system(path, &starts);
-        (self.system || !system)
-            && self.under.is_none_or(in_tree)
-            && !self.exclude.iter().any(|d| in_tree(d))
+        let tree = Tree {
+            under: self.under,
+            exclude: self.exclude,
+        };
+        (self.system || !system) && tree.keeps(path)
     }
 }
 
@@ -208,12 +206,15 @@ pub fn write_depfile(
 /// asked) the rule `BUILT BUILT …: FILE` naming every path built from it
 /// in `rows` (of [`rdeps`]), so that make rebuilds them when it changes;
 /// none for a file nothing was built from. Names as [`make_name`] writes
-/// them from `start`.
+/// them from `base` (the directory the trace started in, or the one asked
+/// for), within `tree` (the directory the trace started in), as
+/// [`write_depfile`] names them.
 pub fn write_reverse_depfile(
     out: &mut dyn Write,
     rows: &ResultSet,
     files: &[String],
-    start: Option<&[u8]>,
+    base: Option<&[u8]>,
+    tree: Option<&[u8]>,
 ) -> io::Result<()> {
     let reader = dep_rows(rows)?;
     for file in files {
@@ -221,11 +222,12 @@ pub fn write_reverse_depfile(
             .all(rows)
             .filter(|r| *r.file == *file.as_bytes() && r.kind == "built")
             .filter_map(|r| r.path)
-            .map(|b| make_name(b, start, None))
+            .map(|b| make_name(b, base, tree))
             .collect();
         let built: Vec<&[u8]> = built.iter().map(|b| &**b).collect();
         if !built.is_empty() {
-            depfile::write_rule(out, &built, &[&make_name(file.as_bytes(), start, None)])?;
+            let file = make_name(file.as_bytes(), base, tree);
+            depfile::write_rule(out, &built, &[&file])?;
         }
     }
     Ok(())

@@ -40,6 +40,8 @@ fn every_command_writing_a_file_takes_o_and_never_writes_over_an_input() {
         &["deps", "ex.db", "/usr/src/proj/obj/main.o"],
         &["rdeps", "ex.db", "src/main.c"],
         &["compile-commands", "ex.db"],
+        &["tree", "ex.db", "--format", "dot"],
+        &["man"],
     ];
     for cmd in commands {
         for (target, what) in [
@@ -80,10 +82,15 @@ fn o_refuses_an_existing_file_without_force_and_replaces_it_whole_with_it() {
         (&["graph", "ex.db"][..], "g.dot"),
         (&["timeline", "ex.db"], "t.svg"),
         (&["deps", "ex.db", "/usr/src/proj/obj/main.o"], "main.d"),
+        (&["tree", "ex.db"], "tree.dot"),
+        (&["man"], "kt2sql.1"),
     ] {
         let mut expected = cmd.to_vec();
         if file.ends_with(".svg") {
             expected.extend(["--format", "svg"]);
+        }
+        if file.ends_with(".dot") && cmd[0] == "tree" {
+            expected.extend(["--format", "dot"]);
         }
         if file.ends_with(".d") {
             expected.extend(["--format", "make"]);
@@ -124,6 +131,66 @@ fn o_refuses_an_existing_file_without_force_and_replaces_it_whole_with_it() {
         .assert()
         .code(2);
     assert!(outputs(&a).1.contains("--output <FILE>"));
+}
+
+/// `man --dir DIR` writes each page as -o writes a FILE: an existing page
+/// only with --force, never over a trace, nothing left half-written.
+#[test]
+fn man_dir_writes_each_page_as_o_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    setup(d);
+    let pages = d.join("man1");
+    kt2sql(d).args(["man", "--dir", "man1"]).assert().success();
+    let tree = std::fs::read_to_string(pages.join("kt2sql-tree.1")).unwrap();
+    assert!(tree.contains(".TH"), "{tree}");
+    let a = kt2sql(d).args(["man"]).assert().success();
+    let top = outputs(&a).0;
+    assert_eq!(
+        std::fs::read_to_string(pages.join("kt2sql.1")).unwrap(),
+        top
+    );
+    // Again: the first page already there is refused, and left alone.
+    std::fs::write(pages.join("kt2sql-tree.1"), "mine").unwrap();
+    let a = kt2sql(d).args(["man", "--dir", "man1"]).assert().code(2);
+    assert!(
+        outputs(&a).1.contains("already exists; use --force"),
+        "{a:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(pages.join("kt2sql-tree.1")).unwrap(),
+        "mine"
+    );
+    kt2sql(d)
+        .args(["man", "--dir", "man1", "--force"])
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(pages.join("kt2sql-tree.1")).unwrap(),
+        tree
+    );
+    // A trace where a page goes is never replaced.
+    std::fs::copy(d.join("t.ktrace"), pages.join("kt2sql-tree.1")).unwrap();
+    let a = kt2sql(d)
+        .args(["man", "--dir", "man1", "-f"])
+        .assert()
+        .code(2);
+    assert!(outputs(&a).1.contains("is a ktrace file"), "{a:?}");
+    assert_eq!(
+        std::fs::read(pages.join("kt2sql-tree.1")).unwrap(),
+        std::fs::read(d.join("t.ktrace")).unwrap()
+    );
+    let left: Vec<String> = std::fs::read_dir(&pages)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| !n.ends_with(".1"))
+        .collect();
+    assert!(left.is_empty(), "temporary files left: {left:?}");
+    // -o and --dir are one or the other.
+    kt2sql(d)
+        .args(["man", "--dir", "man1", "-o", "x.1"])
+        .assert()
+        .code(2);
 }
 
 /// compile-commands without argv: the error, and no file made, nor an

@@ -139,6 +139,30 @@ fn check(seed: u64, extra: &[&str]) {
         missing.is_empty(),
         "{ctx}: sources without an entry {missing:?}"
     );
+    // --under and --exclude: the entries whose source is in (not in) a
+    // directory tree, relative to the start directory or absolute.
+    let start = s(&t["start_cwd"]);
+    let source = |l: &String| {
+        let f: Vec<&str> = l.split(" | ").collect();
+        join(f[0], f[2])
+    };
+    let dirs: BTreeSet<String> = got
+        .iter()
+        .map(|l| {
+            let src = source(l);
+            src[..src.rfind('/').unwrap()].to_string()
+        })
+        .collect();
+    for dir in &dirs {
+        let rel = dir.strip_prefix(&format!("{start}/")).unwrap_or(dir);
+        let inside = |l: &String| source(l).starts_with(&format!("{dir}/"));
+        let (under, _) = run(&im.db, &["--under", rel]);
+        let want: Vec<String> = got.iter().filter(|l| inside(l)).cloned().collect();
+        assert_eq!(under, want, "{ctx}: --under {rel}");
+        let (outside, _) = run(&im.db, &["--exclude", dir]);
+        let want: Vec<String> = got.iter().filter(|l| !inside(l)).cloned().collect();
+        assert_eq!(outside, want, "{ctx}: --exclude {dir}");
+    }
     // -p: the compilations of the subtree's lifetimes.
     for (pid, sub) in t["subtrees"].as_object().unwrap() {
         // `keys` is there when pids were reused; else each pid had one life.
