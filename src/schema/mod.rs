@@ -47,7 +47,7 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// (syscall_stat.child_returns does). 13: the file flow rule stated once
 /// (_scope_after_write.producer; build_flow from the same blocks);
 /// trace.following, 1 while `import --follow` still follows the file;
-/// the view `running`; the device rule once (_device_path).
+/// the view `running`.
 pub const SCHEMA_VERSION: i64 = 13;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by

@@ -128,8 +128,7 @@ fn truth_graph(b: &Value, keep: &Keep, commands: bool) -> (BTreeSet<String>, BTr
 }
 
 /// `graph` against the truth: by default without the system files; with
-/// `--system`, every path a command read or wrote but device and pseudo
-/// files; `--under` and
+/// `--system`, every path a command read or wrote; `--under` and
 /// `--exclude`; `--commands` with the same filters. Only the commands
 /// with an edge are drawn.
 pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &str, ctx: &str) {
@@ -150,8 +149,7 @@ pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &st
     let log = format!("{obj}/build.log");
     let cases: [(&[&str], &Keep<'_>); 3] = [
         (&[], &|p| !system(p)),
-        // Never a device or pseudo file (/dev/null), even with --system.
-        (&["--system"], &|p| !super::build::is_pseudo(p)),
+        (&["--system"], &|_| true),
         (&["--under", &obj, "--exclude", &log], &|p| {
             under(p, &obj) && !under(p, &log) && !system(p)
         }),
