@@ -26,7 +26,7 @@ WITH failed AS (
          OR (p.exit_status IS NULL AND p.end_seen_by IN ('signal', 'core', 'procdtor')))
 )
 SELECT f.trace_id, f.process_id, f.pid, e.comm,
-       CASE WHEN typeof(e.argv) = 'text' AND json_valid(e.argv)
+       CASE WHEN json_valid(CAST(e.argv AS TEXT))
             THEN (SELECT group_concat(a.value, ' ') FROM json_each(e.argv) AS a)
             WHEN e.argv IS NOT NULL THEN replace(CAST(e.argv AS TEXT), char(0), ' ')
             ELSE COALESCE(rp.path, e.comm)

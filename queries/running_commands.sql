@@ -21,7 +21,7 @@
 -- @column last_path     The last path it looked up; NULL when none.
 -- @column snapshot_ts   The snapshot's time (ns).
 SELECT r.trace_id, r.process_id, r.pid, r.ppid, r.comm,
-       CASE WHEN typeof(r.argv) = 'text' AND json_valid(r.argv)
+       CASE WHEN json_valid(CAST(r.argv AS TEXT))
             THEN (SELECT group_concat(a.value, ' ') FROM json_each(r.argv) AS a)
             WHEN r.argv IS NOT NULL THEN replace(CAST(r.argv AS TEXT), char(0), ' ')
             ELSE COALESCE(r.program, r.comm)

@@ -201,6 +201,26 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
                 "replace them if the dataset holds them already",
             ),
         ],
+        "kt2sql-serve" => &[
+            (
+                "kt2sql serve build.db",
+                "look at the build in the browser (Datasette, on 127.0.0.1)",
+            ),
+            (
+                "kt2sql serve build.db --write-config site/",
+                "write the configuration and pages for a Datasette of your own",
+            ),
+        ],
+        "kt2sql-watch" => &[
+            (
+                "kt2sql watch build.db",
+                "watch a build that kt2sql import --follow is importing",
+            ),
+            (
+                "kt2sql watch --once --format json build.db",
+                "print what runs now, once, as JSON",
+            ),
+        ],
         _ => &[],
     }
 }

@@ -133,6 +133,7 @@ fn sample(name: &str, pid: i64) -> String {
         "exclude" => "'[\"/usr/src/proj/obj\"]'".into(),
         "system" => "'[\"/usr\", \"/lib\"]'".into(),
         "kinds" => "'[\"race\", \"read-outside\"]'".into(),
+        "sort" => "'pid'".into(),
         other => panic!("no sample value for :{other}; add one here"),
     }
 }
