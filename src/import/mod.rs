@@ -13,8 +13,9 @@
 //!   two threads (`pipeline.rs`), an empty file as a trace row with no
 //!   records (through a one-thread [`Loader`](crate::load::Loader)), the
 //!   trace row's end, then the indexes and views;
-//! - `follow.rs`: `import --follow`, a trace still being written into a
-//!   database kept current as it grows ([`follow::run`]);
+//! - [`follow`]: `import --follow`, a trace still being written into a
+//!   database kept current as it grows ([`follow::run`]; its database in
+//!   `follow/db.rs`, the follower and its snapshots in `follow/follower.rs`);
 //! - `dataset.rs`: the same decoding into a Parquet dataset instead
 //!   ([`import_to_dataset`]), each trace published as a whole;
 //! - [`check_output`] and [`TempTarget`]: the same care for a report's

@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use rusqlite::Connection;
 
 use super::row::typed_row;
-use super::timeline::svg::{axis_label, tick, xml};
+use super::timeline::svg::xml;
+use super::timeline::ticks::{axis_label, tick};
 use super::{collect_as, Cell};
 use crate::Error;
 

@@ -99,20 +99,3 @@ fn pid_scoped_flows_are_the_whole_builds_inside_the_subtree() {
     assert!(scoped > 0, "no subtree had a flow");
     assert!(cut > 0, "no subtree read what a process outside it wrote");
 }
-
-/// The scoped flow rule is written out in both `timeline_flows` and
-/// `critical_path` (a query file runs alone in the sqlite3 shell, so it
-/// cannot borrow the other's CTEs): the two stay the same, word for word.
-#[test]
-fn timeline_flows_and_critical_path_scope_flows_alike() {
-    let block = |name: &str| -> String {
-        let sql = kt2sql::report::query(name).unwrap().sql;
-        let start = sql.find("  -- build_flow's rule for the scope's reads only");
-        let end = sql.find("    WHERE w.command_id <> r.command_id\n  ),");
-        match (start, end) {
-            (Some(a), Some(b)) if a < b => sql[a..b].to_string(),
-            _ => panic!("{name}: no scoped flow CTEs"),
-        }
-    };
-    assert_eq!(block("timeline_flows"), block("critical_path"));
-}

@@ -1,6 +1,6 @@
 //! `kt2sql timeline`: where the time of a traced build went, as a Chrome
 //! Trace Event file ([`chrome`], for ui.perfetto.dev, chrome://tracing,
-//! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`]). Both are written as the
+//! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`], its time axis in [`ticks`]). Both are written as the
 //! rows of `queries/timeline_*.sql` come from SQLite, never held whole in
 //! memory: what is kept is per process (track names, the lifetimes the
 //! critical path walks), per thread (its OS id, for `--calls`), per file
@@ -26,6 +26,7 @@ pub mod critical;
 pub mod flows;
 pub mod fold;
 pub mod svg;
+pub mod ticks;
 pub mod tracks;
 
 use std::borrow::Cow;

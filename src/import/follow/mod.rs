@@ -1,0 +1,322 @@
+//! `import --follow`: a trace still being written, imported into a
+//! database that stays current while it grows and that readers may query
+//! at any time ([`run`]).
+//!
+//! - The database is written in place in WAL mode (readers see the last
+//!   commit, never a half-written one), its tables, indexes and views
+//!   created at the start. Rows are committed at least every
+//!   [`COMMIT_EVERY`] while records arrive, and as soon as the decoder has
+//!   caught up with the file's end. Big WAL files are checkpointed and
+//!   truncated after a commit.
+//! - The file is read through [`Growing`], a reader that waits where the
+//!   file ends for now; while it waits, the follower commits and asks
+//!   whether to end. So a half-written record at the end is waited for,
+//!   and damage in the middle meets the same decoder, resynchronisation
+//!   and model as a one-shot import.
+//! - A snapshot is the rows of a one-shot import of the bytes decoded so
+//!   far: the rows the model wrote already, plus "provisional rows": the
+//!   rows ending a copy of the model would write now
+//!   ([`Model::snapshot`]: running processes with no end, calls in flight
+//!   `unpaired = 'running'`, the syscall sums, the end-of-trace issues,
+//!   the tree order). They are written with a copy of the path cache, and
+//!   taken out again (by id) at the start of the next transaction, before
+//!   any final row of it, so ids and path ids come out as in a one-shot
+//!   import.
+//! - It ends when every traced process has exited and the file has not
+//!   grown for [`FollowOptions::settle`], after [`FollowOptions::idle`]
+//!   without new bytes, or when the stop flag is set (Ctrl-C): the model is
+//!   then finished as in a one-shot import and the trace row's `following`
+//!   set to 0. A file replaced or truncated under the follower ends it the
+//!   same way, with an error naming it.
+//! - Resuming after the follower was killed: a database left by an
+//!   unfinished follow of the same trace (`following = 1`, one trace, the
+//!   same path, no other writer holding it) is imported again from the
+//!   first byte into a fresh database in its place. Correct first: the
+//!   model's state is not saved, so it is rebuilt by reading the file
+//!   again.
+//!
+//! The model keeps every live process in memory (nothing spilled), so that
+//! a copy of it is cheap and whole; memory is set by the processes alive
+//! at once.
+
+use std::cell::RefCell;
+use std::fs::{self, File};
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rusqlite::Connection;
+
+use super::errors::{in_db, refused};
+use super::trace::now;
+use super::{Damage, ImportOptions, TraceSummary};
+use crate::decode::growing::wait_for_start;
+use crate::decode::Decoder;
+use crate::load::encode::Encoder;
+use crate::load::writer::Writer;
+use crate::load::{next_ids, TraceStart};
+use crate::process::{Model, ModelOptions};
+use crate::record::{Body, Record};
+use crate::schema::sql_err;
+use crate::sink::PathCache;
+use crate::Error;
+
+mod db;
+mod follower;
+
+use db::{begin, check_target, file_id, open_db, remove_db};
+use follower::{Follower, Growing, Provisional};
+
+/// Commits at least this often while records arrive.
+pub const COMMIT_EVERY: Duration = Duration::from_millis(500);
+/// Once the decoder has caught up, commit when the last commit is at least
+/// this old (records trickling in do not make a commit each).
+const MIN_GAP: Duration = Duration::from_millis(100);
+/// How long to wait at the file's end before looking again.
+const POLL: Duration = Duration::from_millis(50);
+/// How long the file must stay the same, every traced process gone,
+/// before the follow ends by itself.
+pub const SETTLE: Duration = Duration::from_secs(2);
+/// A WAL bigger than this after a commit is checkpointed and truncated.
+const WAL_CHECKPOINT_BYTES: u64 = 32 << 20;
+/// Consecutive believable records after damage (as in a one-shot import).
+const RESYNC_RUN: usize = 4;
+/// How far outside the time seen a believable record may be.
+const RESYNC_SLACK_NS: i64 = 86_400 * 1_000_000_000;
+
+/// What to follow and how.
+#[derive(Debug, Clone)]
+pub struct FollowOptions {
+    /// The trace being written.
+    pub trace: PathBuf,
+    /// The database to write (new, or left by an unfinished follow of the
+    /// same trace).
+    pub db: PathBuf,
+    /// Dialect, start directory, `--keep-io-data`, `--strict` (the mode is
+    /// not used: see [`run`]).
+    pub import: ImportOptions,
+    /// End after this long without new bytes (`--idle`).
+    pub idle: Option<Duration>,
+    /// End this long after every traced process exited, if the file has
+    /// not grown meanwhile.
+    pub settle: Duration,
+}
+
+impl FollowOptions {
+    /// Follow `trace` into `db` with the defaults.
+    pub fn new(trace: &Path, db: &Path) -> Self {
+        FollowOptions {
+            trace: trace.to_owned(),
+            db: db.to_owned(),
+            import: ImportOptions::default(),
+            idle: None,
+            settle: SETTLE,
+        }
+    }
+}
+
+/// Why a follow ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ended {
+    /// Every traced process exited and the file stopped growing.
+    Exited,
+    /// No new bytes for the `--idle` time.
+    Idle,
+    /// The stop flag was set (Ctrl-C, SIGTERM).
+    Stopped,
+}
+
+/// What a follow did.
+#[derive(Debug, Clone)]
+pub struct FollowSummary {
+    /// The trace as imported in the end.
+    pub trace: TraceSummary,
+    /// Why it ended.
+    pub ended: Ended,
+    /// Whether it took over a database an unfinished follow left.
+    pub resumed: bool,
+    /// Commits made.
+    pub commits: u64,
+}
+
+/// Follow `opts.trace` into `opts.db` until it ends (see the module's
+/// doc): returns then, with a database whose rows are those of a one-shot
+/// import of the file as read. The database must not exist, or be one an
+/// unfinished follow of the same trace left (it is then imported again
+/// from the first byte). Nothing is written before the file holds enough
+/// to tell its dialect; `stop` set before then is [`Error::Interrupted`].
+pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary, Error> {
+    let (trace, db) = (&opts.trace, &opts.db);
+    let abs = std::path::absolute(trace).unwrap_or_else(|_| trace.to_owned());
+    if fs::canonicalize(db)
+        .ok()
+        .is_some_and(|d| fs::canonicalize(trace).ok() == Some(d))
+    {
+        return Err(refused(trace, "is also the output database"));
+    }
+    let io = |source| Error::Io {
+        path: trace.to_owned(),
+        source,
+    };
+    if !fs::metadata(trace).map_err(io)?.is_file() {
+        return Err(refused(
+            trace,
+            "--follow reads a regular file, not a pipe or device",
+        ));
+    }
+    let resumed = check_target(db, &abs)?;
+    // Declared before the decoder, whose reader borrows them.
+    let conn: Connection;
+    let mut paths = PathCache::default();
+    if !wait_for_start(trace, opts.import.abi, &stop).map_err(io)? {
+        return Err(Error::Interrupted { path: db.clone() });
+    }
+    let file = File::open(trace).map_err(io)?;
+    let id = file_id(&file.metadata().map_err(io)?);
+    let growing = Growing {
+        file,
+        read: 0,
+        following: false,
+        state: None,
+    };
+    let mut dec = Decoder::new(growing, opts.import.abi, None).map_err(|source| Error::Decode {
+        path: trace.to_owned(),
+        source,
+    })?;
+    dec.rearm();
+    if resumed {
+        remove_db(db)?;
+    }
+    conn = open_db(db)?;
+    let ctx = |e: Error| in_db(e, db);
+    let abi = dec.abi();
+    let start = TraceStart {
+        path: abs.as_os_str().as_encoded_bytes(),
+        size: 0,
+        fingerprint: None,
+        abi: Some(abi),
+        start_cwd: opts.import.start_cwd.as_deref(),
+        keep_io_data: opts.import.keep_io_data,
+        imported_at: now(),
+    };
+    let tctx = begin(&conn, &start).map_err(ctx)?;
+    let ids = next_ids(&conn).map_err(ctx)?;
+    let model = Model::new(
+        abi,
+        ModelOptions {
+            start_cwd: opts.import.start_cwd.clone(),
+            keep_io_data: opts.import.keep_io_data,
+            ids,
+            live_in_memory: Some(usize::MAX),
+        },
+    );
+    let writer = Writer::prepare(&conn)
+        .map_err(sql_err("preparing INSERTs".into()))
+        .map_err(ctx)?;
+    let state = Rc::new(RefCell::new(Follower {
+        conn: &conn,
+        model,
+        enc: Encoder::new(&mut paths, tctx, writer),
+        tctx,
+        abi,
+        trace: trace.clone(),
+        db: db.clone(),
+        id,
+        stop,
+        idle: opts.idle,
+        settle: opts.settle,
+        t0: Instant::now(),
+        records: 0,
+        offset: 0,
+        committed: 0,
+        commits: 0,
+        last_commit: Instant::now(),
+        last_growth: Instant::now(),
+        seen_len: 0,
+        damage: Vec::new(),
+        prov: Provisional::default(),
+        ended: None,
+        failed: None,
+    }));
+    {
+        let g = dec.reader_mut();
+        g.state = Some(Rc::clone(&state));
+        g.following = true;
+    }
+    let result = decode(&mut dec, &state, opts.import.strict);
+    let read = dec.offset();
+    drop(dec);
+    let follower = Rc::try_unwrap(state)
+        .ok()
+        .expect("the reader is gone")
+        .into_inner();
+    result.map_err(ctx)?;
+    follower.finish(&abs, read, opts.import.strict, resumed)
+}
+
+/// Feed every record to the model, as a one-shot import does (damage
+/// skipped and recorded), until the reader ends the stream.
+fn decode(
+    dec: &mut Decoder<Growing<'_>>,
+    state: &Rc<RefCell<Follower<'_>>>,
+    strict: bool,
+) -> Result<(), Error> {
+    let mut span: Option<(i64, i64)> = None;
+    loop {
+        let (offset, why) = match dec.next_record() {
+            Ok(Some(rec)) => {
+                if !matches!(rec.body, Body::Start) {
+                    span = Some(
+                        span.map_or((rec.ts, rec.ts), |(a, b)| (a.min(rec.ts), b.max(rec.ts))),
+                    );
+                }
+                let mut st = state.borrow_mut();
+                let f = &mut *st;
+                f.model.record(&rec, &mut f.enc)?;
+                f.records += 1;
+                f.offset = dec.offset();
+                if f.records % 1024 == 0 && f.last_commit.elapsed() >= COMMIT_EVERY {
+                    f.commit()?;
+                }
+                continue;
+            }
+            Ok(None) => return Ok(()),
+            Err(e) => (e.offset, e.kind.to_string()),
+        };
+        let mut st = state.borrow_mut();
+        let f = &mut *st;
+        if strict {
+            f.damage.push(Damage {
+                offset,
+                resumed_at: None,
+                why,
+            });
+            return Ok(());
+        }
+        drop(st);
+        let believable = |r: &Record<'_>| {
+            span.is_none_or(|(a, b)| {
+                matches!(r.body, Body::Start)
+                    || (a - RESYNC_SLACK_NS..=b + RESYNC_SLACK_NS).contains(&r.ts)
+            })
+        };
+        let resumed_at = dec.resync(offset, RESYNC_RUN, &believable);
+        // The file's length as read (it may have been cut since).
+        let len = dec.reader_mut().read;
+        let mut st = state.borrow_mut();
+        let f = &mut *st;
+        f.model.damage(offset, resumed_at, &why, len, &mut f.enc)?;
+        f.damage.push(Damage {
+            offset,
+            resumed_at,
+            why,
+        });
+        if let Some(to) = resumed_at {
+            f.offset = to;
+        } else {
+            return Ok(());
+        }
+    }
+}
