@@ -74,6 +74,10 @@ pub const QUESTIONS: &[(&str, &str)] = &[
     ("What rebuilds if this file changes?", "deps?reverse=1"),
     ("Draw commands and the files between them", "/graph"),
     (
+        "What is running now, for how long, what just failed? (while the build runs)",
+        "running_commands",
+    ),
+    (
         "Where did the time go, what is the critical path?",
         "/timeline",
     ),

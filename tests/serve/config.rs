@@ -130,6 +130,7 @@ fn the_readme_questions_are_on_the_front_page() {
     const ELSEWHERE: &[&str] = &[
         "What is in this trace file, record by record?",
         "Load a trace (or several) into a database",
+        "Query a build while it is still running",
         "`compile_commands.json` for clangd",
         "What changed since the last build?",
         "Many builds in one dataset for DuckDB or Spark",
