@@ -811,6 +811,21 @@ SELECT trace_id, path_id, role, first_writer_id, last_writer_id, writers
 FROM _scope_changed_file
 WHERE root_pid IS NULL;
 
+-- Helper for the build reports: the paths of device and pseudo files,
+-- in /dev (/dev/null, /dev/tty, /dev/fd/3), /proc and /sys. No build
+-- makes or reads a file there: `outputs`, `inputs` and `graph` leave
+-- them out, and `lint` unless asked (--devices). The one statement of
+-- the rule.
+CREATE VIEW IF NOT EXISTS _device_path (
+  -- The path's id (path.path_id).
+  path_id
+) AS
+SELECT path_id FROM path
+WHERE path IN ('/dev', '/proc', '/sys')
+   OR (path >= '/dev/' AND path < '/dev0')
+   OR (path >= '/proc/' AND path < '/proc0')
+   OR (path >= '/sys/' AND path < '/sys0');
+
 -- Every path the build looked up, with its role: `temporary` (the last
 -- write or removal removed it), `intermediate` (written by one command,
 -- read later by another: build_flow), `output` (written, present at the
