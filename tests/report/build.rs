@@ -324,12 +324,23 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     let outputs = report(&["outputs"]);
     assert_eq!(outputs[0][0], "path", "{ctx}: outputs header");
     let got: BTreeSet<String> = outputs[1..].iter().map(|r| r[0].clone()).collect();
-    // Files only: no device, and no directory (mkdir -p stage/bin made
-    // them; the truth looked up paths below each).
+    // Files only: no device, and no directory: one the truth looked up
+    // paths below, or one a mkdir(2) made (`mkdir -p stage/bin`, in a
+    // trace cut before anything went in it).
     let mut want = by_role(&["output", "intermediate"]);
+    // The paths a mkdir(2) named, from the truth's lookups by syscall.
+    let made_dirs: BTreeSet<String> = t["files"]["n_a_v"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(_, uses)| uses.as_array().unwrap().iter().any(|u| u[0] == "mkdir"))
+        .map(|(p, _)| p.clone())
+        .collect();
     let dirs: BTreeSet<String> = want
         .iter()
-        .filter(|p| looked.iter().any(|q| q.starts_with(&format!("{p}/"))))
+        .filter(|p| {
+            made_dirs.contains(*p) || looked.iter().any(|q| q.starts_with(&format!("{p}/")))
+        })
         .cloned()
         .collect();
     want.retain(|p| !is_pseudo(p) && !dirs.contains(p));
