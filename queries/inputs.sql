@@ -1,8 +1,9 @@
 -- The build's sources: the paths it read and never wrote or removed
 -- (build_file.role `source`), with how many commands read each. Never a
--- directory (a path the trace looked up paths below, as `deps` has it),
--- nor a device or pseudo file (/dev/null, /proc/self/maps: _device_path;
--- no file the build was made from).
+-- directory (a path the trace looked up paths below, or one mkdir(2)
+-- created, as `deps` and `outputs` have it), nor a device or pseudo file
+-- (in /dev, /proc, /sys: /dev/null, /proc/self/maps; no file the build
+-- was made from).
 --
 -- @param  trace    Only this trace_id (default: every trace).
 -- @param  pid      Only sources read by the processes of this pid and
@@ -79,10 +80,17 @@ FROM r
 JOIN path AS pa USING (path_id)
 WHERE pa.path_id NOT IN (SELECT path_id FROM dropped)
   AND ($under IS NULL OR pa.path_id IN (SELECT path_id FROM kept))
-  -- A directory (the trace looked up a path below it) is no source (nor
-  -- a device or pseudo file: dropped).
+  -- (Nor a device or pseudo file: dropped.)
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
   -- Never written or removed by the whole build. Without $pid, not in
   -- the list above; with it, no successful write or removal among the
   -- path's writes and removals, seeked through namei_resolved (path,

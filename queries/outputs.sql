@@ -2,7 +2,7 @@
 -- the end (build_file.role `output`, or `intermediate` when another
 -- command read them afterwards), with the command that wrote each last.
 -- Never a device or pseudo file (/dev/null written through a redirection,
--- a tty, /proc: _device_path): the build left no file there.
+-- a tty, a file in /dev, /proc or /sys): the build left no file there.
 -- Never a directory (`mkdir -p obj` made it, or the trace looked up a
 -- path below it, as `inputs` tells a directory): an output is a file the
 -- build wrote; the files in the directory are its outputs.
@@ -38,12 +38,16 @@ LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id
 LEFT JOIN process AS p ON p.process_id = e.process_id
 WHERE f.role IN ('output', 'intermediate')
   AND pa.path_id NOT IN (SELECT path_id FROM _device_path)
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
   AND NOT EXISTS (SELECT 1 FROM build_access AS m
-                  WHERE m.path_id = f.path_id AND m.trace_id = f.trace_id
-                    AND m.access = 'create' AND m.success = 1
-                    AND m.syscall IN ('mkdir', 'mkdirat'))
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
   AND ($under IS NULL OR pa.path = rtrim($under, '/')
        OR substr(pa.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
   AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($exclude, '[]')) AS x
