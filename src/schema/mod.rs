@@ -75,6 +75,8 @@ pub const SCHEMA: &[(&str, &str)] = &[
 
 /// The files applied before the data (tables).
 const BEFORE_DATA: &[&str] = &["0001_tables.sql"];
+/// The indexes' file.
+const INDEXES: &str = "0002_indexes.sql";
 
 /// What an existing file at the target path is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -183,7 +185,23 @@ pub fn create_tables(conn: &Connection) -> Result<(), Error> {
 /// Apply the files that come after the data: indexes, then views. Safe to
 /// run again on a database that has them (`--append`).
 pub fn create_indexes_and_views(conn: &Connection) -> Result<(), Error> {
-    for (name, sql) in SCHEMA.iter().filter(|(n, _)| !BEFORE_DATA.contains(n)) {
+    apply(conn, |n| !BEFORE_DATA.contains(&n))
+}
+
+/// Apply the indexes alone (`import --follow` creates the views first and
+/// the indexes once it has caught up with the file). Safe to run again.
+pub fn create_indexes(conn: &Connection) -> Result<(), Error> {
+    apply(conn, |n| n == INDEXES)
+}
+
+/// Apply the views alone, which need no index. Safe to run again.
+pub fn create_views(conn: &Connection) -> Result<(), Error> {
+    apply(conn, |n| !BEFORE_DATA.contains(&n) && n != INDEXES)
+}
+
+/// Apply the schema files `which` picks, in order.
+fn apply(conn: &Connection, which: impl Fn(&str) -> bool) -> Result<(), Error> {
+    for (name, sql) in SCHEMA.iter().filter(|(n, _)| which(n)) {
         conn.execute_batch(sql)
             .map_err(sql_err(format!("applying {name}")))?;
     }

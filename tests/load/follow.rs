@@ -4,7 +4,8 @@
 //! each snapshot a reader takes equals a one-shot import of the bytes it
 //! says were imported (but that running processes and calls in flight are
 //! marked running), and the final database equals a one-shot import of the
-//! whole file, every table and view. Also: kill -9 and resume, a truncated
+//! whole file, every table and view. Also: kill -9 and resume (in place,
+//! the committed rows kept), a truncated
 //! or replaced file, SIGTERM, `--idle`, and a database that is not the
 //! follow's own.
 
@@ -361,10 +362,30 @@ fn a_follow_killed_with_sigkill_resumes_and_ends_as_a_one_shot_import() {
                 child.wait().unwrap();
                 killed = true;
                 assert_eq!(progress(&db).map(|p| p.0), Some(1), "left following");
+                // A mark in the database the killed follow left: the one
+                // that resumes goes on with it rather than starting anew.
+                Connection::open(&db)
+                    .unwrap()
+                    .execute("INSERT INTO meta (key, value) VALUES ('mark', 'kept')", [])
+                    .unwrap();
                 child = follow();
             }
         });
         assert!(child.wait().unwrap().success(), "{}", fx.name);
+        let meta: Vec<String> = Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT key FROM meta WHERE key NOT LIKE '%version' ORDER BY key")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            meta,
+            ["mark"],
+            "{}: resumed in place, no resume point left",
+            fx.name
+        );
         let want = dir.join("want.db");
         one_shot(&trace, &want);
         assert_same(&contents(&db, true), &contents(&want, true), &fx.name);
