@@ -357,8 +357,9 @@ CREATE VIEW IF NOT EXISTS command (
   dur,
   -- Working directory when it started, when known.
   cwd,
-  -- Program, made absolute where possible: the exec's path; NULL for an
-  -- image 0 (a forked copy of its parent).
+  -- Program, made absolute where possible: the exec's path; for an image
+  -- 0, the program a posix_spawn started it with (NetBSD), else NULL (a
+  -- forked copy of its parent).
   path,
   -- argv (JSON array, or BLOB of NUL-separated bytes) where the trace
   -- records it (OpenBSD `-t x`, NetBSD `-t a`); else NULL.
@@ -1122,8 +1123,9 @@ CREATE VIEW IF NOT EXISTS running (
   -- argv of the exec that started it (JSON array, or BLOB of
   -- NUL-separated bytes) where the trace records it; else NULL.
   argv,
-  -- Program, made absolute where possible; NULL for an image 0 (a forked
-  -- copy of its parent).
+  -- Program, made absolute where possible; for an image 0, the program a
+  -- posix_spawn started it with (NetBSD, whose spawn call looks it up),
+  -- else NULL (a forked copy of its parent).
   program,
   -- Working directory when the command started, when known.
   cwd,
