@@ -1166,23 +1166,25 @@ WITH
     JOIN process AS p ON p.trace_id = t.trace_id
     WHERE t.following = 1 AND p.exit_seen = 0 AND p.cut_by_damage = 0
   ),
+  -- Each CTE starts from the few processes alive (CROSS JOIN keeps that
+  -- order), not from every exec, call and lookup of the build.
   -- Its current image: the last successful exec.
   current (process_id, seq) AS (
     SELECT e.process_id, max(e.seq)
-    FROM alive AS a JOIN exec AS e ON e.process_id = a.process_id
+    FROM alive AS a CROSS JOIN exec AS e ON e.process_id = a.process_id
     WHERE e.success = 1
     GROUP BY e.process_id
   ),
   -- Call ids follow file order: the least is the call begun first.
   pending (process_id, call_id, n) AS (
     SELECT c.process_id, min(c.call_id), count(*)
-    FROM alive AS a JOIN call AS c ON c.process_id = a.process_id
+    FROM alive AS a CROSS JOIN call AS c ON c.process_id = a.process_id
     WHERE c.unpaired = 'running'
     GROUP BY c.process_id
   ),
   looked (process_id, namei_id) AS (
     SELECT n.process_id, max(n.namei_id)
-    FROM alive AS a JOIN namei AS n ON n.process_id = a.process_id
+    FROM alive AS a CROSS JOIN namei AS n ON n.process_id = a.process_id
     GROUP BY n.process_id
   )
 SELECT a.trace_id, a.process_id, a.pid, pp.pid, e.exec_id, e.comm, e.argv, rp.path, cp.path,

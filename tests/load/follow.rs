@@ -37,7 +37,13 @@ impl Rng {
 /// Append `bytes` to `path` in random chunks of 1 to `max` bytes, pausing up
 /// to 30 ms after some; `at` is called after each chunk with the bytes
 /// written so far.
-fn write_growing(path: &Path, bytes: &[u8], seed: u64, max: u64, mut at: impl FnMut(usize)) {
+pub(crate) fn write_growing(
+    path: &Path,
+    bytes: &[u8],
+    seed: u64,
+    max: u64,
+    mut at: impl FnMut(usize),
+) {
     let mut rng = Rng(seed | 1);
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     let mut i = 0;
@@ -54,7 +60,7 @@ fn write_growing(path: &Path, bytes: &[u8], seed: u64, max: u64, mut at: impl Fn
 }
 
 /// A one-shot import of `trace` into a new database `db`.
-fn one_shot(trace: &Path, db: &Path) {
+pub(crate) fn one_shot(trace: &Path, db: &Path) {
     let _ = fs::remove_file(db);
     import(
         &[trace.to_owned()],
@@ -69,7 +75,7 @@ fn one_shot(trace: &Path, db: &Path) {
 /// transaction (a snapshot); the columns that say when and how the import
 /// ran, or how big the file was then, are left out, and the running
 /// markers read as a one-shot import writes them.
-fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
+pub(crate) fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(db, flags).unwrap();
     conn.busy_timeout(Duration::from_secs(30)).unwrap();
@@ -129,7 +135,11 @@ fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
 }
 
 /// The first table whose rows differ, and the rows on each side only.
-fn assert_same(got: &[(String, Vec<String>)], want: &[(String, Vec<String>)], what: &str) {
+pub(crate) fn assert_same(
+    got: &[(String, Vec<String>)],
+    want: &[(String, Vec<String>)],
+    what: &str,
+) {
     let names = |v: &[(String, Vec<String>)]| v.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
     assert_eq!(names(got), names(want), "{what}: tables and views");
     for ((name, g), (_, w)) in got.iter().zip(want) {
