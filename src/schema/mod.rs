@@ -48,7 +48,9 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// (_scope_after_write.producer; build_flow from the same blocks);
 /// trace.following, 1 while `import --follow` still follows the file;
 /// the view `running`. 14: the view _device_path, the device and pseudo
-/// file rule once (graph, inputs, outputs, lint).
+/// file rule once (graph, inputs, outputs, lint); `running` reads from the
+/// processes alive (CROSS JOIN), not from every exec, call and lookup:
+/// `kt2sql watch` reads it every second.
 pub const SCHEMA_VERSION: i64 = 14;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
