@@ -252,11 +252,19 @@ WITH kinds (kind) AS (
           AND path_id IN (SELECT path_id FROM dw) AND effect = 'write')
   WHERE n = 1
 ), h AS (
-  SELECT 'double-write' AS kind, dw.path, dw.command_id, dw.other_id, dw.ts,
-         w.ts AS other_ts, dw.trace_id, dw.seq
-  FROM dw
-  JOIN wts AS w ON w.trace_id = dw.trace_id AND w.path_id = dw.path_id
-   AND w.command_id = dw.other_id
+  -- Each writer with its first write (wts): the join done by sorting both
+  -- together in one window, as SQLite 3.40 (Python's, Datasette's) would
+  -- otherwise scan wts once per writer (it builds no index on it).
+  SELECT 'double-write' AS kind, path, command_id, other_id, ts, other_ts, trace_id, seq
+  FROM (SELECT trace_id, path, command_id, other_id, ts, seq, is_dw,
+               max(w_ts) OVER k AS other_ts, sum(1 - is_dw) OVER k AS writes
+        FROM (SELECT trace_id, path_id, path, command_id, other_id, ts, seq, 1 AS is_dw,
+                     NULL AS w_ts
+              FROM dw
+              UNION ALL
+              SELECT trace_id, path_id, NULL, NULL, command_id, NULL, NULL, 0, ts FROM wts)
+        WINDOW k AS (PARTITION BY trace_id, path_id, other_id))
+  WHERE is_dw = 1 AND writes > 0
   UNION ALL
   SELECT kind, path, command_id, other_id, ts, other_ts, trace_id, 0
   FROM z WHERE kind <> 'double-write'
