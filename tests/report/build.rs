@@ -347,7 +347,7 @@ fn check_build(dialect: &str, seed: u64, extra: &[&str]) {
     assert_same(&got, &want, &format!("{ctx}: outputs"));
     super::lint::check_lint(&db, t, &ids, &ctx);
     let cwd = s(&t["start_cwd"]);
-    super::deps::check_deps(&db, b, &cwd, &ctx);
+    super::deps::check_deps(&db, b, &made_dirs, &cwd, &ctx);
     super::graph::check_graph(&db, b, &ids, &cwd, &ctx);
     super::lint_allow::check_read_outside(&db, b, &cwd, &ctx);
     if extra.contains(&"--hazards") {
