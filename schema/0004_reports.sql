@@ -1186,20 +1186,21 @@ WITH
   -- Its current image: the last successful exec.
   current (process_id, seq) AS (
     SELECT e.process_id, max(e.seq)
-    FROM alive AS a CROSS JOIN exec AS e ON e.process_id = a.process_id
-    WHERE e.success = 1
+    FROM alive AS a CROSS JOIN exec AS e
+    WHERE e.process_id = a.process_id AND e.success = 1
     GROUP BY e.process_id
   ),
   -- Call ids follow file order: the least is the call begun first.
   pending (process_id, call_id, n) AS (
     SELECT c.process_id, min(c.call_id), count(*)
-    FROM alive AS a CROSS JOIN call AS c ON c.process_id = a.process_id
-    WHERE c.unpaired = 'running'
+    FROM alive AS a CROSS JOIN call AS c
+    WHERE c.process_id = a.process_id AND c.unpaired = 'running'
     GROUP BY c.process_id
   ),
   looked (process_id, namei_id) AS (
     SELECT n.process_id, max(n.namei_id)
-    FROM alive AS a CROSS JOIN namei AS n ON n.process_id = a.process_id
+    FROM alive AS a CROSS JOIN namei AS n
+    WHERE n.process_id = a.process_id
     GROUP BY n.process_id
   )
 SELECT a.trace_id, a.process_id, a.pid, pp.pid, e.exec_id, e.comm, e.argv, rp.path, cp.path,
