@@ -30,7 +30,7 @@ use crate::Error;
 
 use super::db::{clear_resume, file_id, write_resume, ResumeAt};
 use super::tree::{Tracked, Tree};
-use super::{Ended, FollowSummary, MIN_GAP, POLL, WAL_CHECKPOINT_BYTES};
+use super::{Ended, FollowSummary, LOOK_AHEAD_WAIT, MIN_GAP, POLL, WAL_CHECKPOINT_BYTES};
 
 /// The follow's state, shared by the decoding loop and the reader (which
 /// commits and decides to end while it waits for bytes).
@@ -519,6 +519,9 @@ pub(super) struct Growing<'c> {
     /// Waiting at the end (after detection read what was there).
     pub(super) following: bool,
     pub(super) state: Option<Rc<RefCell<Follower<'c>>>>,
+    /// Set by the decoder while it only looks past a whole record
+    /// ([`crate::decode::Decoder::look_ahead_flag`]).
+    pub(super) looking_ahead: Arc<AtomicBool>,
 }
 
 impl Read for Growing<'_> {
@@ -532,8 +535,16 @@ impl Read for Growing<'_> {
             let Some(state) = &self.state else {
                 return Ok(0);
             };
-            if state.borrow_mut().at_end(self.read) {
+            let mut state = state.borrow_mut();
+            if state.at_end(self.read) {
                 return Ok(0);
+            }
+            // Only a look past a whole record: after a quiet spell, what
+            // there is will do (the last record is not held back).
+            if self.looking_ahead.load(Ordering::SeqCst)
+                && state.last_growth.elapsed() >= LOOK_AHEAD_WAIT
+            {
+                return Err(io::ErrorKind::WouldBlock.into());
             }
         }
     }

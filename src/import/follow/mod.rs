@@ -89,6 +89,12 @@ pub const COMMIT_EVERY: Duration = Duration::from_millis(500);
 const MIN_GAP: Duration = Duration::from_millis(100);
 /// How long to wait at the file's end before looking again.
 const POLL: Duration = Duration::from_millis(50);
+/// How long the file must stay the same before the last record in it is
+/// taken without the next header to check its framing against
+/// ([`Decoder::look_ahead_flag`]): while a build writes, the next record
+/// comes within this; a build that stops (a command waiting, the last
+/// exit) has its last record shown this long after it was written.
+const LOOK_AHEAD_WAIT: Duration = Duration::from_millis(200);
 /// How long the file must stay the same, every traced process gone,
 /// before the follow ends by itself.
 pub const SETTLE: Duration = Duration::from_secs(2);
@@ -193,12 +199,14 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         read: 0,
         following: false,
         state: None,
+        looking_ahead: Arc::default(),
     };
     let mut dec = Decoder::new(growing, opts.import.abi, None).map_err(|source| Error::Decode {
         path: trace.to_owned(),
         source,
     })?;
     dec.rearm();
+    dec.reader_mut().looking_ahead = dec.look_ahead_flag();
     let ctx = |e: Error| in_db(e, db);
     let abi = dec.abi();
     let start = TraceStart {
