@@ -167,14 +167,19 @@ impl Tmux {
     }
 
     /// The screen once it shows `what`, within 20 s.
+    /// The screen once it shows `what` and is drawn whole: two captures
+    /// 100 ms apart are the same (a capture can land while the view is
+    /// redrawing, its title new and its rows half old).
     fn wait_for(&self, what: &str) -> String {
         let until = Instant::now() + Duration::from_secs(20);
+        let mut last = String::new();
         loop {
             let s = self.screen();
-            if s.contains(what) || Instant::now() > until {
+            if (s.contains(what) && s == last) || Instant::now() > until {
                 assert!(s.contains(what), "no {what:?} on the screen:\n{s}");
                 return s;
             }
+            last = s;
             std::thread::sleep(Duration::from_millis(100));
         }
     }
