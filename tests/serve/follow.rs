@@ -45,7 +45,12 @@ fn serving_a_build_that_is_still_being_imported_shows_it_grow() {
     let truth: Value = serde_json::from_slice(&std::fs::read(&truth).unwrap()).unwrap();
     let cwd = truth["start_cwd"].as_str().unwrap();
     let bytes = std::fs::read(&whole).unwrap();
-    let want = crate::report::import_into(tmp.path(), "want.db", &[whole.clone()], Some(cwd));
+    let want = crate::report::import_into(
+        tmp.path(),
+        "want.db",
+        std::slice::from_ref(&whole),
+        Some(cwd),
+    );
     let want: i64 = Connection::open(&want)
         .unwrap()
         .query_row("SELECT count(*) FROM call", [], |r| r.get(0))
