@@ -41,7 +41,7 @@ use rusqlite::Connection;
 
 use super::compile_commands::words;
 use super::row::{RowReader, TypedRow};
-use super::timeline::critical::{path_rows, Lifetimes};
+use super::timeline::critical::{self, path_rows};
 use super::timeline::{self, flows};
 use super::{opt_int, run, write_sections_csv, write_sections_jsonl, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
@@ -97,9 +97,8 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
     let mut critical = Vec::new();
     let mut critical_steps = ResultSet::default();
     // The walk of timeline::critical (queries/critical_path.sql's rows),
-    // over the lifetimes and flows read once for every trace.
+    // over the flows read once for every trace.
     let scope = Scope { trace, pid: None };
-    let lifetimes = Lifetimes::load(conn, scope)?;
     let flows = flows::load(
         conn,
         &timeline::Options {
@@ -108,7 +107,7 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
         },
     )?;
     for b in typed::<rows::Build>(&build, "build_time")?.all(&build) {
-        let walked = lifetimes.critical_path(&[b.trace_id.unwrap_or(0)], &flows);
+        let walked = critical::critical_path(conn, scope, &[b.trace_id.unwrap_or(0)], &flows)?;
         let path = path_rows(&walked);
         let steps = typed::<rows::Step>(&path, "critical_path")?;
         let own: Vec<i64> = steps.all(&path).map(|s| s.dur).collect();
