@@ -63,7 +63,8 @@ fn check(db: &Path, ctx: &str) -> usize {
         let origin = critical::origin(&conn, scope).unwrap();
         assert_eq!(origin, first.unwrap_or(0), "{ctx}: origin, pid {pid:?}");
         for trace in traces {
-            let walked = critical::critical_path(&conn, scope, &[trace], &flows).unwrap();
+            let deps = critical::Deps::of(&flows);
+            let walked = critical::critical_path(&conn, scope, &[trace], &deps).unwrap();
             let rust = critical::path_rows(&walked);
             let params = [("trace", Cell::Int(trace)), ("pid", opt_int(pid))];
             let sql = report::run(&conn, "critical_path", &params).unwrap();

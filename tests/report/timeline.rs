@@ -616,7 +616,8 @@ fn same_path(conn: &rusqlite::Connection, scope: Scope, ctx: &str) -> Vec<timeli
     let traces = timeline::critical::traces(conn, scope).unwrap();
     assert_eq!(traces, [1], "{ctx}: traces");
     assert_eq!(
-        timeline::critical::critical_path(conn, scope, &[1], &flows).unwrap(),
+        timeline::critical::critical_path(conn, scope, &[1], &timeline::critical::Deps::of(&flows))
+            .unwrap(),
         sql,
         "{ctx}: the timeline's walk"
     );

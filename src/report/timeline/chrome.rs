@@ -103,7 +103,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     let origin = critical::origin(conn, opts.scope)?;
     let flows = flows::load(conn, opts)?;
     let traces = critical::traces(conn, opts.scope)?;
-    let steps = critical::critical_path(conn, opts.scope, &traces, &flows)?;
+    let deps = critical::Deps::of(&flows);
+    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
     writeln!(
         out,
         "{{\"otherData\":{{\"generator\":\"kt2sql\",\"origin_ns\":{origin}}},\

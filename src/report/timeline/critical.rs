@@ -24,7 +24,7 @@ use rusqlite::{params, Connection, OptionalExtension, Statement};
 
 use super::flows::Flow;
 use super::Step;
-use crate::report::{query, Cell, ResultSet, Scope};
+use crate::report::{each_as, query, Cell, ResultSet, Scope};
 use crate::schema::sql_err;
 use crate::Error;
 
@@ -158,13 +158,12 @@ pub fn critical_path(
     conn: &Connection,
     scope: Scope,
     traces: &[i64],
-    flows: &[Flow],
+    deps: &Deps,
 ) -> Result<Vec<Step>, Error> {
     let mut probes = Probes::new(conn)?;
-    let deps = Deps::new(flows);
     let mut steps = Vec::new();
     for &trace in traces {
-        let walk = Walk::new(&mut probes, conn, trace, scope.pid, &deps)?;
+        let walk = Walk::new(&mut probes, conn, trace, scope.pid, deps)?;
         walk.steps(&mut probes, &mut steps)?;
     }
     Ok(steps)
@@ -244,24 +243,36 @@ impl<'c> Probes<'c> {
 }
 
 /// Each consumer's file dependencies (consumer, write_ts, read_ts,
-/// producer), distinct, between two lifetimes (`dep`): one entry per file
+/// producer), distinct, between two lifetimes (`dep`), from the file
+/// flows (timeline_flows.sql's rows) of the walk's scope: four numbers per
 /// flow, never per lifetime.
-struct Deps(BTreeSet<(i64, i64, i64, i64)>);
+#[derive(Debug, Default)]
+pub struct Deps(BTreeSet<(i64, i64, i64, i64)>);
 
 impl Deps {
-    fn new(flows: &[Flow]) -> Self {
-        let deps = flows
-            .iter()
-            .filter(|f| f.consumer_process != f.producer_process)
-            .map(|f| {
-                (
-                    f.consumer_process,
-                    f.write_ts,
-                    f.read_ts,
-                    f.producer_process,
-                )
-            });
-        Deps(deps.collect())
+    /// The dependencies of `flows`, which a caller holds anyway.
+    pub fn of(flows: &[Flow]) -> Self {
+        let mut deps = Deps::default();
+        flows.iter().for_each(|f| deps.add(f));
+        deps
+    }
+
+    /// The dependencies of `scope`'s flows, read without holding the
+    /// flows.
+    pub fn load(conn: &Connection, scope: Scope) -> Result<Self, Error> {
+        let mut deps = Deps::default();
+        each_as::<Flow>(conn, "timeline_flows", &scope.params(), |f| {
+            deps.add(&f);
+            Ok(())
+        })?;
+        Ok(deps)
+    }
+
+    fn add(&mut self, f: &Flow) {
+        if f.consumer_process != f.producer_process {
+            let (c, p) = (f.consumer_process, f.producer_process);
+            self.0.insert((c, f.write_ts, f.read_ts, p));
+        }
     }
 
     /// The latest write (write_ts, read_ts, producer) `consumer` read by
@@ -283,11 +294,16 @@ impl Deps {
 /// scope, cell for cell: numbered from 1, `comm` TEXT when it is UTF-8,
 /// else BLOB (as the importer stores it).
 pub fn path_rows(steps: &[Step]) -> ResultSet {
+    path_rows_of((1..).zip(steps))
+}
+
+/// Some steps of a path as [`path_rows`] gives them, each with its number
+/// on the path (from 1).
+pub fn path_rows_of<'s>(steps: impl Iterator<Item = (i64, &'s Step)>) -> ResultSet {
     let columns = query("critical_path")
         .map(|q| q.columns.into_iter().map(|(c, _)| c).collect())
         .unwrap_or_default();
-    let rows = steps.iter().zip(1..);
-    let rows = rows.map(|(s, n)| {
+    let rows = steps.map(|(n, s)| {
         let comm = match std::str::from_utf8(&s.comm) {
             Ok(_) => Cell::Text(s.comm.clone()),
             Err(_) => Cell::Blob(s.comm.clone()),

@@ -124,7 +124,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     let fold = fold::plan(conn, opts, usize::try_from(commands).unwrap_or(0))?;
     let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
     let flows = flows::load(conn, opts)?;
-    let steps = critical::critical_path(conn, opts.scope, &traces, &flows)?;
+    let deps = critical::Deps::of(&flows);
+    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
     let note = fold.folded > 0;
     let sc = Scale {
         start,
