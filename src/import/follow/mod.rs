@@ -103,7 +103,7 @@ const LOOK_AHEAD_WAIT: Duration = Duration::from_millis(200);
 /// before the follow ends by itself.
 pub const SETTLE: Duration = Duration::from_secs(2);
 /// A WAL bigger than this after a commit is checkpointed and truncated.
-const WAL_CHECKPOINT_BYTES: u64 = 32 << 20;
+const WAL_CHECKPOINT_BYTES: u64 = 16 << 20;
 /// Consecutive believable records after damage (as in a one-shot import).
 const RESYNC_RUN: usize = 4;
 /// How far outside the time seen a believable record may be.

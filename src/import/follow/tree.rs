@@ -5,7 +5,9 @@
 //! ones dropped again after its commit), the whole order is worked out in
 //! memory on the follower's thread, and only the nodes that differ from
 //! those the last commit wrote are deleted and written again (by the
-//! writer thread, in the commit): a new process shifts the nodes after it
+//! writer thread, in the commit; when most of the nodes after the first
+//! change changed, that whole tail, with one DELETE and multi-row
+//! INSERTs): a new process shifts the nodes after it
 //! and changes its ancestors' `subtree_end`, the rest stays. The rows are
 //! those [`crate::load::tree_order`] writes after a one-shot import: the
 //! same function orders both.
@@ -90,12 +92,28 @@ impl Tree {
         let nodes = order_tree(self.procs.clone(), self.images.clone(), 1, self.calls_end);
         let changed = |i: usize| nodes.get(i) != self.written.get(i);
         let len = nodes.len().max(self.written.len());
-        let gone = (0..self.written.len()).filter(|&i| changed(i));
-        let delete = gone.map(|i| self.written[i].pos).collect();
-        let new = (0..len).filter(|&i| changed(i));
-        let insert = new.filter_map(|i| nodes.get(i).copied()).collect();
+        let Some(first) = (0..len).find(|&i| changed(i)) else {
+            return Changes::Nodes {
+                delete: Vec::new(),
+                insert: Vec::new(),
+            };
+        };
+        let changes = if (first..len).filter(|&i| changed(i)).count() * 2 > len - first {
+            // A process placed before the end shifts every node after it:
+            // most of the tail changed, so it is written again whole.
+            Changes::Tail {
+                from: first as i64 + 1,
+                insert: nodes[first.min(nodes.len())..].to_vec(),
+            }
+        } else {
+            let gone = (first..self.written.len()).filter(|&i| changed(i));
+            let delete = gone.map(|i| self.written[i].pos).collect();
+            let new = (first..len).filter(|&i| changed(i));
+            let insert = new.filter_map(|i| nodes.get(i).copied()).collect();
+            Changes::Nodes { delete, insert }
+        };
         self.written = nodes;
-        Changes::Nodes { delete, insert }
+        changes
     }
 }
 
@@ -110,7 +128,13 @@ pub(super) enum Changes {
         delete: Vec<i64>,
         insert: Vec<TreeNode>,
     },
+    /// Every node from `pos` `from` on to delete (one statement), then the
+    /// nodes to insert.
+    Tail { from: i64, insert: Vec<TreeNode> },
 }
+
+/// Nodes per multi-row INSERT.
+const PER_INSERT: usize = 50;
 
 impl Changes {
     /// Write them (inside the caller's transaction).
@@ -122,6 +146,11 @@ impl Changes {
                 return write_tree_order(conn);
             }
             Changes::Nodes { delete, insert } => (delete, insert),
+            Changes::Tail { from, insert } => {
+                conn.execute("DELETE FROM tree_node WHERE pos >= ?1", [from])
+                    .map_err(ctx())?;
+                (Vec::new(), insert)
+            }
         };
         let mut del = conn
             .prepare_cached("DELETE FROM tree_node WHERE pos = ?1")
@@ -129,14 +158,28 @@ impl Changes {
         for pos in delete {
             del.execute([pos]).map_err(ctx())?;
         }
-        let mut ins = conn
+        let group = format!("({})", vec!["?"; TreeNode::COLUMNS.len()].join(", "));
+        let head = format!(
+            "INSERT INTO tree_node ({}) VALUES",
+            TreeNode::COLUMNS.join(", ")
+        );
+        let mut many = conn
             .prepare_cached(&format!(
-                "INSERT INTO tree_node ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                TreeNode::COLUMNS.join(", ")
+                "{head} {}",
+                vec![group.as_str(); PER_INSERT].join(", ")
             ))
             .map_err(ctx())?;
-        for n in insert {
-            ins.execute(n.values()).map_err(ctx())?;
+        let mut one = conn
+            .prepare_cached(&format!("{head} {group}"))
+            .map_err(ctx())?;
+        let mut chunks = insert.chunks_exact(PER_INSERT);
+        for chunk in &mut chunks {
+            let values = chunk.iter().flat_map(|n| n.values());
+            many.execute(rusqlite::params_from_iter(values))
+                .map_err(ctx())?;
+        }
+        for n in chunks.remainder() {
+            one.execute(n.values()).map_err(ctx())?;
         }
         Ok(())
     }
