@@ -247,7 +247,7 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
             live_in_memory: Some(usize::MAX),
         },
     );
-    let (writer, target) = ToWriter::start(conn, db.clone(), resume.is_some());
+    let (writer, target) = ToWriter::start(conn, db.clone(), resume.is_some())?;
     let state = Rc::new(RefCell::new(Follower {
         writer,
         model,

@@ -77,13 +77,20 @@ pub(super) struct ToWriter {
 impl ToWriter {
     /// Start the writer on `conn` (inside its open transaction); the
     /// target of the follower's encoder, which gets written batches back.
-    pub(super) fn start(conn: Connection, db: PathBuf, discard: bool) -> (Self, Target) {
+    pub(super) fn start(
+        conn: Connection,
+        db: PathBuf,
+        discard: bool,
+    ) -> Result<(Self, Target), Error> {
         let (tx, rx) = sync_channel::<Job>(IN_FLIGHT);
         let (back_tx, back) = sync_channel::<Batch>(IN_FLIGHT);
         let handle = std::thread::Builder::new()
             .name("follow-writer".into())
             .spawn(move || serve(conn, rx, back_tx))
-            .expect("starting the follow's writer thread");
+            .map_err(|source| Error::Io {
+                path: db.clone(),
+                source,
+            })?;
         let send = Sender { tx, db };
         let target = Target {
             to: send.clone(),
@@ -91,7 +98,7 @@ impl ToWriter {
             snapshot: false,
             discard,
         };
-        (ToWriter { send, handle }, target)
+        Ok((ToWriter { send, handle }, target))
     }
 
     /// Wait for everything sent to be done and take the connection back:
@@ -140,13 +147,8 @@ impl BatchTarget for Target {
             batch.clear();
             return Ok(batch);
         }
-        let fresh = match self.back.as_ref().map(Receiver::try_recv) {
-            Some(Ok(mut used)) => {
-                used.clear();
-                used
-            }
-            _ => Batch::sized_like(&batch),
-        };
+        let used = self.back.as_ref().and_then(|b| b.try_recv().ok());
+        let fresh = Batch::reuse_or_like(used, &batch);
         let job = if self.snapshot {
             Job::Snapshot(batch)
         } else {
