@@ -214,7 +214,12 @@ fn pragmas(conn: &Connection, db: &Path) -> Result<(), Error> {
             &format!("SQLite kept journal mode {mode}, not WAL"),
         )));
     }
-    conn.pragma_update(None, "synchronous", "NORMAL")
+    // Not synced while it runs: a follower killed (SIGKILL) leaves a WAL
+    // database that is whole (SQLite writes it in order), and the syncs of
+    // each checkpoint made a catch-up a fifth slower. The end of the follow
+    // syncs it once ([`durable_end`]); a machine that goes down meanwhile
+    // may leave it unusable, to be imported again from the trace.
+    conn.pragma_update(None, "synchronous", "OFF")
         .map_err(sql_err("setting PRAGMA synchronous".into()))
         .map_err(ctx)?;
     conn.pragma_update(None, "foreign_keys", "OFF")
@@ -271,4 +276,14 @@ pub(super) fn file_id(m: &fs::Metadata) -> Option<(u64, u64)> {
 #[cfg(not(unix))]
 pub(super) fn file_id(_: &fs::Metadata) -> Option<(u64, u64)> {
     None
+}
+
+/// Make the finished follow's database durable, as a one-shot import's: a
+/// last checkpoint with its syncs (the follow ran without them), then a
+/// plain database file again (a reader still holding it keeps it in WAL
+/// mode, which is as good).
+pub(super) fn durable_end(conn: &Connection) {
+    let _ = conn.pragma_update(None, "synchronous", "NORMAL");
+    let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    let _ = conn.query_row("PRAGMA journal_mode = DELETE", [], |_| Ok(()));
 }

@@ -9,8 +9,8 @@
 //!   does; a build followed from its start has them at once). Rows are
 //!   committed at least every
 //!   [`COMMIT_EVERY`] while records arrive, and as soon as the decoder has
-//!   caught up with the file's end. Big WAL files are checkpointed and
-//!   truncated after a commit.
+//!   caught up with the file's end. A big WAL is checkpointed after a
+//!   commit. Nothing is synced to the disk until the follow ends.
 //! - Two threads, as in a one-shot import: the follower decodes, models
 //!   and encodes, and sends batches of rows and each commit's statements
 //!   ([`writer`]) to a thread that owns the connection and runs them in
