@@ -42,8 +42,10 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// 12: counts mean calls made: call.unpaired `child return` marks a
 /// child's return from fork (or a new thread's), the view call_made leaves
 /// them out, and syscall_stat.calls and process.calls no longer count them
-/// (syscall_stat.child_returns does).
-pub const SCHEMA_VERSION: i64 = 12;
+/// (syscall_stat.child_returns does). 13: _scope_changed_file numbers its
+/// rows over the default window frame, so Spark defines it (and the build
+/// views over it).
+pub const SCHEMA_VERSION: i64 = 13;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
