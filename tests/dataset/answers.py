@@ -38,6 +38,16 @@ UNORDERED = ("diff_accesses", "diff_commands", "diff_paths")
 GLOBAL = {("timeline_flows", "id")}
 
 
+# Canned queries Spark does not run yet (docs/datasets.md names them):
+# each must still fail there, so that one made to run leaves this list.
+SPARK_PENDING = {
+    # A correlated scalar subquery in a join condition.
+    "critical_path",
+    # UNION (not UNION ALL) in a recursive WITH.
+    "deps",
+}
+
+
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
@@ -167,6 +177,7 @@ def main(engine, dataset, dbs):
     cons = [sqlite3.connect(db) for db in dbs]
     keys = [c.execute("SELECT fingerprint || '-' || size FROM trace").fetchall()[0][0] for c in cons]
     views = checked = 0
+    skipped = set()
     # Every view, once over the dataset: each trace's rows (those whose ids
     # are in its span) against its database's, as sets of rows (views have
     # no order).
@@ -234,10 +245,16 @@ def main(engine, dataset, dbs):
                 cur = con.execute(ssql, sp)
                 cols = [None if (name, d[0]) in GLOBAL else d[0] for d in cur.description]
                 want = [tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur]
+                pending = engine == "spark" and name in SPARK_PENDING
                 try:
                     _, rows = e.run(dsql, dp)
                 except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
+                    if pending:
+                        skipped.add(name)
+                        break
                     fail(f"{name} {extra}: {e.version}: {str(ex).splitlines()[0]}")
+                if pending:
+                    fail(f"{name} runs on {e.version} now: take it out of SPARK_PENDING")
                 if not scoped:
                     ids = [i for i, c in enumerate(cols) if c and is_id(c)]
                     if not ids:
@@ -253,7 +270,8 @@ def main(engine, dataset, dbs):
                          f"{' (same rows, other order)' if same else ''}; differing: {diff}")
                 checked += 1
     print(f"{e.version}: {views} view checks and {checked} query runs over "
-          f"{len(dbs)} traces give SQLite's rows")
+          f"{len(dbs)} traces give SQLite's rows"
+          + (f"; not yet run there: {', '.join(sorted(skipped))}" if skipped else ""))
 
 
 if __name__ == "__main__":
