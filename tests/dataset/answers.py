@@ -133,6 +133,9 @@ class Spark:
         # Local mode on the loopback interface, two threads; tiny data, so
         # few shuffle partitions (200 by default: a task each).
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # spark.sql reads the tables relative to the working directory the
+        # session (its JVM) starts in.
+        os.chdir(dataset)
         self.spark = (SparkSession.builder.master("local[2]").appName("kt2sql-answers")
                       .config("spark.ui.enabled", "false")
                       .config("spark.ui.showConsoleProgress", "false")
@@ -142,8 +145,6 @@ class Spark:
                       .getOrCreate())
         self.spark.sparkContext.setLogLevel("ERROR")
         self.version = f"Spark {self.spark.version}"
-        # spark.sql reads the tables relative to the working directory.
-        os.chdir(dataset)
         tables = []
         for st in statements(open("spark.sql").read()):
             self.spark.sql(st)
