@@ -81,8 +81,8 @@ WHERE pa.path_id NOT IN (SELECT path_id FROM dropped)
   -- file of /proc is no source.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
-  AND NOT (pa.path = '/dev' OR pa.path GLOB '/dev/*' OR pa.path = '/proc'
-           OR pa.path GLOB '/proc/*')
+  AND NOT (pa.path = '/dev' OR substr(pa.path, 1, 5) = '/dev/' OR pa.path = '/proc'
+           OR substr(pa.path, 1, 6) = '/proc/')
   -- Never written or removed by the whole build. Without $pid, not in
   -- the list above; with it, no successful write or removal among the
   -- path's writes and removals, seeked through namei_resolved (path,

@@ -34,7 +34,7 @@ JOIN path AS pa USING (path_id)
 LEFT JOIN exec AS e ON e.exec_id = f.last_writer_id
 LEFT JOIN process AS p ON p.process_id = e.process_id
 WHERE f.role IN ('output', 'intermediate')
-  AND NOT (pa.path = '/dev' OR pa.path GLOB '/dev/*')
+  AND NOT (pa.path = '/dev' OR substr(pa.path, 1, 5) = '/dev/')
   AND ($under IS NULL OR pa.path = rtrim($under, '/')
        OR substr(pa.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/')
   AND NOT EXISTS (SELECT 1 FROM json_each(COALESCE($exclude, '[]')) AS x

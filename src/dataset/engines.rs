@@ -1,8 +1,9 @@
 //! The dataset's SQL for other engines, generated from the one schema
 //! source (`schema/*.sql`, `queries/*.sql`): `DIR/duckdb.sql` (the tables
 //! and every view, for DuckDB), `DIR/duckdb/NAME.sql` (every canned
-//! query, for DuckDB) and `DIR/spark.sql` (the tables and the views Spark
-//! SQL can run). Owns the few per-engine rewrites where SQLite and the
+//! query, for DuckDB), `DIR/spark.sql` (the tables and every view, for
+//! Spark SQL) and `DIR/spark/NAME.sql` (every canned query, for Spark,
+//! parameters `:name`). Owns the few per-engine rewrites where SQLite and the
 //! other engine share no form; the SQL itself is written once, in forms
 //! every engine accepts (docs/datasets.md lists the rewrites).
 //!
@@ -32,6 +33,8 @@ pub const DUCKDB_SQL: &str = "duckdb.sql";
 pub const SPARK_SQL: &str = "spark.sql";
 /// The canned queries for DuckDB, one file each.
 pub const DUCKDB_QUERIES: &str = "duckdb";
+/// The canned queries for Spark SQL, one file each.
+pub const SPARK_QUERIES: &str = "spark";
 
 /// An engine the dataset ships SQL for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,13 +52,18 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
         (dir.join(DUCKDB_SQL), views(Engine::DuckDb, tables)?),
         (dir.join(SPARK_SQL), views(Engine::Spark, tables)?),
     ];
-    let qdir = dir.join(DUCKDB_QUERIES);
-    std::fs::create_dir_all(&qdir).map_err(|source| Error::Io {
-        path: qdir.clone(),
-        source,
-    })?;
-    for (file, sql) in QUERIES {
-        files.push((qdir.join(file), query(Engine::DuckDb, sql)));
+    for (engine, sub) in [
+        (Engine::DuckDb, DUCKDB_QUERIES),
+        (Engine::Spark, SPARK_QUERIES),
+    ] {
+        let qdir = dir.join(sub);
+        std::fs::create_dir_all(&qdir).map_err(|source| Error::Io {
+            path: qdir.clone(),
+            source,
+        })?;
+        for (file, sql) in QUERIES {
+            files.push((qdir.join(file), query(engine, sql)));
+        }
     }
     for (path, text) in files {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
@@ -65,9 +73,38 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A canned query in the engine's dialect.
+/// A canned query in the engine's dialect: Spark names a parameter
+/// `:name` where SQLite and DuckDB write `$name`.
 pub fn query(engine: Engine, sql: &str) -> String {
-    rewrite(engine, sql)
+    let sql = rewrite(engine, sql);
+    match engine {
+        Engine::DuckDb => sql,
+        Engine::Spark => parameters(&sql),
+    }
+}
+
+/// `$name` becomes `:name` (outside comments and strings).
+fn parameters(sql: &str) -> String {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = sql[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'\'' | b'"' | b'`' => i = skip_quoted(b, i),
+            b'$' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) => {
+                out.push_str(&sql[copied..i]);
+                out.push(':');
+                i += 1;
+                copied = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[copied..]);
+    out
 }
 
 /// The script that defines every table and view for `engine`: the
@@ -234,7 +271,9 @@ fn schema_views(engine: Engine, sql: &str) -> String {
 /// Spark: `"x"` is `` `x` ``; `CAST(x AS BLOB)` is `CAST(x AS BINARY)`, TEXT is STRING,
 /// INTEGER BIGINT; `MATERIALIZED` goes; `rtrim(x, chars)` is
 /// `trim(TRAILING chars FROM x)`; `json_array`/`json_group_array` are
-/// `to_json` of `array`/`collect_list`.
+/// `to_json` of `array`/`collect_list`; `x ->> 0` is
+/// `get_json_object(x, '$[0]')`; `json_each(x)` (an array of strings) is
+/// `posexplode` of `from_json(x, 'array<string>')`.
 fn rewrite(engine: Engine, sql: &str) -> String {
     match engine {
         Engine::DuckDb => {
@@ -273,9 +312,56 @@ fn rewrite(engine: Engine, sql: &str) -> String {
             let s = rewrite_calls(&s, "json_array", &|inner| {
                 Some(format!("to_json(array({inner}))"))
             });
-            backticks(&s.replace(" AS MATERIALIZED (", " AS ("))
+            let s = json_arrows(&s);
+            let s = rewrite_calls(&s, "json_each", &|inner| {
+                Some(format!(
+                    "(SELECT CAST(pos AS BIGINT) AS key, col AS value \
+                     FROM posexplode(from_json({inner}, 'array<string>')))"
+                ))
+            });
+            backticks(&lateral_json_each(
+                &s.replace(" AS MATERIALIZED (", " AS ("),
+            ))
         }
     }
+}
+
+/// Spark: `x ->> 0` (an element of a JSON array, as text) is
+/// `get_json_object(x, '$[0]')`; `x` is a column name.
+fn json_arrows(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(i) = rest.find(" ->> ") {
+        let left = &rest[..i];
+        let start = left
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |j| j + 1);
+        let after = &rest[i + " ->> ".len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if start == i || digits == 0 {
+            out.push_str(&rest[..i + " ->> ".len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&left[..start]);
+        out.push_str(&format!(
+            "get_json_object({}, '$[{}]')",
+            &left[start..],
+            &after[..digits]
+        ));
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Spark reads a subquery in FROM that names an earlier table of the same
+/// FROM only when marked `LATERAL`: a rewritten `json_each` after a comma.
+fn lateral_json_each(sql: &str) -> String {
+    sql.replace(
+        ", (SELECT CAST(pos AS BIGINT) AS key",
+        ", LATERAL (SELECT CAST(pos AS BIGINT) AS key",
+    )
 }
 
 /// DuckDB compares a row value with a subquery's row only when the
@@ -479,6 +565,23 @@ mod tests {
             rewrite(Engine::Spark, sql),
             "SELECT CAST(COALESCE(a, '') AS BINARY), 'CAST(x AS BLOB)' -- CAST(y AS BLOB)\n\
              , trim(TRAILING '/' FROM trim(TRAILING replace(p, '/', '') FROM p)), CAST(n AS BIGINT)"
+        );
+    }
+
+    #[test]
+    fn spark_reads_json_arrays_and_named_parameters() {
+        assert_eq!(
+            query(
+                Engine::Spark,
+                "SELECT m.value ->> 1, '$x' FROM z, json_each(z.c) AS m -- $y\n\
+                 WHERE $trace IS NULL AND \"offset\" IN (SELECT value FROM json_each($files))"
+            ),
+            "SELECT get_json_object(m.value, '$[1]'), '$x' FROM z, LATERAL \
+             (SELECT CAST(pos AS BIGINT) AS key, col AS value \
+             FROM posexplode(from_json(z.c, 'array<string>'))) AS m -- $y\n\
+             WHERE :trace IS NULL AND `offset` IN (SELECT value FROM \
+             (SELECT CAST(pos AS BIGINT) AS key, col AS value \
+             FROM posexplode(from_json(:files, 'array<string>'))))"
         );
     }
 
