@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use super::{committed_builds, export, import};
+use super::{committed_builds, export, kt2sql, run_ok};
 use crate::util::{have_python, manifest_dir, skip};
 
 /// Export the first `n` committed builds into one dataset and run
@@ -26,7 +26,14 @@ fn engine_gives_the_rows_of_sqlite(engine: &str, n: usize) {
         .enumerate()
         .map(|(i, b)| {
             let db = tmp.path().join(format!("{i}.db"));
-            import(&b.trace, &db);
+            // From the build's start directory (ktcompose's default), so its
+            // paths resolve and it has outputs and intermediates for deps.
+            run_ok(
+                kt2sql()
+                    .args(["import", "-q", "-d", "/usr/src/build"])
+                    .arg(&b.trace)
+                    .arg(&db),
+            );
             export(&db, &dir);
             db
         })
@@ -65,9 +72,10 @@ fn duckdb_gives_every_view_and_query_the_rows_of_sqlite() {
     engine_gives_the_rows_of_sqlite("duckdb", 5);
 }
 
-/// Three dialects (FreeBSD, OpenBSD with hazards, NetBSD): Spark's
-/// planning is slow, so fewer traces than DuckDB's.
+/// Two dialects (FreeBSD, OpenBSD with hazards): Spark's planning is
+/// slow, so fewer traces than DuckDB's; the two still give every view and
+/// query rows (ids overlapping across the traces).
 #[test]
 fn spark_gives_every_view_and_query_the_rows_of_sqlite() {
-    engine_gives_the_rows_of_sqlite("spark", 3);
+    engine_gives_the_rows_of_sqlite("spark", 2);
 }
