@@ -62,7 +62,11 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
             source,
         })?;
         for (file, sql) in QUERIES {
-            files.push((qdir.join(file), query(engine, sql)));
+            let sql = match engine {
+                Engine::DuckDb => (*sql).to_owned(),
+                Engine::Spark => spark_forms(file.trim_end_matches(".sql"), sql),
+            };
+            files.push((qdir.join(file), query(engine, &sql)));
         }
     }
     for (path, text) in files {
@@ -71,6 +75,34 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// Spark's forms of parts of the canned queries (`queries/engines/spark.sql`).
+const SPARK_FORMS: &str = include_str!("../../queries/engines/spark.sql");
+
+/// The forms of `queries/engines/spark.sql`: (query, SQLite's text, Spark's).
+fn forms() -> Vec<(&'static str, String, String)> {
+    let mut out = Vec::new();
+    for part in SPARK_FORMS.split("-- form: ").skip(1) {
+        let (name, body) = part.split_once('\n').unwrap_or((part, ""));
+        let body = body.split("-- end form").next().unwrap_or("");
+        let (_, rest) = body.split_once("-- sqlite:\n").unwrap_or(("", ""));
+        let (sqlite, spark) = rest.split_once("-- spark:\n").unwrap_or(("", ""));
+        out.push((name.trim(), sqlite.to_owned(), spark.to_owned()));
+    }
+    out
+}
+
+/// A canned query (`name`, without `.sql`) with Spark's forms of its parts
+/// put in (each form's SQLite text occurs once: a test checks).
+fn spark_forms(name: &str, sql: &str) -> String {
+    let mut sql = sql.to_owned();
+    for (query, sqlite, spark) in forms() {
+        if query == name {
+            sql = sql.replacen(&sqlite, &spark, 1);
+        }
+    }
+    sql
 }
 
 /// A canned query in the engine's dialect: Spark names a parameter
@@ -583,6 +615,32 @@ mod tests {
              (SELECT CAST(pos AS BIGINT) AS key, col AS value \
              FROM posexplode(from_json(:files, 'array<string>'))))"
         );
+    }
+
+    /// Every form of `queries/engines/spark.sql` names a canned query and
+    /// replaces text found exactly once in it.
+    #[test]
+    fn spark_forms_each_replace_one_text_of_their_query() {
+        let forms = forms();
+        assert!(forms.len() >= 4, "{} forms", forms.len());
+        for (name, sqlite, spark) in forms {
+            let file = format!("{name}.sql");
+            let (_, sql) = QUERIES
+                .iter()
+                .find(|(f, _)| *f == file)
+                .unwrap_or_else(|| panic!("a form names {name}, no canned query"));
+            assert!(
+                !sqlite.trim().is_empty() && !spark.trim().is_empty(),
+                "{name}"
+            );
+            assert_eq!(
+                sql.matches(sqlite.as_str()).count(),
+                1,
+                "{name}: the form's SQLite text occurs once:\n{sqlite}"
+            );
+            let out = spark_forms(name, sql);
+            assert!(out.contains(spark.as_str()) && !out.contains(sqlite.as_str()));
+        }
     }
 
     #[test]
