@@ -6,6 +6,7 @@
 #
 # Usage: bash bench/hostile.sh [DIR]   (traces and databases go to DIR,
 # default a fresh temporary directory, removed at the end unless given)
+# BENCH_BIN=PATH: measure this kt2sql binary instead of building this tree's.
 # Needs python3 and /usr/bin/time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,8 +19,10 @@ else
     work=$(mktemp -d)
     trap 'rm -rf "$work"' EXIT
 fi
-cargo build --release -q --bin kt2sql
-kt2sql=target/release/kt2sql
+if [ -z "${BENCH_BIN:-}" ]; then
+    cargo build --release -q --bin kt2sql
+fi
+kt2sql=$(realpath "${BENCH_BIN:-target/release/kt2sql}")
 
 echo "| trace | size | import wall | peak RSS |"
 echo "|---|---|---|---|"

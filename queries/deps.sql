@@ -14,7 +14,8 @@
 -- and every path they read: a `source` (never written or removed by the
 -- build) or a `generated` path (written, not a temporary and not by
 -- them), as `gcc -MD` lists the prerequisites of an object; never a
--- directory (a path the trace looked up paths below). With
+-- directory (a path the trace looked up paths below, or one mkdir(2)
+-- created: `mkdir -p obj` in a recipe makes no target). With
 -- $sources = 1, the producers of every path they read are followed
 -- (build_flow), and only the sources any of them read are listed.
 --
@@ -173,10 +174,16 @@ JOIN path AS pa ON pa.path_id = a.path_id
 LEFT JOIN (SELECT DISTINCT trace_id, path_id FROM ch) AS c
   ON c.trace_id = a.trace_id AND c.path_id = a.path_id
 WHERE pa.path IS DISTINCT FROM f.file
-  -- A directory (the trace looked up a path below it) is neither, as
-  -- `gcc -MD` lists none.
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
   AND (c.path_id IS NULL
        OR ($sources IS DISTINCT FROM 1
            AND NOT EXISTS (SELECT 1 FROM temporary AS t
@@ -193,8 +200,16 @@ JOIN path AS pa ON pa.path_id = w.path_id
 JOIN exec AS e ON e.exec_id = w.command_id
 JOIN process AS p USING (process_id)
 WHERE $reverse IS NOT DISTINCT FROM 1 AND w.r = 1 AND pa.path IS DISTINCT FROM w.file
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
   AND NOT EXISTS (SELECT 1 FROM temporary AS t
                   WHERE t.trace_id = w.trace_id AND t.path_id = w.path_id)
 ORDER BY 1, 2, 3, 4;

@@ -25,9 +25,9 @@
 -- @column paths     For a flow, how many paths it carried; else NULL.
 WITH
 -- block: path_filter
--- The path filters: dropped, the paths under an $exclude directory or
--- (unless $system is NULL) a system one outside the start directory;
--- kept, the paths under $under.
+-- The path filters: dropped, the device and pseudo files (_device_path),
+-- the paths under an $exclude directory and (unless $system is NULL) a
+-- system one outside the start directory; kept, the paths under $under.
 dirs (dir, system) AS (
   SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
@@ -43,6 +43,8 @@ dropped (path_id) AS MATERIALIZED (
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
+  UNION
+  SELECT path_id FROM _device_path
 ),
 kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path

@@ -1,8 +1,9 @@
 -- The build's sources: the paths it read and never wrote or removed
 -- (build_file.role `source`), with how many commands read each. Never a
--- directory (a path the trace looked up paths below, as `deps` has it),
--- a device or a file of /proc (/dev/null, /proc/self/maps: no file the
--- build was made from).
+-- directory (a path the trace looked up paths below, or one mkdir(2)
+-- created, as `deps` and `outputs` have it), nor a device or pseudo file
+-- (in /dev, /proc, /sys: /dev/null, /proc/self/maps; no file the build
+-- was made from).
 --
 -- @param  trace    Only this trace_id (default: every trace).
 -- @param  pid      Only sources read by the processes of this pid and
@@ -20,9 +21,9 @@
 -- @column readers  Commands that read it (with $pid, of the subtree).
 WITH
 -- block: path_filter
--- The path filters: dropped, the paths under an $exclude directory or
--- (unless $system is NULL) a system one outside the start directory;
--- kept, the paths under $under.
+-- The path filters: dropped, the device and pseudo files (_device_path),
+-- the paths under an $exclude directory and (unless $system is NULL) a
+-- system one outside the start directory; kept, the paths under $under.
 dirs (dir, system) AS (
   SELECT rtrim(value, '/'), 0 FROM json_each($exclude)
   UNION ALL
@@ -38,6 +39,8 @@ dropped (path_id) AS MATERIALIZED (
                       AND (pa.path = rtrim(t.start_cwd, '/')
                            OR substr(pa.path, 1, length(rtrim(t.start_cwd, '/')) + 1)
                               = rtrim(t.start_cwd, '/') || '/'))
+  UNION
+  SELECT path_id FROM _device_path
 ),
 kept (path_id) AS MATERIALIZED (
   SELECT path_id FROM path
@@ -77,12 +80,17 @@ FROM r
 JOIN path AS pa USING (path_id)
 WHERE pa.path_id NOT IN (SELECT path_id FROM dropped)
   AND ($under IS NULL OR pa.path_id IN (SELECT path_id FROM kept))
-  -- A directory (the trace looked up a path below it), a device or a
-  -- file of /proc is no source.
+  -- (Nor a device or pseudo file: dropped.)
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
   AND NOT EXISTS (SELECT 1 FROM path AS sub
                   WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
-  AND NOT (pa.path = '/dev' OR substr(pa.path, 1, 5) = '/dev/' OR pa.path = '/proc'
-           OR substr(pa.path, 1, 6) = '/proc/')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
   -- Never written or removed by the whole build. Without $pid, not in
   -- the list above; with it, no successful write or removal among the
   -- path's writes and removals, seeked through namei_resolved (path,

@@ -15,7 +15,7 @@
 -- A row is one hazard: a kind, a path and the two commands in it (for
 -- `read-outside`, one). Left out unless asked for ($all keeps them all),
 -- the paths in one place (the `left_out` step): device and pseudo files
--- (in `/dev`, `/proc`, `/sys`; $devices keeps them); a job's own
+-- (in `/dev`, `/proc`, `/sys`: _device_path; $devices keeps them); a job's own
 -- temporaries ($temporaries): a path whose first successful lookup
 -- created it and whose last change removed it, every lookup of which was
 -- made in the subtree of one process (the job: the lowest process whose
@@ -28,8 +28,9 @@
 -- next run. Then only
 -- the paths in $under and not in an $exclude directory. And two rules
 -- refined ($all undoes them): a `ghost-later-created` whose command
--- tried to remove the path (`rm -f`) is none, and a `double-write` or
--- `used-then-changed` by two children of one process that is not make,
+-- tried to remove the path (`rm -f`) is none, and a `double-write`,
+-- `used-then-changed` or `ghost-later-created` by two children of one
+-- process that is not make,
 -- the second started after the first ended (a script's successive
 -- commands), is in the order that process gave them, and none.
 --
@@ -197,9 +198,6 @@ WITH kinds (kind) AS (
                     WHERE d.path > pa.path || '/' AND d.path < pa.path || '0')
     AND EXISTS (SELECT 1 FROM acc AS w WHERE w.trace_id = a.trace_id
                 AND w.path_id = a.path_id AND w.effect IN ('write', 'remove'))
-), device (dir) AS (
-  -- The directories of device and pseudo files.
-  VALUES ('/dev'), ('/proc'), ('/sys')
 ), left_out (trace_id, path_id) AS MATERIALIZED (
   -- The paths whose hazards are not reported: device and pseudo files
   -- (unless $devices), a job's own temporaries (unless $temporaries: a
@@ -207,8 +205,7 @@ WITH kinds (kind) AS (
   -- and the paths outside $under or in an $exclude directory.
   SELECT h.trace_id, h.path_id FROM hp AS h
   WHERE (COALESCE($devices, $all, 0) = 0
-         AND EXISTS (SELECT 1 FROM device AS d
-                     WHERE h.path = d.dir OR substr(h.path, 1, length(d.dir) + 1) = d.dir || '/'))
+         AND h.path_id IN (SELECT path_id FROM _device_path))
      OR ($under IS NOT NULL
          AND NOT (h.path = rtrim($under, '/')
                   OR substr(h.path, 1, length(rtrim($under, '/')) + 1) = rtrim($under, '/') || '/'))
@@ -255,11 +252,19 @@ WITH kinds (kind) AS (
           AND path_id IN (SELECT path_id FROM dw) AND effect = 'write')
   WHERE n = 1
 ), h AS (
-  SELECT 'double-write' AS kind, dw.path, dw.command_id, dw.other_id, dw.ts,
-         w.ts AS other_ts, dw.trace_id, dw.seq
-  FROM dw
-  JOIN wts AS w ON w.trace_id = dw.trace_id AND w.path_id = dw.path_id
-   AND w.command_id = dw.other_id
+  -- Each writer with its first write (wts): the join done by sorting both
+  -- together in one window, as SQLite 3.40 (Python's, Datasette's) would
+  -- otherwise scan wts once per writer (it builds no index on it).
+  SELECT 'double-write' AS kind, path, command_id, other_id, ts, other_ts, trace_id, seq
+  FROM (SELECT trace_id, path, command_id, other_id, ts, seq, is_dw,
+               max(w_ts) OVER k AS other_ts, sum(1 - is_dw) OVER k AS writes
+        FROM (SELECT trace_id, path_id, path, command_id, other_id, ts, seq, 1 AS is_dw,
+                     NULL AS w_ts
+              FROM dw
+              UNION ALL
+              SELECT trace_id, path_id, NULL, NULL, command_id, NULL, NULL, 0, ts FROM wts)
+        WINDOW k AS (PARTITION BY trace_id, path_id, other_id))
+  WHERE is_dw = 1 AND writes > 0
   UNION ALL
   SELECT kind, path, command_id, other_id, ts, other_ts, trace_id, 0
   FROM z WHERE kind <> 'double-write'
@@ -285,12 +290,14 @@ JOIN exec AS a ON a.exec_id = h.command_id
 JOIN process AS qa ON qa.process_id = a.process_id
 LEFT JOIN exec AS b ON b.exec_id = h.other_id
 LEFT JOIN process AS qb ON qb.process_id = b.process_id
--- Unless $all: two writes, or a read and a later write, by two children
--- of one process that is not make, the second started after the first
--- ended, are in the order that process gave them (a script's successive
--- commands: configure appending to config.status, ar then ranlib), no
--- hazard.
-WHERE COALESCE($all, 0) = 1 OR h.kind NOT IN ('double-write', 'used-then-changed')
+-- Unless $all: two writes, a read and a later write, or a failed lookup
+-- and a later creation, by two children of one process that is not
+-- make, the second started after the first ended, are in the order that
+-- process gave them (a script's successive commands: configure appending
+-- to config.status, config.status's `diff` of a header not there yet and
+-- the `mv` that puts it in place), no hazard.
+WHERE COALESCE($all, 0) = 1
+   OR h.kind NOT IN ('double-write', 'used-then-changed', 'ghost-later-created')
    OR qa.process_id = qb.process_id OR qa.parent_id IS DISTINCT FROM qb.parent_id
    OR qa.parent_id IS NULL
    OR NOT (qa.last_ts < qb.first_ts OR qb.last_ts < qa.first_ts)

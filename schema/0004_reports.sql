@@ -357,8 +357,9 @@ CREATE VIEW IF NOT EXISTS command (
   dur,
   -- Working directory when it started, when known.
   cwd,
-  -- Program, made absolute where possible: the exec's path; NULL for an
-  -- image 0 (a forked copy of its parent).
+  -- Program, made absolute where possible: the exec's path; for an image
+  -- 0, the program a posix_spawn started it with (NetBSD), else NULL (a
+  -- forked copy of its parent).
   path,
   -- argv (JSON array, or BLOB of NUL-separated bytes) where the trace
   -- records it (OpenBSD `-t x`, NetBSD `-t a`); else NULL.
@@ -812,6 +813,21 @@ SELECT trace_id, path_id, role, first_writer_id, last_writer_id, writers
 FROM _scope_changed_file
 WHERE root_pid IS NULL;
 
+-- Helper for the build reports: the paths of device and pseudo files,
+-- in /dev (/dev/null, /dev/tty, /dev/fd/3), /proc and /sys. No build
+-- makes or reads a file there: `outputs`, `inputs` and `graph` leave
+-- them out, and `lint` unless asked (--devices). The one statement of
+-- the rule.
+CREATE VIEW IF NOT EXISTS _device_path (
+  -- The path's id (path.path_id).
+  path_id
+) AS
+SELECT path_id FROM path
+WHERE path IN ('/dev', '/proc', '/sys')
+   OR (path >= '/dev/' AND path < '/dev0')
+   OR (path >= '/proc/' AND path < '/proc0')
+   OR (path >= '/sys/' AND path < '/sys0');
+
 -- Every path the build looked up, with its role: `temporary` (the last
 -- write or removal removed it), `intermediate` (written by one command,
 -- read later by another: build_flow), `output` (written, present at the
@@ -1123,8 +1139,9 @@ CREATE VIEW IF NOT EXISTS running (
   -- argv of the exec that started it (JSON array, or BLOB of
   -- NUL-separated bytes) where the trace records it; else NULL.
   argv,
-  -- Program, made absolute where possible; NULL for an image 0 (a forked
-  -- copy of its parent).
+  -- Program, made absolute where possible; for an image 0, the program a
+  -- posix_spawn started it with (NetBSD, whose spawn call looks it up),
+  -- else NULL (a forked copy of its parent).
   program,
   -- Working directory when the command started, when known.
   cwd,
@@ -1165,23 +1182,26 @@ WITH
     JOIN process AS p ON p.trace_id = t.trace_id
     WHERE t.following = 1 AND p.exit_seen = 0 AND p.cut_by_damage = 0
   ),
+  -- Each CTE starts from the few processes alive (CROSS JOIN keeps that
+  -- order), not from every exec, call and lookup of the build.
   -- Its current image: the last successful exec.
   current (process_id, seq) AS (
     SELECT e.process_id, max(e.seq)
-    FROM alive AS a JOIN exec AS e ON e.process_id = a.process_id
-    WHERE e.success = 1
+    FROM alive AS a CROSS JOIN exec AS e
+    WHERE e.process_id = a.process_id AND e.success = 1
     GROUP BY e.process_id
   ),
   -- Call ids follow file order: the least is the call begun first.
   pending (process_id, call_id, n) AS (
     SELECT c.process_id, min(c.call_id), count(*)
-    FROM alive AS a JOIN call AS c ON c.process_id = a.process_id
-    WHERE c.unpaired = 'running'
+    FROM alive AS a CROSS JOIN call AS c
+    WHERE c.process_id = a.process_id AND c.unpaired = 'running'
     GROUP BY c.process_id
   ),
   looked (process_id, namei_id) AS (
     SELECT n.process_id, max(n.namei_id)
-    FROM alive AS a JOIN namei AS n ON n.process_id = a.process_id
+    FROM alive AS a CROSS JOIN namei AS n
+    WHERE n.process_id = a.process_id
     GROUP BY n.process_id
   )
 SELECT a.trace_id, a.process_id, a.pid, pp.pid, e.exec_id, e.comm, e.argv, rp.path, cp.path,

@@ -44,9 +44,9 @@ configure script writes, compiles, runs and removes (two recipes of one make sha
 temporary stay a hazard); and those of makefiles (--makefiles keeps them): the files a make \
 read that the build wrote, its makefiles and what they include (automake's .deps/*.Po), which recipes rewrite for \
 make's next run. Neither is a ghost-later-created a command that tried to remove the path \
-(rm -f), nor a double-write or used-then-changed two children of one process that is not make \
-made one after the other (a script's successive commands, as ar then ranlib). --all keeps \
-every hazard.";
+(rm -f), nor a double-write, used-then-changed or ghost-later-created two children of one \
+process that is not make made one after the other (a script's successive commands, as a diff \
+of a header not there yet and the mv that puts it in place). --all keeps every hazard.";
 
 #[cfg(test)]
 mod tests {

@@ -213,6 +213,10 @@ fn examples(name: &str) -> &'static [(&'static str, &'static str)] {
         ],
         "kt2sql-watch" => &[
             (
+                "kt2sql watch -d \"$PWD\" build.ktrace build.db",
+                "follow a build's trace into build.db and watch it; q ends both",
+            ),
+            (
                 "kt2sql watch build.db",
                 "watch a build that kt2sql import --follow is importing",
             ),

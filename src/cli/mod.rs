@@ -21,6 +21,7 @@ mod shell;
 mod sql;
 mod timeline;
 mod watch;
+mod watch_follow;
 
 use std::process::ExitCode;
 

@@ -117,21 +117,18 @@ pub fn run_tree(args: TreeArgs) -> Result<ExitCode> {
             scope,
             &mut out,
             |scope| {
-                let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
-                Ok((scope.pid.is_none() || !t.nodes.is_empty()).then_some(t))
+                let t = tree::report(&conn, scope, args.verbose, args.long)?;
+                Ok((scope.pid.is_none() || !t.is_empty()?).then_some(t))
             },
-            |t, out| Ok(t.write_text(&conn, out)?),
+            |t, out| Ok(t.write_text(out)?),
         )?;
     } else {
-        let t = tree::tree_long(&conn, scope, args.verbose, args.long)?;
+        let t = tree::report(&conn, scope, args.verbose, args.long)?;
         match format {
-            Format::Csv => t.write_csv(&conn, &mut out),
-            Format::Json => t.write_json(&conn, &mut out),
-            Format::Jsonl => t.write_jsonl(&conn, &mut out),
-            Format::Dot => t.write_dot(&mut out).map_err(|source| kt2sql::Error::Io {
-                path: "standard output".into(),
-                source,
-            }),
+            Format::Csv => t.write_csv(&mut out),
+            Format::Json => t.write_json(&mut out),
+            Format::Jsonl => t.write_jsonl(&mut out),
+            Format::Dot => t.write_dot(&mut out),
             f => unreachable!("tree takes no --format {}", f.name()),
         }
         .map_err(|e| out.error(e))?;
@@ -167,17 +164,17 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
             opts.scope,
             &mut out,
             |scope| {
-                let f = files::files(&conn, files::FilesOptions { scope, ..opts })?;
-                Ok((opts.scope.pid.is_none() || !f.entries.is_empty()).then_some(f))
+                let opts = files::FilesOptions { scope, ..opts };
+                Ok((opts.scope.pid.is_none() || !files::is_empty(&conn, opts)?).then_some(opts))
             },
-            |f, out| Ok(f.write_text(out)?),
+            |opts, out| Ok(files::write_text(&conn, opts, out)?),
         )?
     } else {
         let stdout = io::stdout();
         let mut out = BufWriter::with_capacity(1 << 16, stdout.lock());
         match args.format.format {
             Format::Csv => files::write_csv(&conn, opts, &mut out)?,
-            Format::Json => files::files(&conn, opts)?.write_json(&mut out)?,
+            Format::Json => files::write_json(&conn, opts, &mut out)?,
             Format::Jsonl => files::write_jsonl(&conn, opts, &mut out)?,
             f => unreachable!("files takes no --format {}", f.name()),
         }
@@ -185,7 +182,7 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
         ExitCode::SUCCESS
     };
     if !args.unresolved {
-        let left = files::files(
+        let n = files::count(
             &conn,
             files::FilesOptions {
                 unresolved: true,
@@ -193,7 +190,6 @@ pub fn run_files(args: FilesArgs) -> Result<ExitCode> {
                 ..opts
             },
         )?;
-        let n = left.entries.len();
         if n > 0 {
             let (paths, their, them) = if n == 1 {
                 ("path is", "its", "it")

@@ -40,9 +40,23 @@ pub struct ServeArgs {
     /// The port to listen on (default: a free one).
     #[arg(long, value_name = "PORT", default_value_t = 0)]
     pub port: u16,
-    /// Stop any query that runs longer than this (milliseconds).
+    /// Stop SQL typed into the form, and the query of a table's page,
+    /// when it runs longer than this (milliseconds).
     #[arg(long, value_name = "MS", default_value_t = 5000)]
     pub time_limit: u64,
+    /// Stop a canned query when it runs longer than this (milliseconds):
+    /// kt2sql's reports take longer on a big build.
+    #[arg(long, value_name = "MS", default_value_t = 120_000)]
+    pub query_time_limit: u64,
+}
+
+impl ServeArgs {
+    fn limits(&self) -> datasette::TimeLimits {
+        datasette::TimeLimits {
+            sql: self.time_limit,
+            canned: self.query_time_limit,
+        }
+    }
 }
 
 /// Run `kt2sql serve`.
@@ -52,7 +66,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
     let name = db_name(&a.db.path);
     if let Some(dir) = &a.write_config {
         fresh_dir(dir)?;
-        write_config(&conn, &name, dir)?;
+        write_config(&conn, &name, a.limits(), dir)?;
         let serve = command_line(&a, dir, following, a.port);
         std::fs::write(
             dir.join("serve.sh"),
@@ -69,7 +83,7 @@ pub fn run(a: ServeArgs) -> Result<ExitCode> {
         return Err(INSTALL_HINT.into());
     };
     let dir = tempfile::Builder::new().prefix("kt2sql-serve").tempdir()?;
-    write_config(&conn, &name, dir.path())?;
+    write_config(&conn, &name, a.limits(), dir.path())?;
     drop(conn);
     let port = match a.port {
         0 => TcpListener::bind((a.host, 0))?.local_addr()?.port(),
@@ -138,9 +152,11 @@ fn command_line(a: &ServeArgs, dir: &Path, following: bool, port: u16) -> Vec<St
         format!("{d}/templates"),
         "--static".into(),
         format!("{}:{d}/static", datasette::STATIC_MOUNT),
+        "--plugins-dir".into(),
+        format!("{d}/plugins"),
         "--setting".into(),
         "sql_time_limit_ms".into(),
-        a.time_limit.to_string(),
+        a.limits().server().to_string(),
         "--host".into(),
         a.host.to_string(),
         "--port".into(),
@@ -179,13 +195,24 @@ fn fresh_dir(dir: &Path) -> Result<()> {
     }
 }
 
-/// Write metadata.json, the pages and their pictures into `dir`.
-fn write_config(conn: &report::Database, name: &str, dir: &Path) -> Result<()> {
+/// Write metadata.json, the time limits' plugin, the pages and their
+/// pictures into `dir`.
+fn write_config(
+    conn: &report::Database,
+    name: &str,
+    limits: datasette::TimeLimits,
+    dir: &Path,
+) -> Result<()> {
     let (pages, statics) = (dir.join("templates/pages"), dir.join("static"));
     std::fs::create_dir_all(&pages)?;
     std::fs::create_dir_all(&statics)?;
-    let meta = serde_json::to_string_pretty(&datasette::metadata(name))?;
+    std::fs::create_dir_all(dir.join("plugins"))?;
+    let meta = serde_json::to_string_pretty(&datasette::metadata(name, limits))?;
     std::fs::write(dir.join("metadata.json"), meta)?;
+    std::fs::write(
+        dir.join("plugins").join(datasette::PLUGIN_FILE),
+        datasette::PLUGIN,
+    )?;
     let scope = Scope::default();
     let mut timeline = Vec::new();
     let opts = timeline::Options {

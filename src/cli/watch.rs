@@ -1,15 +1,18 @@
-//! `kt2sql watch DB`: a live view of a build while `kt2sql import --follow`
-//! keeps its database current. On a terminal, a full-screen view drawn with
-//! ratatui over crossterm, read again at most once a second: each trace's
-//! state and import progress, the commands running now (highlighted past
-//! the thresholds of [`watch::Thresholds`]), the latest failed commands
-//! and the most repeated failing lookups; `q` quits, `s` (or `e`, `c`,
-//! `p`) changes the order. With `--once`, or when stdout is not a
-//! terminal, one snapshot as text or `--format json`. What a snapshot
-//! holds is [`kt2sql::report::watch`]'s; this module only draws it.
-//!
-//! The view needs only the database's path: the follow that keeps it
-//! current can be another process, or a thread beside [`view`].
+//! `kt2sql watch [TRACE] DB`: a live view of a build. With DB alone, the
+//! database another process (`kt2sql import --follow`) keeps current; with
+//! a TRACE before it, this process follows the trace into DB itself, on a
+//! thread of its own ([`Following`], `import::follow::run`), while the view
+//! reads the database that thread writes. On a terminal, a full-screen view
+//! drawn with ratatui over crossterm, read again at most once a second:
+//! each trace's state and import progress, the commands running now
+//! (highlighted past the thresholds of [`watch::Thresholds`]), the latest
+//! failed commands and the most repeated failing lookups; `q` quits (and
+//! ends the follow of a TRACE, leaving the database complete), `s` (or
+//! `e`, `c`, `p`) changes the order. With `--once`, or when stdout is not
+//! a terminal, one snapshot as text or `--format json` (with a TRACE: once
+//! the follow has read what the file holds now; the follow then ends).
+//! What a snapshot holds is [`kt2sql::report::watch`]'s; this module only
+//! draws it and runs the follow's thread.
 
 use std::collections::HashMap;
 use std::io;
@@ -21,27 +24,48 @@ use crossterm::event::{self, Event, KeyCode, KeyEventKind, KeyModifiers};
 use ratatui::layout::{Constraint, Direction, Layout};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::Line;
-use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row, Table};
+use ratatui::widgets::{Block, Borders, Cell as TCell, Paragraph, Row, Table, Wrap};
 use ratatui::Frame;
 use rusqlite::Connection;
 
+use kt2sql::decode::Abi;
 use kt2sql::report;
 use kt2sql::report::stats::duration;
 use kt2sql::report::watch::{self, Level, Options, Snapshot, Sort, Thresholds};
 
 use super::anyhow_lite::Result;
-use super::args::{Db, Format, FormatArg, Formats, Trace};
+use super::args::{Format, FormatArg, Formats, Trace};
 use super::report::emit;
+use super::watch_follow::Following;
 
 /// `kt2sql watch`.
 #[derive(Debug, clap::Args)]
+#[command(override_usage = "kt2sql watch [OPTIONS] DB\n       kt2sql watch [OPTIONS] TRACE DB")]
 pub struct WatchArgs {
-    #[command(flatten)]
-    pub db: Db,
+    /// The database to show (opened read-only). With a TRACE before it,
+    /// follow that trace into DB first, as `kt2sql import --follow TRACE
+    /// DB` does, in this process: q (or Ctrl-C) then ends both, leaving DB
+    /// complete.
+    #[arg(required = true, value_name = "[TRACE] DB", num_args = 1..=2)]
+    pub paths: Vec<PathBuf>,
+    /// With a TRACE: the working directory of the traced command when
+    /// tracing began (an absolute path on the traced machine), as for
+    /// import.
+    #[arg(long = "start-dir", short = 'd', value_name = "DIR")]
+    pub start_dir: Option<PathBuf>,
+    /// With a TRACE: end the follow after this many seconds without new
+    /// bytes (it ends by itself when every traced process has exited and
+    /// the file stops growing).
+    #[arg(long, value_name = "SECONDS")]
+    pub idle: Option<f64>,
+    /// With a TRACE: decode as this dialect instead of detecting it.
+    #[arg(long, value_name = "ABI")]
+    pub dialect: Option<Abi>,
     #[command(flatten)]
     pub trace: Trace,
     /// Print one snapshot and exit (the default when stdout is not a
-    /// terminal).
+    /// terminal). With a TRACE: the snapshot once the follow has read what
+    /// the file holds now; the follow then ends, leaving DB complete.
     #[arg(long)]
     pub once: bool,
     /// Seconds between two reads of the database (at least 1).
@@ -103,30 +127,108 @@ pub fn run(args: WatchArgs) -> Result<ExitCode> {
         sort,
         limit: args.limit.max(1),
         top: args.top.max(0),
+        skip_lookups: false,
     };
-    let tty = io::IsTerminal::is_terminal(&io::stdout());
-    if args.once || !tty || args.format.given {
-        let conn = report::open(&args.db.path)?;
-        let snap = watch::snapshot(&conn, &opts)?;
-        return emit(|out| match args.format.format {
-            Format::Json => snap.write_json(out, &th),
-            _ => snap.write_text(out, &th),
-        });
+    let (trace, db) = match args.paths.as_slice() {
+        [db] => (None, db.clone()),
+        [trace, db] => (Some(trace.clone()), db.clone()),
+        _ => unreachable!("clap takes one or two paths"),
+    };
+    if trace.is_none() {
+        for (given, what) in [
+            (args.start_dir.is_some(), "-d"),
+            (args.idle.is_some(), "--idle"),
+            (args.dialect.is_some(), "--dialect"),
+        ] {
+            if given {
+                return Err(format!(
+                    "{what} goes with a TRACE to follow: kt2sql watch {what} … TRACE DB"
+                )
+                .into());
+            }
+        }
     }
-    view(
-        &args.db.path,
+    let tty = io::IsTerminal::is_terminal(&io::stdout());
+    let once = args.once || !tty || args.format.given;
+    let Some(trace) = trace else {
+        if once {
+            let conn = report::open(&db)?;
+            let snap = watch::snapshot(&conn, &opts)?;
+            return print(&snap, args.format.format, &th);
+        }
+        view(&db, opts, th, Duration::from_secs_f64(args.interval), None)?;
+        return Ok(ExitCode::SUCCESS);
+    };
+    let mut follow = Following::start(
+        &trace,
+        &db,
+        args.start_dir.as_deref(),
+        args.idle,
+        args.dialect,
+    )?;
+    if once {
+        let snap = follow.caught_up(&db, &opts);
+        let ended = follow.finish();
+        let snap = match (snap, ended) {
+            (_, Err(e)) => return Err(e.into()),
+            (snap, Ok(_)) => snap?,
+        };
+        return print(&snap, args.format.format, &th);
+    }
+    let shown = view(
+        &db,
         opts,
         th,
         Duration::from_secs_f64(args.interval),
-    )?;
+        Some(&mut follow),
+    );
+    if !follow.ended() {
+        eprintln!(
+            "kt2sql: ending the follow of {} (the database is completed)",
+            kt2sql::text::path(&trace)
+        );
+    }
+    let ended = follow.finish();
+    shown?;
+    let done = ended?;
+    eprintln!("kt2sql: {}", super::watch_follow::ended_line(&trace, &done));
     Ok(ExitCode::SUCCESS)
 }
 
-/// The full-screen view of the database at `path` until `q`.
-pub fn view(path: &Path, opts: Options, th: Thresholds, every: Duration) -> Result<()> {
-    let conn = open_when_there(path)?;
+/// One snapshot on stdout.
+fn print(snap: &Snapshot, format: Format, th: &Thresholds) -> Result<ExitCode> {
+    emit(|out| match format {
+        Format::Json => snap.write_json(out, th),
+        _ => snap.write_text(out, th),
+    })
+}
+
+/// The full-screen view of the database at `path` until `q` (or until
+/// `follow`'s stop flag is set by a signal). With `follow`, the database
+/// may not exist yet (the follow creates it once the trace holds its first
+/// records) and is opened again when the follow replaces it (a resumed
+/// follow imports the trace again into a fresh file).
+pub fn view(
+    path: &Path,
+    opts: Options,
+    th: Thresholds,
+    every: Duration,
+    follow: Option<&mut Following>,
+) -> Result<()> {
+    let db = match follow {
+        None => Some(open_when_there(path)?),
+        Some(_) => None,
+    };
     let mut terminal = ratatui::try_init()?;
-    let result = view_loop(&mut terminal, &conn, path.to_path_buf(), opts, th, every);
+    let result = view_loop(
+        &mut terminal,
+        db,
+        follow,
+        path.to_path_buf(),
+        opts,
+        th,
+        every,
+    );
     ratatui::try_restore()?;
     result
 }
@@ -151,11 +253,23 @@ struct State {
     last: HashMap<i64, (i64, Instant)>,
     rate: HashMap<i64, f64>,
     error: Option<String>,
+    /// With a TRACE: what its follow is doing, and whether that is an
+    /// error.
+    follow: Option<(String, bool)>,
 }
+
+/// The view reads the failing lookups (the slowest query on a big build)
+/// once in this many reads.
+const LOOKUPS_EVERY: u64 = 10;
+
+/// The longest wait for a key: how soon a signal ending the follow is
+/// seen.
+const KEY_POLL: Duration = Duration::from_millis(200);
 
 fn view_loop(
     terminal: &mut ratatui::DefaultTerminal,
-    conn: &Connection,
+    mut db: Option<report::Database>,
+    mut follow: Option<&mut Following>,
     path: PathBuf,
     opts: Options,
     th: Thresholds,
@@ -169,16 +283,41 @@ fn view_loop(
         last: HashMap::new(),
         rate: HashMap::new(),
         error: None,
+        follow: None,
     };
+    let (mut opened, mut reads) = (None, 0u64);
     loop {
-        st.read(conn);
+        // The failing lookups every tenth read (and on the first).
+        st.opts.skip_lookups = reads % LOOKUPS_EVERY != 0;
+        if let Some(f) = follow.as_deref_mut() {
+            f.poll();
+            st.follow = Some(f.note());
+            // The follow creates the database, or replaces one it resumes.
+            let id = file_id(&st.path);
+            if id.is_some() && id != opened {
+                if let Ok(d) = report::open(&st.path) {
+                    (db, opened) = (Some(d), id);
+                }
+            }
+        }
+        match &db {
+            Some(conn) => st.read(conn),
+            None => st.error = None,
+        }
+        reads += 1;
         terminal.draw(|f| draw(f, &st))?;
         let next = Instant::now() + every;
         // Keys until the next read; a key that changes the order reads now.
         loop {
+            if follow.as_deref().is_some_and(Following::signalled) {
+                return Ok(());
+            }
             let left = next.saturating_duration_since(Instant::now());
-            if left.is_zero() || !event::poll(left)? {
-                break;
+            if left.is_zero() || !event::poll(left.min(KEY_POLL))? {
+                if left.is_zero() {
+                    break;
+                }
+                continue;
             }
             let Event::Key(k) = event::read()? else {
                 continue;
@@ -203,6 +342,25 @@ fn view_loop(
     }
 }
 
+/// What tells the file at `path` from another put in its place.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    let m = std::fs::metadata(path).ok()?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        Some((m.dev(), m.ino()))
+    }
+    #[cfg(not(unix))]
+    {
+        let t = m
+            .created()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        Some((t.as_secs(), t.subsec_nanos().into()))
+    }
+}
+
 impl State {
     /// Read a snapshot; a failed read keeps the last one and says why.
     fn read(&mut self, conn: &Connection) {
@@ -219,7 +377,11 @@ impl State {
                     }
                     self.last.insert(t.trace_id, (t.records, now));
                 }
+                let lookups = std::mem::take(&mut self.snap.lookups);
                 self.snap = s;
+                if self.opts.skip_lookups {
+                    self.snap.lookups = lookups;
+                }
                 self.error = None;
             }
             Err(e) => self.error = Some(e.to_string()),
@@ -228,39 +390,45 @@ impl State {
 }
 
 fn draw(f: &mut Frame<'_>, st: &State) {
-    let heads = st.snap.status.len().max(1) as u16;
+    let width = f.area().width;
+    let (head_lines, head_height) = head(st, width);
     let areas = Layout::default()
         .direction(Direction::Vertical)
         .constraints([
-            Constraint::Length(heads * 2 + 2),
+            Constraint::Length(head_height),
             Constraint::Min(6),
             Constraint::Length(st.opts.top.clamp(1, 10) as u16 + 3),
             Constraint::Length(1),
         ])
         .split(f.area());
-    f.render_widget(head(st), areas[0]);
-    f.render_widget(running_table(st), areas[1]);
+    f.render_widget(head_lines, areas[0]);
+    f.render_widget(running_table(st, areas[1].width), areas[1]);
     let bottom = Layout::default()
         .direction(Direction::Horizontal)
-        .constraints([Constraint::Percentage(55), Constraint::Percentage(45)])
+        .constraints([Constraint::Percentage(58), Constraint::Percentage(42)])
         .split(areas[2]);
     f.render_widget(failed_table(st), bottom[0]);
-    f.render_widget(lookups_table(st), bottom[1]);
-    let keys = format!(
-        "q quit   s next order   e/c/p by elapsed/call/pid   order: {}   highlight past {} / {}",
-        st.opts.sort.name(),
-        duration(st.th.warn_ns),
-        duration(st.th.alert_ns)
-    );
+    f.render_widget(lookups_table(st, bottom[1].width), bottom[1]);
+    let order = st.opts.sort.name();
+    let (warn, alert) = (duration(st.th.warn_ns), duration(st.th.alert_ns));
+    let keys = match width >= 100 {
+        true => format!(
+            "q quit   s next order   e/c/p by elapsed/call/pid   order: {order}   \
+             highlight past {warn} / {alert}"
+        ),
+        false => format!("q quit  s/e/c/p order: {order}  highlight {warn} / {alert}"),
+    };
     f.render_widget(
         Paragraph::new(keys).style(Style::default().add_modifier(Modifier::DIM)),
         areas[3],
     );
 }
 
-fn head(st: &State) -> Paragraph<'static> {
+/// The head, and its height on a screen `width` columns wide (its lines
+/// wrap rather than lose their ends).
+fn head(st: &State, width: u16) -> (Paragraph<'static>, u16) {
     let mut lines: Vec<Line<'static>> = Vec::new();
-    if st.snap.status.is_empty() {
+    if st.snap.status.is_empty() && st.follow.is_none() {
         lines.push(Line::from("no traces yet"));
     }
     for s in &st.snap.status {
@@ -286,20 +454,50 @@ fn head(st: &State) -> Paragraph<'static> {
         }
         lines.push(Line::from(second));
     }
+    if let Some((note, bad)) = &st.follow {
+        let style = match bad {
+            true => Style::default().fg(Color::Red),
+            false => Style::default(),
+        };
+        lines.push(Line::styled(note.clone(), style));
+    }
     if let Some(e) = &st.error {
         lines.push(Line::styled(
             format!("cannot read the database: {e}"),
             Style::default().fg(Color::Red),
         ));
     }
-    Paragraph::new(lines).block(
+    let inner = usize::from(width.saturating_sub(2).max(1));
+    let rows: usize = lines.iter().map(|l| l.width().div_ceil(inner).max(1)).sum();
+    let height = u16::try_from(rows + 2).unwrap_or(u16::MAX);
+    let p = Paragraph::new(lines).wrap(Wrap { trim: false }).block(
         Block::default()
             .borders(Borders::ALL)
             .title(format!(" kt2sql watch {} ", st.path.display())),
-    )
+    );
+    (p, height)
 }
 
-fn running_table(st: &State) -> Table<'static> {
+/// `s` in `width` characters at most: its end, after `…` (a path's end
+/// is what tells it from the others).
+fn tail(s: &str, width: usize) -> String {
+    let n = s.chars().count();
+    if n <= width || width < 2 {
+        return s.to_string();
+    }
+    let mut out = String::from("…");
+    out.extend(s.chars().skip(n - (width - 1)));
+    out
+}
+
+/// The running commands' columns: elapsed, pid, call, in call (fixed),
+/// then the command and the last path sharing the rest.
+const RUNNING_FIXED: [u16; 4] = [10, 7, 10, 10];
+
+fn running_table(st: &State, width: u16) -> Table<'static> {
+    // Borders and the five gaps between the six columns.
+    let fixed: u16 = RUNNING_FIXED.iter().sum::<u16>() + 2 + 5;
+    let path_width = usize::from(width.saturating_sub(fixed)) * 45 / 100;
     let rows: Vec<Row<'static>> = st
         .snap
         .running
@@ -316,7 +514,7 @@ fn running_table(st: &State) -> Table<'static> {
                 TCell::from(r.call.clone().unwrap_or_else(|| "-".into())),
                 TCell::from(r.call_elapsed.map_or("-".into(), duration)),
                 TCell::from(r.command.clone()),
-                TCell::from(r.last_path.clone().unwrap_or_default()),
+                TCell::from(tail(r.last_path.as_deref().unwrap_or_default(), path_width)),
             ])
             .style(style)
         })
@@ -329,10 +527,10 @@ fn running_table(st: &State) -> Table<'static> {
     Table::new(
         rows,
         [
-            Constraint::Length(12),
-            Constraint::Length(8),
-            Constraint::Length(12),
-            Constraint::Length(12),
+            Constraint::Length(RUNNING_FIXED[0]),
+            Constraint::Length(RUNNING_FIXED[1]),
+            Constraint::Length(RUNNING_FIXED[2]),
+            Constraint::Length(RUNNING_FIXED[3]),
             Constraint::Percentage(55),
             Constraint::Percentage(45),
         ],
@@ -368,9 +566,9 @@ fn failed_table(st: &State) -> Table<'static> {
     Table::new(
         rows,
         [
-            Constraint::Length(8),
-            Constraint::Length(10),
-            Constraint::Length(16),
+            Constraint::Length(7),
+            Constraint::Length(9),
+            Constraint::Length(14),
             Constraint::Min(10),
         ],
     )
@@ -381,18 +579,26 @@ fn failed_table(st: &State) -> Table<'static> {
     )
 }
 
-fn lookups_table(st: &State) -> Table<'static> {
+fn lookups_table(st: &State, width: u16) -> Table<'static> {
+    // Borders, two columns of 7 and two gaps.
+    let dir_width = usize::from(width.saturating_sub(2 + 7 + 7 + 2));
     let rows: Vec<Row<'static>> = st
         .snap
         .lookups
         .iter()
-        .map(|l| Row::new(vec![l.failed.to_string(), l.errno.clone(), l.dir.clone()]))
+        .map(|l| {
+            Row::new(vec![
+                l.failed.to_string(),
+                l.errno.clone(),
+                tail(&l.dir, dir_width),
+            ])
+        })
         .collect();
     Table::new(
         rows,
         [
-            Constraint::Length(8),
-            Constraint::Length(8),
+            Constraint::Length(7),
+            Constraint::Length(7),
             Constraint::Min(10),
         ],
     )

@@ -33,6 +33,8 @@ use std::borrow::Cow;
 use std::fs::File;
 use std::io::Read;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 
 pub use abi::{Abi, Endianness, Family, Variant, Width};
 pub use error::{DecodeError, DecodeErrorKind};
@@ -63,6 +65,9 @@ pub struct Decoder<R> {
     /// that record's framing, and its offset: the next call takes it
     /// instead of reading it again.
     peeked: Option<(u64, header::RawHeader)>,
+    /// Set while the decoder reads only to look past a record it holds
+    /// whole (see [`Decoder::look_ahead_flag`]).
+    looking_ahead: Option<Arc<AtomicBool>>,
 }
 
 impl Decoder<File> {
@@ -136,6 +141,7 @@ impl<R: Read> Decoder<R> {
             index: 0,
             done: false,
             peeked: None,
+            looking_ahead: None,
         })
     }
 
@@ -154,6 +160,21 @@ impl<R: Read> Decoder<R> {
     /// The reader, to change how it reads from now on (`import --follow`).
     pub fn reader_mut(&mut self) -> &mut R {
         self.src.inner_mut()
+    }
+
+    /// A flag the decoder sets while it reads only to look past a record
+    /// it already holds whole: its framing is checked against the next
+    /// header. A reader of a file still being written (`import --follow`)
+    /// may then answer "nothing more yet" (`io::ErrorKind::WouldBlock`)
+    /// instead of waiting for the next record, so the last record written
+    /// (a stuck build's last call, the exit that ends it) is not held back
+    /// until another one comes: it is judged on the bytes there are, as a
+    /// one-shot import of the bytes read so far judges it. That is no end
+    /// of the input: the next read tries again.
+    pub fn look_ahead_flag(&mut self) -> Arc<AtomicBool> {
+        self.looking_ahead
+            .get_or_insert_with(|| Arc::new(AtomicBool::new(false)))
+            .clone()
     }
 
     /// Bytes consumed so far (the offset of the next record).

@@ -6,6 +6,7 @@
 //! returns a record.
 
 use std::io::Read;
+use std::sync::atomic::Ordering;
 
 use super::abi::{Abi, Endianness, Field};
 use super::error::DecodeErrorKind;
@@ -74,7 +75,7 @@ impl<R: Read> Decoder<R> {
     /// Where the input ends inside the next header, the records found
     /// inside an opaque payload must be within [`NEAR_NS`] of its time `ts`.
     pub(super) fn overlap(&mut self, total: usize, opaque: bool, ts: i64) -> Option<usize> {
-        self.src.fill(total + NEXT_HEADER).ok()?;
+        self.fill_ahead(total + NEXT_HEADER).ok()?;
         let w = self.src.window();
         let next = w.get(total..).filter(|n| !n.is_empty())?;
         let read = header::select_with(&self.abi, &self.layouts, next)
@@ -105,12 +106,29 @@ impl<R: Read> Decoder<R> {
         (1..total).find(|&i| self.run_fits(i, at_end, OVERLAP_RUN, &near))
     }
 
+    /// [`Source::fill`](super::source::Source::fill) for bytes past the
+    /// record at hand, only to check its framing: a growing file's reader
+    /// may answer `WouldBlock` ("nothing more yet", no end of the input:
+    /// [`Decoder::look_ahead_flag`]), and what is buffered is what there is.
+    fn fill_ahead(&mut self, need: usize) -> std::io::Result<usize> {
+        let Some(flag) = self.looking_ahead.clone() else {
+            return self.src.fill(need);
+        };
+        flag.store(true, Ordering::SeqCst);
+        let have = self.src.fill(need);
+        flag.store(false, Ordering::SeqCst);
+        match have {
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(self.src.window().len()),
+            have => have,
+        }
+    }
+
     /// Whether `run` records chain from `at` in the window, each keeping
     /// its header's and its payload's rules, or the input ends before
     /// they do (a truncated tail is reported as such when it is reached).
     fn chain_fits(&mut self, mut at: usize, run: usize) -> bool {
         for _ in 0..run {
-            let Ok(have) = self.src.fill(at + NEXT_HEADER) else {
+            let Ok(have) = self.fill_ahead(at + NEXT_HEADER) else {
                 return true;
             };
             let Some(next) = self.src.window().get(at..have).filter(|n| !n.is_empty()) else {
@@ -124,7 +142,7 @@ impl<R: Read> Decoder<R> {
                 _ => return false,
             };
             let end = at + h.layout.size + h.len as usize;
-            if self.src.fill(end).map_or(true, |have| have < end) {
+            if self.fill_ahead(end).map_or(true, |have| have < end) {
                 return true;
             }
             let p = &self.src.window()[at + h.layout.size..end];

@@ -195,6 +195,11 @@ impl<'p, T: BatchTarget> Encoder<'p, T> {
         self.issues
     }
 
+    /// Where the batches go.
+    pub fn target_mut(&mut self) -> &mut T {
+        &mut self.target
+    }
+
     /// A row into the batch, the batch handed on when full (never between
     /// the values of a row, so a path row added meanwhile only counts).
     #[inline]

@@ -11,6 +11,11 @@
 //! `--param` values typed (an integer when the value reads as one) and an
 //! absent one as NULL. [`canned_sql`] rewrites each `$name` of a query
 //! into an expression that gives the same value, so the rows are the same.
+//!
+//! Datasette has one time limit for all queries; the canned queries,
+//! whose time grows with the build, get a longer one ([`TimeLimits`])
+//! through the small plugin [`PLUGIN`] (`kt2sql_time_limits.py`, Datasette's
+//! `asgi_wrapper` hook), configured in the metadata's `plugins`.
 
 use serde_json::{json, Map, Value};
 
@@ -20,6 +25,30 @@ use crate::schema::{queries, Query};
 /// The URL under which Datasette serves the generated pictures
 /// (`--static kt2sql-pictures:DIR`).
 pub const STATIC_MOUNT: &str = "kt2sql-pictures";
+
+/// The plugin that gives each request its time limit, written into the
+/// configuration's `plugins/` directory as [`PLUGIN_FILE`].
+pub const PLUGIN: &str = include_str!("kt2sql_time_limits.py");
+
+/// The plugin's file name (its module name in Datasette).
+pub const PLUGIN_FILE: &str = "kt2sql_time_limits.py";
+
+/// The time limits (milliseconds): a query that runs longer is stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeLimits {
+    /// SQL typed into the form, the tables' and views' pages.
+    pub sql: u64,
+    /// Every canned query.
+    pub canned: u64,
+}
+
+impl TimeLimits {
+    /// Datasette's own `sql_time_limit_ms`: the longest limit, which the
+    /// plugin shortens for every request that has a shorter one.
+    pub fn server(&self) -> u64 {
+        self.sql.max(self.canned)
+    }
+}
 
 /// The columns offered as facets wherever a table or view has them: the
 /// values people count by (the syscall, the errno, the command, the access
@@ -94,8 +123,9 @@ pub const PAGES: &[(&str, &str)] = &[
 ];
 
 /// The Datasette metadata (`datasette serve -m metadata.json`) for the
-/// database `db` (its name in Datasette: the file stem).
-pub fn metadata(db: &str) -> Value {
+/// database `db` (its name in Datasette: the file stem), with the
+/// plugin's configuration for `limits`.
+pub fn metadata(db: &str, limits: TimeLimits) -> Value {
     let mut tables = Map::new();
     let shadowed: Vec<&str> = queries().iter().map(|q| q.name).collect();
     for o in doc::objects() {
@@ -105,12 +135,21 @@ pub fn metadata(db: &str) -> Value {
         );
     }
     let mut canned = Map::new();
+    let mut canned_limits = Map::new();
     for q in queries() {
         canned.insert(q.name.to_string(), canned_query(&q));
+        canned_limits.insert(q.name.to_string(), json!(limits.canned));
     }
     json!({
         "title": format!("kt2sql: {db}"),
         "description_html": front_page(db),
+        "plugins": {
+            "kt2sql-time-limits": {
+                "database": db,
+                "default": limits.sql,
+                "queries": canned_limits,
+            }
+        },
         "databases": {
             db: {
                 "description_html": front_page(db),
@@ -373,7 +412,9 @@ mod tests {
 
     #[test]
     fn every_table_and_query_is_described() {
-        let m = metadata("b");
+        let m = metadata("b", TimeLimits { sql: 5, canned: 7 });
+        assert_eq!(m["plugins"]["kt2sql-time-limits"]["default"], 5);
+        assert_eq!(m["plugins"]["kt2sql-time-limits"]["queries"]["lint"], 7);
         let db = &m["databases"]["b"];
         assert_eq!(db["tables"]["process"]["label_column"], "last_comm");
         assert!(db["tables"]["call"]["facets"]

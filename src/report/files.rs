@@ -15,9 +15,11 @@
 //! unknown) from `queries/unresolved.sql`, headed `Unresolved lookups …`
 //! in text, in the same shapes (csv always `path,syscall,comm,pid`).
 //!
-//! The rows are read as SQLite produces them: CSV is written row by row
-//! ([`write_csv`]); text and JSON keep one [`Entry`] per path, never the
-//! rows themselves.
+//! The rows are read as SQLite produces them and nothing grows with the
+//! build: CSV is written row by row ([`write_csv`]); text and JSON gather
+//! one path's rows into an [`Entry`] and write it when the next path
+//! starts ([`each_entry`]). [`files`] holds the whole list, for a caller
+//! that looks at it; no writer does.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -127,23 +129,49 @@ typed_row! {
     }
 }
 
-/// Build the list.
+/// Build the list, held whole (for a caller that looks at it; the
+/// report's writers stream, [`each_entry`]).
 pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
-    let (name, params) = query(opts);
     let mut entries: Vec<Entry> = Vec::new();
-    // The rows come by path: a path's rows make one entry.
-    fn entry<'e>(entries: &'e mut Vec<Entry>, p: &[u8]) -> &'e mut Entry {
-        if entries.last().is_none_or(|e| e.path != p) {
-            entries.push(Entry {
+    each_entry(conn, opts, |e| {
+        entries.push(e.clone());
+        Ok(())
+    })?;
+    Ok(Files {
+        entries,
+        callers: opts.callers,
+        unresolved: opts.unresolved,
+    })
+}
+
+/// Hand `f` each entry of the list in order, as its rows end: the rows
+/// come by path, so one entry is held at a time, whatever the build's
+/// size.
+pub fn each_entry(
+    conn: &Connection,
+    opts: FilesOptions,
+    mut f: impl FnMut(&Entry) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let (name, params) = query(opts);
+    let mut e: Option<Entry> = None;
+    // The rows come by path: a path's rows make one entry, handed on when
+    // the next path starts.
+    let mut at = |p: &[u8], e: &mut Option<Entry>| -> Result<(), Error> {
+        if e.as_ref().is_none_or(|e| e.path != p) {
+            if let Some(done) = e.take() {
+                f(&done)?;
+            }
+            *e = Some(Entry {
                 path: p.to_vec(),
                 calls: Vec::new(),
             });
         }
-        entries.last_mut().expect("just pushed")
-    }
+        Ok(())
+    };
     if opts.callers {
         each_as::<Looked<'static>>(conn, name, &params, |r| {
-            let e = entry(&mut entries, &r.path);
+            at(&r.path, &mut e)?;
+            let e = e.as_mut().expect("an entry is open");
             let by = (r.comm.into_owned(), r.pid);
             match e.calls.last_mut() {
                 Some((s, list)) if **s == *r.syscall => list.push(by),
@@ -152,16 +180,33 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
             Ok(())
         })?;
     } else {
-        each_as::<Listed<'static>>(conn, name, &params, |r| {
-            entry(&mut entries, &r.path);
-            Ok(())
-        })?;
+        each_as::<Listed<'static>>(conn, name, &params, |r| at(&r.path, &mut e))?;
     }
-    Ok(Files {
-        entries,
-        callers: opts.callers,
-        unresolved: opts.unresolved,
-    })
+    match e {
+        Some(last) => f(&last),
+        None => Ok(()),
+    }
+}
+
+/// Whether the list is empty (a `-p` pid that looked nothing up in a
+/// trace).
+pub fn is_empty(conn: &Connection, opts: FilesOptions) -> Result<bool, Error> {
+    let mut any = false;
+    each_entry(conn, opts, |_| {
+        any = true;
+        Ok(())
+    })?;
+    Ok(!any)
+}
+
+/// How many entries the list has, counted as they stream.
+pub fn count(conn: &Connection, opts: FilesOptions) -> Result<usize, Error> {
+    let mut n = 0;
+    each_entry(conn, opts, |_| {
+        n += 1;
+        Ok(())
+    })?;
+    Ok(n)
 }
 
 /// The list as CSV, row by row: the query's rows, with the columns the
@@ -233,69 +278,81 @@ fn out_err(source: io::Error) -> Error {
     }
 }
 
-impl Files {
-    /// ptrace.py's text.
-    pub fn write_text(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(
-            out,
-            "{}",
-            if self.unresolved {
-                "Unresolved lookups (relative, base directory unknown):"
-            } else {
-                "Namei list:"
-            }
-        )?;
-        for e in &self.entries {
-            writeln!(out, "{}", vis(&e.path))?;
-            for (syscall, by) in &e.calls {
-                let who: Vec<String> = by
-                    .iter()
-                    .map(|(comm, pid)| format!("{} [{pid}]", vis(comm)))
-                    .collect();
-                writeln!(out, "    {}(): {}", vis(syscall), who.join(","))?;
-            }
+/// ptrace.py's text, written as the entries stream.
+pub fn write_text(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
+    writeln!(
+        out,
+        "{}",
+        if opts.unresolved {
+            "Unresolved lookups (relative, base directory unknown):"
+        } else {
+            "Namei list:"
+        }
+    )
+    .map_err(out_err)?;
+    each_entry(conn, opts, |e| {
+        writeln!(out, "{}", vis(&e.path)).map_err(out_err)?;
+        for (syscall, by) in &e.calls {
+            let who: Vec<String> = by
+                .iter()
+                .map(|(comm, pid)| format!("{} [{pid}]", vis(comm)))
+                .collect();
+            writeln!(out, "    {}(): {}", vis(syscall), who.join(",")).map_err(out_err)?;
         }
         Ok(())
-    }
+    })
+}
 
-    /// An array of objects, one path per line.
-    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
-        writeln!(out, "[")?;
-        for (i, e) in self.entries.iter().enumerate() {
-            let mut s = String::new();
-            let mut o = Obj::new(&mut s);
-            o.bytes("path", &e.path);
-            if self.callers {
-                let calls: Vec<String> = e
-                    .calls
+/// An array of objects, one path per line, written as the entries
+/// stream (each line held until the next says whether a comma ends it).
+pub fn write_json(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
+    writeln!(out, "[").map_err(out_err)?;
+    let mut held: Option<String> = None;
+    each_entry(conn, opts, |e| {
+        if let Some(s) = held.take() {
+            writeln!(out, "{s},").map_err(out_err)?;
+        }
+        held = Some(entry_json(e, opts.callers));
+        Ok(())
+    })?;
+    if let Some(s) = held {
+        writeln!(out, "{s}").map_err(out_err)?;
+    }
+    writeln!(out, "]").map_err(out_err)
+}
+
+/// One entry's JSON object.
+fn entry_json(e: &Entry, callers: bool) -> String {
+    let mut s = String::new();
+    let mut o = Obj::new(&mut s);
+    o.bytes("path", &e.path);
+    if callers {
+        let calls: Vec<String> = e
+            .calls
+            .iter()
+            .map(|(syscall, by)| {
+                let by: Vec<String> = by
                     .iter()
-                    .map(|(syscall, by)| {
-                        let by: Vec<String> = by
-                            .iter()
-                            .map(|(comm, pid)| {
-                                let mut b = String::new();
-                                let mut ob = Obj::new(&mut b);
-                                ob.bytes("comm", comm).int("pid", *pid);
-                                ob.end();
-                                b
-                            })
-                            .collect();
-                        let mut c = String::new();
-                        let mut oc = Obj::new(&mut c);
-                        oc.bytes("syscall", syscall)
-                            .raw("by", &format!("[{}]", by.join(",")));
-                        oc.end();
-                        c
+                    .map(|(comm, pid)| {
+                        let mut b = String::new();
+                        let mut ob = Obj::new(&mut b);
+                        ob.bytes("comm", comm).int("pid", *pid);
+                        ob.end();
+                        b
                     })
                     .collect();
-                o.raw("calls", &format!("[{}]", calls.join(",")));
-            }
-            o.end();
-            let sep = if i + 1 < self.entries.len() { "," } else { "" };
-            writeln!(out, "{s}{sep}")?;
-        }
-        writeln!(out, "]")
+                let mut c = String::new();
+                let mut oc = Obj::new(&mut c);
+                oc.bytes("syscall", syscall)
+                    .raw("by", &format!("[{}]", by.join(",")));
+                oc.end();
+                c
+            })
+            .collect();
+        o.raw("calls", &format!("[{}]", calls.join(",")));
     }
+    o.end();
+    s
 }
 
 #[cfg(test)]

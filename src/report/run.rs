@@ -329,7 +329,7 @@ fn bind(
 }
 
 /// Hand every row of a bound statement to `f`.
-fn each_row(
+pub(super) fn each_row(
     stmt: &mut Statement<'_>,
     context: &str,
     mut f: impl FnMut(&[Cell]) -> Result<(), Error>,

@@ -292,12 +292,44 @@ pub struct Options {
     pub limit: i64,
     /// How many failed commands and failing lookups, at most.
     pub top: i64,
+    /// Leave the failing lookups out (`lookups` empty): their query reads
+    /// every lookup of the build, the slowest of the four on a big one, so
+    /// the terminal view reads them less often than the rest.
+    pub skip_lookups: bool,
 }
 
-/// Read one snapshot. Each query is its own read, so on a database being
-/// followed each sees the latest commit; the counts of one snapshot may
-/// differ by a commit.
+/// Read one snapshot: the four queries of one commit of the follow (read
+/// again while a commit comes between them, up to [`SNAPSHOT_TRIES`]
+/// times and while a read takes less than [`SLOW_READ`]), so that the
+/// head's counts and the tables agree.
 pub fn snapshot(conn: &Connection, o: &Options) -> Result<Snapshot, Error> {
+    // The four queries are four statements: a follow committing between
+    // two would make the head count other processes than the table shows.
+    // So they are read again until no commit came between the first and
+    // the last (a report's connection may not open a transaction).
+    let version = || -> Result<i64, Error> {
+        conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+            .map_err(crate::schema::sql_err("reading PRAGMA data_version".into()))
+    };
+    let mut tries = 0;
+    loop {
+        let (before, t0) = (version()?, std::time::Instant::now());
+        let s = read_snapshot(conn, o)?;
+        tries += 1;
+        // A read slower than the follow's commits would never win: take it.
+        let slow = t0.elapsed() >= SLOW_READ;
+        if version()? == before || tries == SNAPSHOT_TRIES || slow {
+            return Ok(s);
+        }
+    }
+}
+
+/// How often [`snapshot`] reads again before it takes what it read.
+const SNAPSHOT_TRIES: u32 = 3;
+/// A read this slow is not made again.
+const SLOW_READ: std::time::Duration = std::time::Duration::from_millis(250);
+
+fn read_snapshot(conn: &Connection, o: &Options) -> Result<Snapshot, Error> {
     let trace = ("trace", o.trace.map_or(Cell::Null, Cell::Int));
     let mut s = Snapshot {
         status_set: run(conn, "watch_status", std::slice::from_ref(&trace))?,
@@ -315,19 +347,18 @@ pub fn snapshot(conn: &Connection, o: &Options) -> Result<Snapshot, Error> {
             "failed_commands",
             &[trace.clone(), ("limit", Cell::Int(o.top))],
         )?,
-        lookups_set: run(
-            conn,
-            "failed_lookups",
-            &[trace, ("limit", Cell::Int(o.top))],
-        )?,
         ..Snapshot::default()
     };
-    let r = RowReader::<StatusRow>::of_set(&s.status_set, "queries/watch_status.sql")?;
-    s.status = r.all(&s.status_set).map(status_of).collect();
-    let r = RowReader::<RunningRow>::of_set(&s.running_set, "queries/running_commands.sql")?;
-    s.running = r.all(&s.running_set).map(running_of).collect();
-    let r = RowReader::<FailedRow>::of_set(&s.failed_set, "queries/failed_commands.sql")?;
-    s.failed = r.all(&s.failed_set).map(failed_of).collect();
+    if o.skip_lookups {
+        s.status = status_rows(&s)?;
+        return finish(s);
+    }
+    s.lookups_set = run(
+        conn,
+        "failed_lookups",
+        &[trace, ("limit", Cell::Int(o.top))],
+    )?;
+    s.status = status_rows(&s)?;
     let r = RowReader::<LookupRow>::of_set(&s.lookups_set, "queries/failed_lookups.sql")?;
     s.lookups = r
         .all(&s.lookups_set)
@@ -338,6 +369,20 @@ pub fn snapshot(conn: &Connection, o: &Options) -> Result<Snapshot, Error> {
             paths: l.paths,
         })
         .collect();
+    finish(s)
+}
+
+fn status_rows(s: &Snapshot) -> Result<Vec<Status>, Error> {
+    let r = RowReader::<StatusRow>::of_set(&s.status_set, "queries/watch_status.sql")?;
+    Ok(r.all(&s.status_set).map(status_of).collect())
+}
+
+/// The running and failed commands' rows read from their sets.
+fn finish(mut s: Snapshot) -> Result<Snapshot, Error> {
+    let r = RowReader::<RunningRow>::of_set(&s.running_set, "queries/running_commands.sql")?;
+    s.running = r.all(&s.running_set).map(running_of).collect();
+    let r = RowReader::<FailedRow>::of_set(&s.failed_set, "queries/failed_commands.sql")?;
+    s.failed = r.all(&s.failed_set).map(failed_of).collect();
     Ok(s)
 }
 

@@ -47,10 +47,13 @@ pub const SQLITE_MAGIC: &[u8; 16] = b"SQLite format 3\0";
 /// (syscall_stat.child_returns does). 13: the file flow rule stated once
 /// (_scope_after_write.producer; build_flow from the same blocks);
 /// trace.following, 1 while `import --follow` still follows the file;
-/// the view `running`. 14: _scope_changed_file numbers its rows over
-/// the default window frame, so Spark defines it (and the build views over
-/// it).
-pub const SCHEMA_VERSION: i64 = 14;
+/// the view `running`. 14: the view _device_path, the device and pseudo
+/// file rule once (graph, inputs, outputs, lint); `running` reads from the
+/// processes alive (CROSS JOIN), not from every exec, call and lookup:
+/// `kt2sql watch` reads it every second. 15: _scope_changed_file numbers
+/// its rows over the default window frame, so Spark defines it (and the
+/// build views over it).
+pub const SCHEMA_VERSION: i64 = 15;
 
 /// Every schema file, in the order it is applied. Listed by hand (not by
 /// scanning the directory) so Cargo tracks each one; a test checks that
@@ -76,6 +79,8 @@ pub const SCHEMA: &[(&str, &str)] = &[
 
 /// The files applied before the data (tables).
 const BEFORE_DATA: &[&str] = &["0001_tables.sql"];
+/// The indexes' file.
+const INDEXES: &str = "0002_indexes.sql";
 
 /// What an existing file at the target path is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -184,7 +189,23 @@ pub fn create_tables(conn: &Connection) -> Result<(), Error> {
 /// Apply the files that come after the data: indexes, then views. Safe to
 /// run again on a database that has them (`--append`).
 pub fn create_indexes_and_views(conn: &Connection) -> Result<(), Error> {
-    for (name, sql) in SCHEMA.iter().filter(|(n, _)| !BEFORE_DATA.contains(n)) {
+    apply(conn, |n| !BEFORE_DATA.contains(&n))
+}
+
+/// Apply the indexes alone (`import --follow` creates the views first and
+/// the indexes once it has caught up with the file). Safe to run again.
+pub fn create_indexes(conn: &Connection) -> Result<(), Error> {
+    apply(conn, |n| n == INDEXES)
+}
+
+/// Apply the views alone, which need no index. Safe to run again.
+pub fn create_views(conn: &Connection) -> Result<(), Error> {
+    apply(conn, |n| !BEFORE_DATA.contains(&n) && n != INDEXES)
+}
+
+/// Apply the schema files `which` picks, in order.
+fn apply(conn: &Connection, which: impl Fn(&str) -> bool) -> Result<(), Error> {
+    for (name, sql) in SCHEMA.iter().filter(|(n, _)| which(n)) {
         conn.execute_batch(sql)
             .map_err(sql_err(format!("applying {name}")))?;
     }

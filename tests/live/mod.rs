@@ -156,7 +156,9 @@ struct Truth {
     alive: BTreeSet<i64>,
     /// Pids it cannot tell.
     unsure: BTreeSet<i64>,
-    /// Each surely alive pid's command name and program at that time.
+    /// Each surely alive pid's command name and program at that time (the
+    /// program of a forked copy of its parent is None; a posix_spawn
+    /// child's first image is the program spawned).
     command: BTreeMap<i64, (String, Option<String>)>,
     /// Pids surely ended before it with a non-zero exit or a signal.
     failed: BTreeSet<i64>,
@@ -186,7 +188,10 @@ impl Truth {
             }
             if a < t && z > t {
                 out.alive.insert(pid);
-                let mut now = (p["first_comm"].as_str().unwrap().to_string(), None);
+                // A posix_spawn child (NetBSD) runs the program spawned
+                // from its first record: its first image has a program.
+                let spawned = p["fork"]["image"]["abs"].as_str().map(String::from);
+                let mut now = (p["first_comm"].as_str().unwrap().to_string(), spawned);
                 for e in p["execs"].as_array().unwrap() {
                     if e["time_ns"].as_i64().unwrap() <= t {
                         now = (
@@ -219,6 +224,8 @@ impl Truth {
 const CUTS: &[(&str, &[f64])] = &[
     ("openbsd-amd64-4-faithful", &[0.3, 0.5, 0.8]),
     ("freebsd-v1-amd64-4-faithful", &[0.4, 0.7]),
+    // posix_spawn children, whose first image is the program spawned.
+    ("netbsd-v2-amd64-4-faithful", &[0.3, 0.5, 0.8]),
 ];
 
 /// Every live database of [`CUTS`], each with its build, in `dir`.

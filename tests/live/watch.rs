@@ -167,14 +167,19 @@ impl Tmux {
     }
 
     /// The screen once it shows `what`, within 20 s.
+    /// The screen once it shows `what` and is drawn whole: two captures
+    /// 100 ms apart are the same (a capture can land while the view is
+    /// redrawing, its title new and its rows half old).
     fn wait_for(&self, what: &str) -> String {
         let until = Instant::now() + Duration::from_secs(20);
+        let mut last = String::new();
         loop {
             let s = self.screen();
-            if s.contains(what) || Instant::now() > until {
+            if (s.contains(what) && s == last) || Instant::now() > until {
                 assert!(s.contains(what), "no {what:?} on the screen:\n{s}");
                 return s;
             }
+            last = s;
             std::thread::sleep(Duration::from_millis(100));
         }
     }
@@ -280,4 +285,257 @@ fn watch_in_a_terminal_shows_sorts_and_quits() {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert!(!t.alive(), "q ends the view");
+}
+
+/// The trace row's `following` and `decoded_bytes`, once there is one.
+fn progress(db: &Path) -> Option<(i64, i64, i64)> {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY;
+    let conn = rusqlite::Connection::open_with_flags(db, flags).ok()?;
+    conn.busy_timeout(Duration::from_secs(10)).ok()?;
+    conn.query_row(
+        "SELECT following, decoded_bytes, last_ts FROM trace",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
+    .ok()
+}
+
+/// Wait (up to 60 s) until `f` holds.
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let until = Instant::now() + Duration::from_secs(60);
+    while !f() {
+        assert!(Instant::now() < until, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// `kt2sql watch TRACE DB` in a terminal while this process writes the
+/// trace, in chunks with pauses: the view waits for the first records,
+/// shows the commands the truth has running once half the build is
+/// written, shows them finished (and the follow ended by itself) once all
+/// of it is, and `q` leaves a database equal to a one-shot import of the
+/// trace.
+#[test]
+fn watch_follows_a_growing_trace_and_shows_it() {
+    if Std::new("tmux").arg("-V").output().is_err() {
+        skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("openbsd-amd64-4-faithful");
+    let (trace, db) = (dir.path().join("build.ktrace"), dir.path().join("build.db"));
+    std::fs::write(&trace, b"").unwrap();
+    let rc = dir.path().join("rc");
+    let t = Tmux {
+        socket: format!("kt2sql-test-follow-{}", std::process::id()),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("kt2sql");
+    let cmd = format!(
+        "{} watch -d {} {} {} 2>{}; echo $? >{}",
+        bin.display(),
+        super::START_DIR,
+        trace.display(),
+        db.display(),
+        dir.path().join("stderr").display(),
+        rc.display()
+    );
+    let ok = t
+        .cmd()
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            "w",
+            "-x",
+            "160",
+            "-y",
+            "45",
+            &cmd,
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    t.wait_for(&format!("following {}", trace.display()));
+
+    // Half the build, in four chunks (headers and payloads split).
+    let cut = b.decoded.records.len() / 2;
+    let half = b.decoded.records[cut].offset as usize;
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&trace)
+        .unwrap();
+    let write = |f: &mut std::fs::File, bytes: &[u8], parts: usize| {
+        use std::io::Write;
+        for part in bytes.chunks(bytes.len().div_ceil(parts)) {
+            f.write_all(part).unwrap();
+            f.flush().unwrap();
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    write(&mut f, &b.trace[..half], 4);
+    // The follow takes the last record once the next one begins (or the
+    // follow ends): all but that one.
+    let near = b.decoded.records[cut - 1].offset as i64;
+    wait_until("the follow to read half the trace", || {
+        progress(&db).is_some_and(|p| p.1 >= near)
+    });
+    let (_, _, snapshot_ts) = progress(&db).unwrap();
+    let truth = super::Truth::at(&b.truth, snapshot_ts);
+    // The view reads again within a second.
+    std::thread::sleep(Duration::from_millis(1500));
+    let screen = t.wait_for("running, ");
+    let shown: BTreeSet<i64> = table_pids(&screen).into_iter().collect();
+    assert!(!shown.is_empty(), "something runs mid-build:\n{screen}");
+    truth.check_alive(&shown, &format!("the screen at half the build:\n{screen}"));
+
+    // The rest: every process exits, the follow ends by itself.
+    write(&mut f, &b.trace[half..], 4);
+    let screen = t.wait_for("until every traced process exited");
+    let screen = if screen.contains("running now: 0") {
+        screen
+    } else {
+        t.wait_for("running now: 0")
+    };
+    assert!(screen.contains("ended after "), "{screen}");
+    assert!(table_pids(&screen).is_empty(), "{screen}");
+
+    t.cmd()
+        .args(["send-keys", "-t", "w", "q"])
+        .status()
+        .unwrap();
+    wait_until("the view to end", || rc.exists() && !t.alive());
+    let code = std::fs::read_to_string(&rc).unwrap();
+    let err = std::fs::read_to_string(dir.path().join("stderr")).unwrap();
+    assert_eq!(code.trim(), "0", "{err}");
+    assert!(err.contains("until every traced process exited"), "{err}");
+    assert_eq!(progress(&db).unwrap().0, 0, "following is 0");
+    let want = import(dir.path(), &b.trace, "one-shot");
+    crate::load::follow::assert_same(
+        &crate::load::follow::contents(&db, true),
+        &crate::load::follow::contents(&want, true),
+        "watch TRACE DB",
+    );
+}
+
+/// `q` while the trace is still being written ends the follow too: the
+/// database is left complete (following 0), as a one-shot import of the
+/// bytes written.
+#[test]
+fn quitting_the_watch_ends_its_follow_with_a_complete_database() {
+    if Std::new("tmux").arg("-V").output().is_err() {
+        skip("tmux is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("freebsd-v1-amd64-4-faithful");
+    let (trace, db) = (dir.path().join("build.ktrace"), dir.path().join("build.db"));
+    let cut = b.decoded.records.len() / 3;
+    let third = b.decoded.records[cut].offset as usize;
+    let near = b.decoded.records[cut - 1].offset as i64;
+    std::fs::write(&trace, &b.trace[..third]).unwrap();
+    let rc = dir.path().join("rc");
+    let t = Tmux {
+        socket: format!("kt2sql-test-quit-{}", std::process::id()),
+    };
+    let bin = assert_cmd::cargo::cargo_bin("kt2sql");
+    let cmd = format!(
+        "{} watch -d {} {} {} 2>/dev/null; echo $? >{}",
+        bin.display(),
+        super::START_DIR,
+        trace.display(),
+        db.display(),
+        rc.display()
+    );
+    let ok = t
+        .cmd()
+        .args([
+            "new-session",
+            "-d",
+            "-s",
+            "w",
+            "-x",
+            "100",
+            "-y",
+            "40",
+            &cmd,
+        ])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    wait_until("the follow to read the third", || {
+        progress(&db).is_some_and(|p| p.1 >= near)
+    });
+    t.wait_for("running, ");
+    t.cmd()
+        .args(["send-keys", "-t", "w", "q"])
+        .status()
+        .unwrap();
+    wait_until("the view to end", || rc.exists());
+    assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0");
+    assert_eq!(progress(&db).unwrap().0, 0, "following is 0");
+    let want = import(dir.path(), &b.trace[..third], "third");
+    crate::load::follow::assert_same(
+        &crate::load::follow::contents(&db, true),
+        &crate::load::follow::contents(&want, true),
+        "q mid-build",
+    );
+}
+
+/// `kt2sql watch --once TRACE DB`: the snapshot once the follow has read
+/// what the file holds (the build still running, its commands those the
+/// truth has alive), then the follow ends with the database complete.
+#[test]
+fn watch_once_with_a_trace_follows_it_to_its_end_for_now() {
+    let dir = tempfile::tempdir().unwrap();
+    let b = Build::named("openbsd-amd64-4-faithful");
+    let (trace, db) = (dir.path().join("build.ktrace"), dir.path().join("build.db"));
+    let cut = b.decoded.records.len() / 2;
+    let half = b.decoded.records[cut].offset as usize;
+    std::fs::write(&trace, &b.trace[..half]).unwrap();
+    let out = kt2sql()
+        .args([
+            "watch",
+            "--once",
+            "--format",
+            "json",
+            "-d",
+            super::START_DIR,
+        ])
+        .arg(&trace)
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let status = &j["status"][0];
+    assert_eq!(status["following"], 1, "{j}");
+    // All but the last record, which the follow takes once the next one
+    // begins, or when it ends (then it is in the database).
+    let read = status["decoded_bytes"].as_u64().unwrap();
+    let near = b.decoded.records[cut - 1].offset;
+    assert!((near..=half as u64).contains(&read), "{j}");
+    let truth = super::Truth::at(&b.truth, status["snapshot_ts"].as_i64().unwrap());
+    let running = pids(&j["running"]);
+    assert!(!running.is_empty());
+    truth.check_alive(&running, "watch --once TRACE DB");
+    assert_eq!(progress(&db).unwrap().0, 0, "the follow ended");
+    let want = import(dir.path(), &b.trace[..half], "half");
+    crate::load::follow::assert_same(
+        &crate::load::follow::contents(&db, true),
+        &crate::load::follow::contents(&want, true),
+        "watch --once TRACE DB",
+    );
+    // DB alone with a follow's options is refused.
+    let out = kt2sql()
+        .args(["watch", "--once", "--idle", "3"])
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--idle goes with a TRACE"), "{err}");
 }

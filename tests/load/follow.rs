@@ -4,7 +4,8 @@
 //! each snapshot a reader takes equals a one-shot import of the bytes it
 //! says were imported (but that running processes and calls in flight are
 //! marked running), and the final database equals a one-shot import of the
-//! whole file, every table and view. Also: kill -9 and resume, a truncated
+//! whole file, every table and view. Also: kill -9 and resume (in place,
+//! the committed rows kept), a truncated
 //! or replaced file, SIGTERM, `--idle`, and a database that is not the
 //! follow's own.
 
@@ -37,7 +38,13 @@ impl Rng {
 /// Append `bytes` to `path` in random chunks of 1 to `max` bytes, pausing up
 /// to 30 ms after some; `at` is called after each chunk with the bytes
 /// written so far.
-fn write_growing(path: &Path, bytes: &[u8], seed: u64, max: u64, mut at: impl FnMut(usize)) {
+pub(crate) fn write_growing(
+    path: &Path,
+    bytes: &[u8],
+    seed: u64,
+    max: u64,
+    mut at: impl FnMut(usize),
+) {
     let mut rng = Rng(seed | 1);
     let mut f = fs::OpenOptions::new().append(true).open(path).unwrap();
     let mut i = 0;
@@ -54,7 +61,7 @@ fn write_growing(path: &Path, bytes: &[u8], seed: u64, max: u64, mut at: impl Fn
 }
 
 /// A one-shot import of `trace` into a new database `db`.
-fn one_shot(trace: &Path, db: &Path) {
+pub(crate) fn one_shot(trace: &Path, db: &Path) {
     let _ = fs::remove_file(db);
     import(
         &[trace.to_owned()],
@@ -69,7 +76,7 @@ fn one_shot(trace: &Path, db: &Path) {
 /// transaction (a snapshot); the columns that say when and how the import
 /// ran, or how big the file was then, are left out, and the running
 /// markers read as a one-shot import writes them.
-fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
+pub(crate) fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
     let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(db, flags).unwrap();
     conn.busy_timeout(Duration::from_secs(30)).unwrap();
@@ -129,7 +136,11 @@ fn contents(db: &Path, views: bool) -> Vec<(String, Vec<String>)> {
 }
 
 /// The first table whose rows differ, and the rows on each side only.
-fn assert_same(got: &[(String, Vec<String>)], want: &[(String, Vec<String>)], what: &str) {
+pub(crate) fn assert_same(
+    got: &[(String, Vec<String>)],
+    want: &[(String, Vec<String>)],
+    what: &str,
+) {
     let names = |v: &[(String, Vec<String>)]| v.iter().map(|t| t.0.clone()).collect::<Vec<_>>();
     assert_eq!(names(got), names(want), "{what}: tables and views");
     for ((name, g), (_, w)) in got.iter().zip(want) {
@@ -361,10 +372,30 @@ fn a_follow_killed_with_sigkill_resumes_and_ends_as_a_one_shot_import() {
                 child.wait().unwrap();
                 killed = true;
                 assert_eq!(progress(&db).map(|p| p.0), Some(1), "left following");
+                // A mark in the database the killed follow left: the one
+                // that resumes goes on with it rather than starting anew.
+                Connection::open(&db)
+                    .unwrap()
+                    .execute("INSERT INTO meta (key, value) VALUES ('mark', 'kept')", [])
+                    .unwrap();
                 child = follow();
             }
         });
         assert!(child.wait().unwrap().success(), "{}", fx.name);
+        let meta: Vec<String> = Connection::open(&db)
+            .unwrap()
+            .prepare("SELECT key FROM meta WHERE key NOT LIKE '%version' ORDER BY key")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        assert_eq!(
+            meta,
+            ["mark"],
+            "{}: resumed in place, no resume point left",
+            fx.name
+        );
         let want = dir.join("want.db");
         one_shot(&trace, &want);
         assert_same(&contents(&db, true), &contents(&want, true), &fx.name);
@@ -476,4 +507,156 @@ fn follow_never_writes_over_a_database_that_is_not_its_own() {
         assert!(err.contains("already exists"), "{err}");
         assert_eq!(fs::read(db).unwrap(), before);
     }
+}
+
+/// The WAL's bound: `import --follow` checkpoints so that the WAL stays
+/// under this even while a reader queries the database.
+const WAL_LIMIT: u64 = 64 << 20;
+
+/// What one poll of the reader saw, in one read transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Seen {
+    records: i64,
+    decoded_bytes: i64,
+    processes: i64,
+    calls: i64,
+    /// trace.namei_records, sum(process.lookups), count(*) FROM namei.
+    lookups: (i64, i64, i64),
+}
+
+/// One snapshot's counts, read in one read transaction.
+fn seen(conn: &Connection) -> Option<Seen> {
+    conn.execute_batch("BEGIN").ok()?;
+    let s = conn
+        .query_row(
+            "SELECT t.records, t.decoded_bytes, t.namei_records,
+                    (SELECT count(*) FROM process),
+                    (SELECT count(*) FROM call),
+                    (SELECT COALESCE(sum(lookups), 0) FROM process),
+                    (SELECT count(*) FROM namei)
+             FROM trace AS t",
+            [],
+            |r| {
+                Ok(Seen {
+                    records: r.get(0)?,
+                    decoded_bytes: r.get(1)?,
+                    processes: r.get(3)?,
+                    calls: r.get(4)?,
+                    lookups: (r.get(2)?, r.get(5)?, r.get(6)?),
+                })
+            },
+        )
+        .ok();
+    conn.execute_batch("COMMIT").ok()?;
+    s
+}
+
+/// While a follow runs on a growing trace (a database of ~38 MB), a
+/// reader queries the database every 100 ms: the WAL stays under 64 MB
+/// and is checkpointed even so (it never holds the whole database), and
+/// every read sees one consistent snapshot (the counts never go back; the
+/// lookups the trace row and the process rows count are the rows of
+/// namei). The follow ends as a one-shot import of the whole file.
+#[test]
+fn the_wal_stays_bounded_and_reads_are_snapshots_while_a_reader_polls() {
+    let _shared = crate::require_shared!(python);
+    // A 315 MB-class build's blocks, 48 MB of them: a database of ~38 MB
+    // written through commits that rewrite the running rows each time.
+    let c = crate::util::ktcompose(
+        "openbsd-amd64",
+        3,
+        &[
+            "--faithful",
+            "--processes",
+            "80",
+            "--jobs",
+            "6",
+            "--trpoints",
+            "cnx",
+            "--target-bytes",
+            "48M",
+        ],
+    );
+    let bytes = fs::read(&c.trace).unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let (trace, db) = (tmp.path().join("g.ktrace"), tmp.path().join("g.db"));
+    let wal = tmp.path().join("g.db-wal");
+    fs::write(&trace, b"").unwrap();
+    let t0 = Instant::now();
+    let (_stop, follower) = spawn_follow(FollowOptions {
+        idle: Some(Duration::from_secs(2)),
+        ..options(&trace, &db)
+    });
+    let done = Arc::new(AtomicBool::new(false));
+    let reader = {
+        let (db, wal, done) = (db.clone(), wal.clone(), done.clone());
+        std::thread::spawn(move || {
+            let mut polls = Vec::new();
+            let mut wal_peak = 0u64;
+            let mut conn = None;
+            while !done.load(Ordering::SeqCst) {
+                let size = fs::metadata(&wal).map_or(0, |m| m.len());
+                wal_peak = wal_peak.max(size);
+                if conn.is_none() && db.exists() {
+                    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+                    conn = Connection::open_with_flags(&db, flags).ok();
+                    if let Some(c) = &conn {
+                        c.busy_timeout(Duration::from_secs(5)).unwrap();
+                    }
+                }
+                if let Some(s) = conn.as_ref().and_then(seen) {
+                    polls.push(s);
+                }
+                std::thread::sleep(Duration::from_millis(100));
+            }
+            // Once more, after the follow's last commit.
+            polls.extend(conn.as_ref().and_then(seen));
+            (polls, wal_peak)
+        })
+    };
+    write_growing(&trace, &bytes, 0xa11, 1 << 20, |_| {});
+    let summary = follower.join().unwrap().unwrap();
+    done.store(true, Ordering::SeqCst);
+    let (polls, wal_peak) = reader.join().unwrap();
+    eprintln!(
+        "WAL test: {} bytes followed in {:.1} s, {} commits, {} reads, WAL peak {} bytes",
+        bytes.len(),
+        t0.elapsed().as_secs_f64(),
+        summary.commits,
+        polls.len(),
+        wal_peak
+    );
+    assert!(wal_peak < WAL_LIMIT, "WAL peak {wal_peak} bytes");
+    // Without checkpoints the WAL would hold every page written, at least
+    // the whole database: it never held it all.
+    let db_size = fs::metadata(&db).unwrap().len();
+    assert!(
+        wal_peak < db_size,
+        "the WAL was checkpointed while the reader polled: peak {wal_peak} bytes, \
+         database {db_size}"
+    );
+    assert!(polls.len() >= 20, "{} reads", polls.len());
+    for s in &polls {
+        let (n, by_process, rows) = s.lookups;
+        assert!(
+            n == by_process && by_process == rows,
+            "one snapshot's lookups agree: {s:?}"
+        );
+    }
+    for w in polls.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        assert!(
+            b.records >= a.records
+                && b.decoded_bytes >= a.decoded_bytes
+                && b.processes >= a.processes
+                && b.calls >= a.calls
+                && b.lookups.2 >= a.lookups.2,
+            "never back: {a:?} then {b:?}"
+        );
+    }
+    let last = polls.last().unwrap();
+    assert_eq!(last.decoded_bytes as usize, bytes.len(), "read to the end");
+    let whole = tmp.path().join("whole.db");
+    one_shot(&trace, &whole);
+    assert_same(&contents(&db, true), &contents(&whole, true), "WAL test");
 }

@@ -3,7 +3,7 @@
 //! appended and killed imports), lossless bytes, exit codes.
 
 // `import --follow`: snapshots and the end against one-shot imports, kills, ends.
-mod follow;
+pub(crate) mod follow;
 
 use std::fs;
 use std::path::{Path, PathBuf};

@@ -26,6 +26,9 @@ struct Build<'a> {
     job: BTreeMap<String, Option<String>>,
     /// The commands of `-p`'s subtree, when one is asked for.
     scope: Option<BTreeSet<String>>,
+    /// The paths a mkdir(2) made (directories even when nothing below
+    /// them was looked up).
+    made_dirs: BTreeSet<String>,
 }
 
 fn names(v: &Value) -> Vec<String> {
@@ -69,13 +72,15 @@ impl<'a> Build<'a> {
             files,
             job,
             scope: None,
+            made_dirs: BTreeSet::new(),
         }
     }
 
     /// The same, `-p pid`: the commands of every lifetime of `pid` and
     /// of the processes below them.
-    fn scoped(b: &'a Value, pid: i64) -> Self {
+    fn scoped(b: &'a Value, made_dirs: &BTreeSet<String>, pid: i64) -> Self {
         let mut build = Build::new(b);
+        build.made_dirs = made_dirs.clone();
         let mut scope = BTreeSet::new();
         for c in b["commands"].as_array().unwrap() {
             let parent = c["parent"].as_str().map(String::from);
@@ -132,13 +137,15 @@ impl<'a> Build<'a> {
         }
     }
 
-    /// A directory: the truth has a path below it.
+    /// A directory: the truth has a path below it, or a mkdir(2) made it.
     fn is_dir(&self, path: &str) -> bool {
         let below = format!("{path}/");
-        self.files
-            .range(below.clone()..)
-            .next()
-            .is_some_and(|(p, _)| p.starts_with(&below))
+        self.made_dirs.contains(path)
+            || self
+                .files
+                .range(below.clone()..)
+                .next()
+                .is_some_and(|(p, _)| p.starts_with(&below))
     }
 
     fn role(&self, path: &str) -> &str {
@@ -370,8 +377,9 @@ type Mode<'a> = (&'a [&'a str], bool, Option<&'a [&'a [u8]]>);
 /// the same rule; every file a command read: `rdeps` gives the commands
 /// that would rerun and the paths built, and `--format make` the rule;
 /// both with `-p` too.
-pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
-    let build = Build::new(b);
+pub fn check_deps(db: &Path, b: &Value, made_dirs: &BTreeSet<String>, start_cwd: &str, ctx: &str) {
+    let mut build = Build::new(b);
+    build.made_dirs = made_dirs.clone();
     let start: [&[u8]; 1] = [start_cwd.as_bytes()];
     let files = || b["files"].as_array().unwrap().iter();
     let written: Vec<String> = files()
@@ -470,7 +478,7 @@ pub fn check_deps(db: &Path, b: &Value, start_cwd: &str, ctx: &str) {
     let Some(pid) = recipe.and_then(|c| c["pid"].as_i64()) else {
         return;
     };
-    let scoped = Build::scoped(b, pid);
+    let scoped = Build::scoped(b, made_dirs, pid);
     let p = pid.to_string();
     for (args, files) in [(["deps", "-p", &p], &written), (["rdeps", "-p", &p], &read)] {
         if files.is_empty() {

@@ -128,7 +128,8 @@ fn truth_graph(b: &Value, keep: &Keep, commands: bool) -> (BTreeSet<String>, BTr
 }
 
 /// `graph` against the truth: by default without the system files; with
-/// `--system`, every path a command read or wrote; `--under` and
+/// `--system`, every path a command read or wrote but device and pseudo
+/// files; `--under` and
 /// `--exclude`; `--commands` with the same filters. Only the commands
 /// with an edge are drawn.
 pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &str, ctx: &str) {
@@ -149,7 +150,8 @@ pub fn check_graph(db: &Path, b: &Value, ids: &BTreeMap<i64, String>, start: &st
     let log = format!("{obj}/build.log");
     let cases: [(&[&str], &Keep<'_>); 3] = [
         (&[], &|p| !system(p)),
-        (&["--system"], &|_| true),
+        // Never a device or pseudo file (/dev/null), even with --system.
+        (&["--system"], &|p| !super::build::is_pseudo(p)),
         (&["--under", &obj, "--exclude", &log], &|p| {
             under(p, &obj) && !under(p, &log) && !system(p)
         }),

@@ -4,7 +4,8 @@
 //! stops it, and its rows are exactly those of `query tree_calls` (its
 //! calls, read without their paths, those of `query tree_call_rows`); the
 //! calls' arguments read as `kt2sql dump` prints them; `-p` of a reused
-//! pid says which lifetime each process is.
+//! pid says which lifetime each process is; twenty times the processes
+//! leave `tree`'s peak memory where it was.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -123,6 +124,58 @@ fn tree_v_streams_its_calls_in_flat_memory() {
     assert_eq!(head[..2], ["Process tree:", " <process_root> [0]"]);
     assert!(head[4].starts_with("         "), "a call line: {head:?}");
     assert!(t0.elapsed() < Duration::from_secs(120));
+}
+
+/// A trace of `n` processes that each make one call and never exit
+/// (the shape of bench/hostile.sh's 2 M pids, smaller), imported.
+fn sleepers(dir: &Path, n: i64) -> std::path::PathBuf {
+    use crate::util::records::{call, rec, T0};
+    use kt2sql::record::Body;
+    let mut rs = Vec::new();
+    let mut t = T0;
+    for pid in 100..100 + n {
+        for body in [Body::ProcCtor { sv_flags: 0 }, call(20, &[])] {
+            t += 1000;
+            let mut r = rec(pid, Some(pid + 1_000_000), "sleeper", t, body);
+            r.version = 1;
+            rs.push(r);
+        }
+    }
+    let abi = "freebsd-v1:le:64".parse().unwrap();
+    let trace = dir.join(format!("sleepers-{n}.ktrace"));
+    std::fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
+    import_into(dir, &format!("sleepers-{n}.db"), &[trace], None)
+}
+
+/// `tree` holds nothing per image in any format: twenty times the
+/// processes leave its peak memory where it was (holding the images cost
+/// about 600 bytes each, 23 MB more here), as SQLite's page cache, capped,
+/// fills.
+#[test]
+fn tree_memory_does_not_grow_with_the_images() {
+    if !cfg!(target_os = "linux") {
+        return; // VmHWM is Linux's procfs
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (small, big) = (sleepers(dir.path(), 2_000), sleepers(dir.path(), 40_000));
+    for args in [
+        &["tree"][..],
+        &["tree", "--long"],
+        &["tree", "-v", "--format", "json"],
+        &["tree", "--format", "csv"],
+        &["tree", "--format", "dot"],
+    ] {
+        let (a, size_a) = peak_and_size(args, &small);
+        let (b, size_b) = peak_and_size(args, &big);
+        assert!(
+            size_b > 15 * size_a,
+            "{args:?}: {size_a} then {size_b} bytes"
+        );
+        assert!(
+            b < a + 10 * 1024,
+            "{args:?}: peak {a} KiB with 2 000 processes, {b} KiB with 40 000"
+        );
+    }
 }
 
 /// The records of an RFC 4180 CSV text.

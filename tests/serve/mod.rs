@@ -8,6 +8,7 @@
 
 mod browser;
 mod config;
+mod follow;
 mod web;
 
 use std::io::{BufRead, BufReader, Read, Write};

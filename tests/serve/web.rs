@@ -3,7 +3,7 @@
 //! parameters; nothing can be written; only the database and the
 //! generated pages are served; nothing answers but loopback.
 
-use std::net::{IpAddr, TcpStream, UdpSocket};
+use std::net::{IpAddr, TcpListener, TcpStream, UdpSocket};
 use std::process::Command;
 use std::time::Duration;
 
@@ -96,6 +96,58 @@ fn every_canned_query_gives_the_rows_of_kt2sql_query() {
     assert_eq!(compared, 2 * queries().len());
 }
 
+/// A query that runs too long is stopped: SQL typed into the form after
+/// `--time-limit` (even when the request asks for more), a canned query
+/// after `--query-time-limit`. The same SQL as lint's canned query, typed
+/// into the form, is stopped at 1 ms, while the canned query finishes
+/// with the rows of `kt2sql query`.
+#[test]
+fn a_slow_query_is_stopped_but_the_canned_queries_finish() {
+    if !have_datasette() {
+        return;
+    }
+    let b = build();
+    let s = Server::start(
+        &b.db,
+        &["--time-limit", "1", "--query-time-limit", "120000"],
+    );
+    let slow = urlencode(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) \
+         SELECT count(*) FROM n",
+    );
+    for extra in ["", "&_timelimit=600000"] {
+        let path = format!("/build.json?sql={slow}{extra}");
+        let (status, body) = get(s.port, &path);
+        assert_eq!(status, 400, "{path}: {body}");
+        assert!(body.contains("SQL query took too long"), "{body}");
+    }
+    // Quick SQL typed into the form runs.
+    let (status, body) = get(s.port, "/build.json?sql=select+1+as+one&_shape=array");
+    assert_eq!((status, body.trim()), (200, r#"[{"one": 1}]"#));
+    let lint = kt2sql::schema::query("lint").unwrap();
+    let sql = urlencode(&kt2sql::report::datasette::canned_sql(&lint));
+    let typed = format!("/build.json?sql={sql}");
+    let (status, body) = get(s.port, &typed);
+    assert_eq!(status, 400, "lint's SQL typed in ran within 1 ms: {body}");
+    assert!(body.contains("SQL query took too long"), "{body}");
+    // A canned query is not stopped at 1 ms, nor at a shorter limit than
+    // its own that the request asks for.
+    let want = query_rows(&b.db, "lint", &[]);
+    assert!(!want.is_empty());
+    for path in [
+        "/build/lint.json?_shape=array",
+        "/build/lint.json?_shape=array&_timelimit=100000",
+    ] {
+        let (status, body) = get(s.port, path);
+        assert_eq!(status, 200, "{path}: {body}\n{}", s.log());
+        let got: Vec<Value> = serde_json::from_str(&body).unwrap();
+        assert_eq!(sorted(&got), sorted(&want), "{path}");
+    }
+    // A request may ask a canned query for a shorter limit.
+    let (status, body) = get(s.port, "/build/lint.json?_timelimit=1");
+    assert_eq!(status, 400, "{body}");
+}
+
 /// No write goes through: an INSERT in the SQL form, a POST to the
 /// database and to a canned query; the file is unchanged. Only the
 /// database and the generated pictures are served, and the server
@@ -155,4 +207,83 @@ fn outside_address() -> Option<IpAddr> {
     u.connect("192.0.2.1:9").ok()?;
     let ip = u.local_addr().ok()?.ip();
     (!ip.is_loopback() && !ip.is_unspecified()).then_some(ip)
+}
+
+/// `--write-config DIR` used as a user would: the configuration written,
+/// Datasette started with the command the docs show (`sh DIR/serve.sh`),
+/// and its pages answer: the front page with the questions, a canned
+/// query with the rows of `kt2sql query`, the pictures, and the time
+/// limits of the options given.
+#[test]
+fn write_config_then_run_datasette_yourself() {
+    if !have_datasette() {
+        return;
+    }
+    let b = build();
+    let dir = b.dir.path().join("site");
+    let port = TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let out = Command::new(env!("CARGO_BIN_EXE_kt2sql"))
+        .arg("serve")
+        .arg(&b.db)
+        .arg("--write-config")
+        .arg(&dir)
+        .args(["--port", &port.to_string(), "--time-limit", "1"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said = String::from_utf8_lossy(&out.stderr);
+    let run = format!("sh {}/serve.sh", dir.display());
+    assert!(said.contains(&run), "{said}");
+    let log = b.dir.path().join("site.log");
+    let child = Command::new("sh")
+        .arg(dir.join("serve.sh"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::fs::File::create(&log).unwrap())
+        .stderr(std::fs::File::create(&log).unwrap())
+        .spawn()
+        .unwrap();
+    let _stop = Stop(child);
+    let start = std::time::Instant::now();
+    while get(port, "/-/versions.json").0 != 200 {
+        assert!(
+            start.elapsed() < Duration::from_secs(120),
+            "datasette did not answer: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let (status, front) = get(port, "/build");
+    assert_eq!(status, 200);
+    for (q, _) in kt2sql::report::datasette::QUESTIONS {
+        assert!(front.contains(&kt2sql::report::datasette::escape(q)), "{q}");
+    }
+    let (status, body) = get(port, "/build/syscall_top.json?_shape=array");
+    assert_eq!(status, 200, "{body}");
+    let got: Vec<Value> = serde_json::from_str(&body).unwrap();
+    assert_eq!(sorted(&got), sorted(&query_rows(&b.db, "syscall_top", &[])));
+    let commands = b.truth["build"]["commands"].as_array().unwrap().len();
+    let (status, timeline) = get(port, "/timeline");
+    assert_eq!(status, 200);
+    assert_eq!(timeline.matches("<g class=\"cmd\"").count(), commands);
+    assert_eq!(get(port, "/charts").0, 200);
+    assert_eq!(get(port, "/kt2sql-pictures/syscalls.svg").0, 200);
+    // The plugin of the configuration holds SQL typed in to --time-limit.
+    let (status, _) = get(port, &format!("/build.json?sql={}", urlencode(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000000) SELECT count(*) FROM n",
+    )));
+    assert_eq!(status, 400);
+}
+
+/// A child process killed when dropped.
+struct Stop(std::process::Child);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

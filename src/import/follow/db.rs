@@ -12,6 +12,7 @@ use crate::import::errors::{in_db, refused};
 use crate::load::{begin_trace, end_trace, TraceEnd, TraceStart};
 use crate::process::rows::Totals;
 use crate::schema::{self, sql_err, Existing};
+use crate::sink::trace::trace_context;
 use crate::sink::TraceContext;
 use crate::Error;
 
@@ -81,6 +82,93 @@ pub(super) fn remove_db(db: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// The `meta` key of the point the last commit stopped at, while a follow
+/// is unfinished: records decoded, damaged stretches met, byte offset.
+const RESUME_KEY: &str = "follow_resume";
+
+/// Where a commit stopped: the follow is in that state after its
+/// `records`-th record and `damage`-th damaged stretch, at byte `offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct ResumeAt {
+    pub(super) records: u64,
+    pub(super) damage: usize,
+    pub(super) offset: u64,
+}
+
+/// Record in the open transaction where it stops.
+pub(super) fn write_resume(conn: &Connection, at: ResumeAt) -> Result<(), Error> {
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+        (
+            RESUME_KEY,
+            format!("{} {} {}", at.records, at.damage, at.offset),
+        ),
+    )
+    .map_err(sql_err("writing table meta".into()))?;
+    Ok(())
+}
+
+/// Take the resume point out (the follow has ended: a one-shot import's
+/// `meta` has none).
+pub(super) fn clear_resume(conn: &Connection) -> Result<(), Error> {
+    conn.execute("DELETE FROM meta WHERE key = ?1", [RESUME_KEY])
+        .map_err(sql_err("writing table meta".into()))?;
+    Ok(())
+}
+
+/// A database an unfinished follow left, opened to go on with it: the
+/// connection (in a transaction), where its last commit stopped, the
+/// trace's context and whether the indexes exist. `None` when it holds no
+/// resume point (then it is imported again).
+pub(super) fn reopen(
+    db: &Path,
+    start: &TraceStart<'_>,
+) -> Result<Option<(Connection, ResumeAt, TraceContext, bool)>, Error> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let ctx = |e: Error| in_db(e, db);
+    let conn = Connection::open_with_flags(db, flags)
+        .map_err(sql_err("opening".into()))
+        .map_err(ctx)?;
+    pragmas(&conn, db)?;
+    let read = |sql: &str| -> Result<Option<String>, Error> {
+        match conn.query_row(sql, [RESUME_KEY], |r| r.get::<_, Option<String>>(0)) {
+            Ok(v) => Ok(v),
+            Err(rusqlite::Error::QueryReturnedNoRows) => Ok(None),
+            Err(e) => Err(ctx(sql_err("reading table meta".into())(e))),
+        }
+    };
+    let Some(v) = read("SELECT value FROM meta WHERE key = ?1")? else {
+        return Ok(None);
+    };
+    let w: Vec<u64> = v.split(' ').filter_map(|w| w.parse().ok()).collect();
+    let [records, damage, offset] = w[..] else {
+        return Ok(None);
+    };
+    let (trace_id, indexes): (i64, i64) = conn
+        .query_row(
+            "SELECT (SELECT trace_id FROM trace), (SELECT count(*) FROM sqlite_master \
+             WHERE type = 'index' AND sql IS NOT NULL)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(sql_err("reading table trace".into()))
+        .map_err(ctx)?;
+    conn.execute_batch("BEGIN")
+        .map_err(sql_err("starting a transaction".into()))
+        .map_err(ctx)?;
+    let at = ResumeAt {
+        records,
+        damage: damage as usize,
+        offset,
+    };
+    Ok(Some((
+        conn,
+        at,
+        trace_context(start, trace_id),
+        indexes > 0,
+    )))
+}
+
 /// A new database in WAL mode, so readers see each commit while the
 /// follower writes the next.
 pub(super) fn open_db(db: &Path) -> Result<Connection, Error> {
@@ -101,12 +189,21 @@ pub(super) fn open_db(db: &Path) -> Result<Connection, Error> {
     let conn = Connection::open_with_flags(db, flags)
         .map_err(sql_err("opening".into()))
         .map_err(ctx)?;
+    conn.pragma_update(None, "page_size", schema::PAGE_SIZE)
+        .map_err(sql_err("setting PRAGMA page_size".into()))
+        .map_err(ctx)?;
+    pragmas(&conn, db)?;
+    Ok(conn)
+}
+
+/// WAL mode and the follower's other settings.
+fn pragmas(conn: &Connection, db: &Path) -> Result<(), Error> {
+    let ctx = |e: Error| in_db(e, db);
     let pragma = |name: &str, value: i64| {
         conn.pragma_update(None, name, value)
             .map_err(sql_err(format!("setting PRAGMA {name}")))
             .map_err(ctx)
     };
-    pragma("page_size", schema::PAGE_SIZE)?;
     let mode: String = conn
         .pragma_update_and_check(None, "journal_mode", "WAL", |r| r.get(0))
         .map_err(sql_err("setting PRAGMA journal_mode".into()))
@@ -125,7 +222,7 @@ pub(super) fn open_db(db: &Path) -> Result<Connection, Error> {
         .map_err(ctx)?;
     pragma("journal_size_limit", WAL_CHECKPOINT_BYTES as i64)?;
     pragma("wal_autocheckpoint", (16 << 20) / schema::PAGE_SIZE)?;
-    Ok(conn)
+    Ok(())
 }
 
 /// The tables, indexes and views, and the trace row, committed at once; then
@@ -134,7 +231,7 @@ pub(super) fn begin(conn: &Connection, start: &TraceStart<'_>) -> Result<TraceCo
     conn.execute_batch("BEGIN")
         .map_err(sql_err("starting a transaction".into()))?;
     schema::create_tables(conn)?;
-    schema::create_indexes_and_views(conn)?;
+    schema::create_views(conn)?;
     let tctx = begin_trace(conn, start)?;
     let totals = Totals::default();
     end_trace(
@@ -148,6 +245,14 @@ pub(super) fn begin(conn: &Connection, start: &TraceStart<'_>) -> Result<TraceCo
             damage: None,
             seconds: 0.0,
             following: true,
+        },
+    )?;
+    write_resume(
+        conn,
+        ResumeAt {
+            records: 0,
+            damage: 0,
+            offset: 0,
         },
     )?;
     conn.execute_batch("COMMIT; BEGIN")

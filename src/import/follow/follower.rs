@@ -17,27 +17,27 @@ use crate::decode::Abi;
 use crate::import::errors::{in_db, refused};
 use crate::import::trace::{conclude, damage_summary, Concluded};
 use crate::import::{Damage, TraceSummary};
-use crate::load::encode::Encoder;
-use crate::load::tree_order::write_tree_order;
+use crate::load::encode::{Batch, BatchTarget, Encoder};
 use crate::load::writer::Writer;
-use crate::load::{end_trace, fingerprint, Loader, TraceEnd};
+use crate::load::{end_trace, fingerprint, TraceEnd};
 use crate::process::rows::{
     CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, SyscallStatRow, ThreadRow,
 };
 use crate::process::{Model, Sink};
-use crate::schema::sql_err;
+use crate::schema::{self, sql_err};
 use crate::sink::TraceContext;
 use crate::Error;
 
-use super::db::file_id;
-use super::{Ended, FollowSummary, MIN_GAP, POLL, WAL_CHECKPOINT_BYTES};
+use super::db::{clear_resume, file_id, write_resume, ResumeAt};
+use super::tree::{Tracked, Tree};
+use super::{Ended, FollowSummary, LOOK_AHEAD_WAIT, MIN_GAP, POLL, WAL_CHECKPOINT_BYTES};
 
 /// The follow's state, shared by the decoding loop and the reader (which
 /// commits and decides to end while it waits for bytes).
 pub(super) struct Follower<'c> {
     pub(super) conn: &'c Connection,
     pub(super) model: Model,
-    pub(super) enc: Loader<'c>,
+    pub(super) enc: Encoder<'c, Target<'c>>,
     pub(super) tctx: TraceContext,
     pub(super) abi: Abi,
     pub(super) trace: PathBuf,
@@ -64,6 +64,15 @@ pub(super) struct Follower<'c> {
     /// The rows of the last commit's snapshot, taken out at the start of
     /// the next transaction.
     pub(super) prov: Provisional,
+    /// What the tree order needs of the rows written, and its nodes.
+    pub(super) tree: Tree,
+    /// Whether the indexes exist: they are created when the follower first
+    /// catches up with the file (or at the end), not while it reads a
+    /// file that was already long, which they would slow down.
+    pub(super) indexed: bool,
+    /// A resumed follow reading again what its last commit holds: where
+    /// that commit stopped. Rows go nowhere until then.
+    pub(super) resume: Option<ResumeAt>,
     pub(super) ended: Option<Ended>,
     pub(super) failed: Option<Error>,
 }
@@ -89,12 +98,24 @@ impl Follower<'_> {
         if self.ended.is_some() || self.failed.is_some() {
             return true;
         }
+        if let Some(r) = self.resume {
+            self.failed = Some(refused(
+                &self.trace,
+                &format!(
+                    "ends before byte {} that the database's last commit read: it was \
+                     truncated or replaced; the database was left as it was",
+                    r.offset
+                ),
+            ));
+            return true;
+        }
         if let Err(e) = self.look_at_file(read) {
             self.failed = Some(e);
             return true;
         }
-        if self.records > self.committed && self.last_commit.elapsed() >= MIN_GAP {
-            if let Err(e) = self.commit() {
+        let due = self.records > self.committed && self.last_commit.elapsed() >= MIN_GAP;
+        if !self.indexed || due {
+            if let Err(e) = self.index().and_then(|()| self.commit()) {
                 self.failed = Some(e);
                 return true;
             }
@@ -113,6 +134,16 @@ impl Follower<'_> {
             std::thread::sleep(POLL);
         }
         self.ended.is_some()
+    }
+
+    /// Create the indexes if they are not there yet (inside the open
+    /// transaction).
+    pub(super) fn index(&mut self) -> Result<(), Error> {
+        if !self.indexed {
+            schema::create_indexes(self.conn)?;
+            self.indexed = true;
+        }
+        Ok(())
     }
 
     /// Whether the path still names the file followed, at least as long as
@@ -164,8 +195,12 @@ impl Follower<'_> {
             .map_err(sql_err("reading the last import_issue_id".into()))?;
         let writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
         let mut snap = Encoder::new(&mut paths, self.tctx, writer);
+        let mark = self.tree.mark();
         let mut rec = Recording {
-            inner: &mut snap,
+            inner: &mut Tracked {
+                inner: &mut snap,
+                tree: &mut self.tree,
+            },
             prov: &mut self.prov,
         };
         let totals = self.model.snapshot(&mut rec)?;
@@ -190,7 +225,16 @@ impl Follower<'_> {
                 following: true,
             },
         )?;
-        write_tree_order(conn)?;
+        self.tree.write(conn)?;
+        self.tree.rewind(mark);
+        write_resume(
+            conn,
+            ResumeAt {
+                records: self.records,
+                damage: self.damage.len(),
+                offset: self.offset,
+            },
+        )?;
         conn.execute_batch("COMMIT")
             .map_err(sql_err("committing".into()))?;
         self.commits += 1;
@@ -200,6 +244,48 @@ impl Follower<'_> {
         conn.execute_batch("BEGIN")
             .map_err(sql_err("starting a transaction".into()))?;
         self.take_out_provisional()
+    }
+
+    /// In a resumed follow, once the records and damage its last commit
+    /// had are read again (the model is deterministic: it is then in the
+    /// state it was in at that commit): take that commit's provisional rows
+    /// out, found by taking its snapshot again, and write from here on. The
+    /// rows committed before stay as they are.
+    pub(super) fn reached(&mut self) -> Result<(), Error> {
+        let Some(r) = self.resume else {
+            return Ok(());
+        };
+        if (r.records, r.damage) != (self.records, self.damage.len()) {
+            return Ok(());
+        }
+        self.enc.flush()?;
+        let mut paths = self.enc.paths().clone();
+        let mut prov = Provisional {
+            path_from: paths.next_id(),
+            // Issues are numbered from 1 in a follow's own database.
+            issue_from: self.enc.issues() + 1,
+            ..Provisional::default()
+        };
+        let writer = Writer::prepare(self.conn).map_err(sql_err("preparing INSERTs".into()))?;
+        let target = Target {
+            writer,
+            discard: true,
+        };
+        let mut snap = Encoder::new(&mut paths, self.tctx, target);
+        self.model.snapshot(&mut Recording {
+            inner: &mut snap,
+            prov: &mut prov,
+        })?;
+        snap.flush()?;
+        drop(snap);
+        self.prov = prov;
+        self.take_out_provisional()?;
+        self.tree.clear_written(self.conn)?;
+        self.enc.target_mut().discard = false;
+        self.resume = None;
+        self.committed = self.records;
+        self.last_commit = Instant::now();
+        Ok(())
     }
 
     /// Truncate a big WAL when the readers let it (never waits for them).
@@ -251,7 +337,6 @@ impl Follower<'_> {
             [self.tctx.trace_id],
         )
         .map_err(ctx())?;
-        conn.execute("DELETE FROM tree_node", []).map_err(ctx())?;
         Ok(())
     }
 
@@ -278,10 +363,17 @@ impl Follower<'_> {
             commits,
             ended,
             failed,
+            mut tree,
+            indexed,
             ..
         } = self;
         let ctx = |e: Error| in_db(e, &db);
-        let totals = model.finish(&mut enc).map_err(ctx)?;
+        let totals = model
+            .finish(&mut Tracked {
+                inner: &mut enc,
+                tree: &mut tree,
+            })
+            .map_err(ctx)?;
         enc.flush().map_err(ctx)?;
         let issues = enc.issues();
         drop(enc);
@@ -325,7 +417,11 @@ impl Follower<'_> {
         )
         .map_err(sql_err("completing the trace row".into()))
         .map_err(ctx)?;
-        write_tree_order(conn).map_err(ctx)?;
+        if !indexed {
+            schema::create_indexes(conn).map_err(ctx)?;
+        }
+        tree.write(conn).map_err(ctx)?;
+        clear_resume(conn).map_err(ctx)?;
         conn.execute_batch("COMMIT")
             .map_err(sql_err("committing".into()))
             .map_err(ctx)?;
@@ -352,6 +448,24 @@ impl Follower<'_> {
             resumed,
             commits: commits + 1,
         })
+    }
+}
+
+/// Where the follower's rows go: the database, or nowhere while a resumed
+/// follow reads again what the database holds already.
+pub(super) struct Target<'c> {
+    pub(super) writer: Writer<'c>,
+    pub(super) discard: bool,
+}
+
+impl BatchTarget for Target<'_> {
+    type Error = Error;
+    fn take(&mut self, mut batch: Batch) -> Result<Batch, Error> {
+        if !self.discard {
+            self.writer.write(&batch)?;
+        }
+        batch.clear();
+        Ok(batch)
     }
 }
 
@@ -405,6 +519,9 @@ pub(super) struct Growing<'c> {
     /// Waiting at the end (after detection read what was there).
     pub(super) following: bool,
     pub(super) state: Option<Rc<RefCell<Follower<'c>>>>,
+    /// Set by the decoder while it only looks past a whole record
+    /// ([`crate::decode::Decoder::look_ahead_flag`]).
+    pub(super) looking_ahead: Arc<AtomicBool>,
 }
 
 impl Read for Growing<'_> {
@@ -418,8 +535,16 @@ impl Read for Growing<'_> {
             let Some(state) = &self.state else {
                 return Ok(0);
             };
-            if state.borrow_mut().at_end(self.read) {
+            let mut state = state.borrow_mut();
+            if state.at_end(self.read) {
                 return Ok(0);
+            }
+            // Only a look past a whole record: after a quiet spell, what
+            // there is will do (the last record is not held back).
+            if self.looking_ahead.load(Ordering::SeqCst)
+                && state.last_growth.elapsed() >= LOOK_AHEAD_WAIT
+            {
+                return Err(io::ErrorKind::WouldBlock.into());
             }
         }
     }

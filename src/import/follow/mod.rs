@@ -3,8 +3,11 @@
 //! at any time ([`run`]).
 //!
 //! - The database is written in place in WAL mode (readers see the last
-//!   commit, never a half-written one), its tables, indexes and views
-//!   created at the start. Rows are committed at least every
+//!   commit, never a half-written one), its tables and views created at
+//!   the start, its indexes when the follower first reaches the file's end
+//!   (a file already long is read without them, as a one-shot import
+//!   does; a build followed from its start has them at once). Rows are
+//!   committed at least every
 //!   [`COMMIT_EVERY`] while records arrive, and as soon as the decoder has
 //!   caught up with the file's end. Big WAL files are checkpointed and
 //!   truncated after a commit.
@@ -17,23 +20,30 @@
 //!   far: the rows the model wrote already, plus "provisional rows": the
 //!   rows ending a copy of the model would write now
 //!   ([`Model::snapshot`]: running processes with no end, calls in flight
-//!   `unpaired = 'running'`, the syscall sums, the end-of-trace issues,
-//!   the tree order). They are written with a copy of the path cache, and
-//!   taken out again (by id) at the start of the next transaction, before
-//!   any final row of it, so ids and path ids come out as in a one-shot
-//!   import.
+//!   `unpaired = 'running'`, the syscall sums, the end-of-trace issues).
+//!   They are written with a copy of the path cache, and taken out again
+//!   (by id) at the start of the next transaction, before any final row of
+//!   it, so ids and path ids come out as in a one-shot import. The tree
+//!   order is worked out in memory from the rows as they pass and only its
+//!   changed nodes are written at each commit ([`tree`]).
 //! - It ends when every traced process has exited and the file has not
 //!   grown for [`FollowOptions::settle`], after [`FollowOptions::idle`]
 //!   without new bytes, or when the stop flag is set (Ctrl-C): the model is
 //!   then finished as in a one-shot import and the trace row's `following`
 //!   set to 0. A file replaced or truncated under the follower ends it the
 //!   same way, with an error naming it.
-//! - Resuming after the follower was killed: a database left by an
-//!   unfinished follow of the same trace (`following = 1`, one trace, the
-//!   same path, no other writer holding it) is imported again from the
-//!   first byte into a fresh database in its place. Correct first: the
-//!   model's state is not saved, so it is rebuilt by reading the file
-//!   again.
+//! - Resuming after the follower was killed: each commit records in
+//!   `meta` (`follow_resume`) the records and damaged stretches read and
+//!   the byte offset. A database left by an unfinished follow of the same
+//!   trace (`following = 1`, one trace, the same path, no other writer)
+//!   is opened again; the file is decoded from its first byte with the
+//!   rows going nowhere (the model is deterministic, so it and the path
+//!   cache come back as they were) until that point, where the last
+//!   commit's provisional rows are found by taking its snapshot again and
+//!   taken out; from there rows are written. The rows committed before
+//!   are never rewritten. A file that now ends before that point is an
+//!   error, the database left as it was. A database without the mark is
+//!   imported again from the first byte into a fresh file.
 //!
 //! The model keeps every live process in memory (nothing spilled), so that
 //! a copy of it is cheap and whole; memory is set by the processes alive
@@ -60,14 +70,17 @@ use crate::load::{next_ids, TraceStart};
 use crate::process::{Model, ModelOptions};
 use crate::record::{Body, Record};
 use crate::schema::sql_err;
+use crate::sink::table::id_base;
 use crate::sink::PathCache;
 use crate::Error;
 
 mod db;
 mod follower;
+mod tree;
 
-use db::{begin, check_target, file_id, open_db, remove_db};
-use follower::{Follower, Growing, Provisional};
+use db::{begin, check_target, file_id, open_db, remove_db, reopen};
+use follower::{Follower, Growing, Provisional, Target};
+use tree::{Tracked, Tree};
 
 /// Commits at least this often while records arrive.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(500);
@@ -76,6 +89,12 @@ pub const COMMIT_EVERY: Duration = Duration::from_millis(500);
 const MIN_GAP: Duration = Duration::from_millis(100);
 /// How long to wait at the file's end before looking again.
 const POLL: Duration = Duration::from_millis(50);
+/// How long the file must stay the same before the last record in it is
+/// taken without the next header to check its framing against
+/// ([`Decoder::look_ahead_flag`]): while a build writes, the next record
+/// comes within this; a build that stops (a command waiting, the last
+/// exit) has its last record shown this long after it was written.
+const LOOK_AHEAD_WAIT: Duration = Duration::from_millis(200);
 /// How long the file must stay the same, every traced process gone,
 /// before the follow ends by itself.
 pub const SETTLE: Duration = Duration::from_secs(2);
@@ -180,16 +199,14 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         read: 0,
         following: false,
         state: None,
+        looking_ahead: Arc::default(),
     };
     let mut dec = Decoder::new(growing, opts.import.abi, None).map_err(|source| Error::Decode {
         path: trace.to_owned(),
         source,
     })?;
     dec.rearm();
-    if resumed {
-        remove_db(db)?;
-    }
-    conn = open_db(db)?;
+    dec.reader_mut().looking_ahead = dec.look_ahead_flag();
     let ctx = |e: Error| in_db(e, db);
     let abi = dec.abi();
     let start = TraceStart {
@@ -201,8 +218,22 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         keep_io_data: opts.import.keep_io_data,
         imported_at: now(),
     };
-    let tctx = begin(&conn, &start).map_err(ctx)?;
-    let ids = next_ids(&conn).map_err(ctx)?;
+    let (tctx, ids, resume, indexed) = match resumed.then(|| reopen(db, &start)).transpose()? {
+        Some(Some((c, at, tctx, indexed))) => {
+            conn = c;
+            // A follow's database is new: its ids started at 1.
+            let ids = id_base(|_| Ok::<_, Error>(1))?;
+            (tctx, ids, Some(at), indexed)
+        }
+        _ => {
+            if resumed {
+                remove_db(db)?;
+            }
+            conn = open_db(db)?;
+            let tctx = begin(&conn, &start).map_err(ctx)?;
+            (tctx, next_ids(&conn).map_err(ctx)?, None, false)
+        }
+    };
     let model = Model::new(
         abi,
         ModelOptions {
@@ -218,7 +249,14 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
     let state = Rc::new(RefCell::new(Follower {
         conn: &conn,
         model,
-        enc: Encoder::new(&mut paths, tctx, writer),
+        enc: Encoder::new(
+            &mut paths,
+            tctx,
+            Target {
+                writer,
+                discard: resume.is_some(),
+            },
+        ),
         tctx,
         abi,
         trace: trace.clone(),
@@ -237,6 +275,9 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         seen_len: 0,
         damage: Vec::new(),
         prov: Provisional::default(),
+        tree: Tree::new(tctx.trace_id),
+        indexed,
+        resume,
         ended: None,
         failed: None,
     }));
@@ -253,6 +294,12 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         .expect("the reader is gone")
         .into_inner();
     result.map_err(ctx)?;
+    if follower.resume.is_some() {
+        // Stopped before it got back to where it was: left as it was.
+        return Err(follower
+            .failed
+            .unwrap_or(Error::Interrupted { path: db.clone() }));
+    }
     follower.finish(&abs, read, opts.import.strict, resumed)
 }
 
@@ -264,6 +311,7 @@ fn decode(
     strict: bool,
 ) -> Result<(), Error> {
     let mut span: Option<(i64, i64)> = None;
+    state.borrow_mut().reached()?;
     loop {
         let (offset, why) = match dec.next_record() {
             Ok(Some(rec)) => {
@@ -274,10 +322,18 @@ fn decode(
                 }
                 let mut st = state.borrow_mut();
                 let f = &mut *st;
-                f.model.record(&rec, &mut f.enc)?;
+                let mut sink = Tracked {
+                    inner: &mut f.enc,
+                    tree: &mut f.tree,
+                };
+                f.model.record(&rec, &mut sink)?;
                 f.records += 1;
                 f.offset = dec.offset();
-                if f.records % 1024 == 0 && f.last_commit.elapsed() >= COMMIT_EVERY {
+                f.reached()?;
+                if f.resume.is_none()
+                    && f.records % 1024 == 0
+                    && f.last_commit.elapsed() >= COMMIT_EVERY
+                {
                     f.commit()?;
                 }
                 continue;
@@ -307,7 +363,11 @@ fn decode(
         let len = dec.reader_mut().read;
         let mut st = state.borrow_mut();
         let f = &mut *st;
-        f.model.damage(offset, resumed_at, &why, len, &mut f.enc)?;
+        let mut sink = Tracked {
+            inner: &mut f.enc,
+            tree: &mut f.tree,
+        };
+        f.model.damage(offset, resumed_at, &why, len, &mut sink)?;
         f.damage.push(Damage {
             offset,
             resumed_at,
@@ -315,6 +375,7 @@ fn decode(
         });
         if let Some(to) = resumed_at {
             f.offset = to;
+            f.reached()?;
         } else {
             return Ok(());
         }

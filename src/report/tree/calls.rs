@@ -161,8 +161,9 @@ impl<'s> Calls<'s> {
         Ok(self.ahead_exec)
     }
 
-    /// The next call, with every path it looked up.
-    pub(super) fn next(&mut self) -> Result<Option<&Call>, Error> {
+    /// The next call, with every path it looked up; `process` is the
+    /// process of its image (the tree's row for it says which).
+    pub(super) fn next(&mut self, process: i64) -> Result<Option<&Call>, Error> {
         self.peek()?;
         let Some(exec_id) = self.ahead_exec.take() else {
             return Ok(None);
@@ -170,7 +171,7 @@ impl<'s> Calls<'s> {
         std::mem::swap(&mut self.current, &mut self.ahead);
         self.spare.append(&mut self.current.paths);
         self.lookups
-            .paths_into(exec_id, &mut self.current, &mut self.spare)?;
+            .paths_into(exec_id, process, &mut self.current, &mut self.spare)?;
         Ok(Some(&self.current))
     }
 }

@@ -26,8 +26,6 @@ pub(super) struct Lookups<'s> {
     stmt: Statement<'s>,
     /// Where [`Lookup`]'s columns are in `stmt`'s rows.
     reader: RowReader<Lookup<'static>>,
-    /// The process of each image (exec_id) the tree shows.
-    process_of: HashMap<i64, i64>,
     /// The image of the last call given paths, its process and that
     /// process's lookups (consecutive calls are mostly of one image: the
     /// maps are asked once per image, not per call).
@@ -66,18 +64,14 @@ const PROCESS_LOOKUPS: &str = "SELECT n.call_id, rp.path FROM namei AS n \
      WHERE n.process_id = ?1 AND n.call_id IS NOT NULL ORDER BY n.namei_id";
 
 impl<'s> Lookups<'s> {
-    /// The lookups of the processes of `images` (exec_id, process_id).
-    pub(super) fn new(
-        conn: &'s Connection,
-        images: impl IntoIterator<Item = (i64, i64)>,
-    ) -> Result<Self, Error> {
+    /// Ready to read the lookups of any process, each when its calls come.
+    pub(super) fn new(conn: &'s Connection) -> Result<Self, Error> {
         let stmt = conn
             .prepare(PROCESS_LOOKUPS)
             .map_err(sql_err(LOOKUPS_CONTEXT.to_string()))?;
         Ok(Lookups {
             reader: RowReader::of_statement(&stmt, LOOKUPS_CONTEXT)?,
             stmt,
-            process_of: images.into_iter().collect(),
             image: None,
             current: Pending::default(),
             open: HashMap::new(),
@@ -85,16 +79,17 @@ impl<'s> Lookups<'s> {
         })
     }
 
-    /// Give `call`, made by image `exec_id`, the paths it looked up,
-    /// path buffers taken from `spare`.
+    /// Give `call`, made by image `exec_id` of process `process`, the paths
+    /// it looked up, path buffers taken from `spare`.
     pub(super) fn paths_into(
         &mut self,
         exec_id: i64,
+        process: i64,
         call: &mut Call,
         spare: &mut Vec<Vec<u8>>,
     ) -> Result<(), Error> {
         if self.image.is_none_or(|(e, _)| e != exec_id) {
-            self.switch(exec_id)?;
+            self.switch(exec_id, process)?;
         }
         let p = &mut self.current;
         // Lookups of calls before this one were of calls no line shows.
@@ -117,10 +112,10 @@ impl<'s> Lookups<'s> {
         Ok(())
     }
 
-    /// Make `current` the lookups of image `exec_id`'s process (none for
-    /// an image the tree does not show), keeping the last process's.
-    fn switch(&mut self, exec_id: i64) -> Result<(), Error> {
-        let process = self.process_of.get(&exec_id).copied();
+    /// Make `current` the lookups of `process`, whose image `exec_id` made
+    /// the next calls, keeping the last process's.
+    fn switch(&mut self, exec_id: i64, process: i64) -> Result<(), Error> {
+        let process = Some(process);
         let last = self.image.and_then(|(_, p)| p);
         self.image = Some((exec_id, process));
         if last == process {

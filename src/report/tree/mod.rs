@@ -34,11 +34,15 @@
 //! * dot: `digraph process_tree`, a box per image, fork edges solid from
 //!   the forking image, exec edges dashed from the previous image.
 //!
-//! The images (rows of tree.sql, one per process image) are held; the
-//! calls never are: every format writes them as tree_call_rows.sql (the
+//! Nothing grows with the build: every format ([`Report`]) writes the
+//! images as tree.sql yields them, in its order, holding only the stack of
+//! the open ancestors of the image at hand (the JSON's open brackets, the
+//! dot's fork and exec edges), and the calls as tree_call_rows.sql (the
 //! calls of tree_calls.sql, without their paths) yields them ([`calls`]),
-//! so memory stays flat however big the build, and a reader that stops
-//! early (`| head`) stops the query. Their paths come from each process's
+//! beside the images; a reader that stops early (`| head`) stops the
+//! queries. `--long` asks per image whether an exec followed it (the
+//! probe [`NEXT_IMAGE`]). [`Tree`], the tree held whole, is for callers
+//! that look at its shape, never the report's. Their paths come from each process's
 //! lookups, read once per process and held only until its calls have
 //! taken them (`lookups::Lookups`).
 
@@ -46,14 +50,16 @@ use std::collections::HashMap;
 use std::io::{self, Write};
 
 use rusqlite::types::ValueRef;
-use rusqlite::Connection;
+use rusqlite::{Connection, Statement};
 
 use super::json::Obj;
 use super::render::{Format, Render, RowSink};
 use super::row::{typed_row, RowReader};
-use super::{prepare_as, run, trace_systems, Cell, ResultSet, Scope};
+use super::run::each_row;
+use super::{prepare, prepare_as, trace_systems, Cell, Scope};
 use crate::decode::Abi;
 use crate::json::json_str_list_text;
+use crate::schema::sql_err;
 use crate::text::push_spaces;
 use crate::Error;
 
@@ -147,72 +153,22 @@ const SHORT_COLUMNS: usize = 10;
 /// Names tree.sql in errors.
 const TREE_SQL: &str = "queries/tree.sql";
 
-/// The tree, and the rows it was built from. With calls, the writers read
-/// them from the database as they write.
+/// The tree held whole: every image with the indexes of those it hangs
+/// over, for a caller that looks at its shape (tests, the library). The
+/// report's writers never build it: they stream ([`Report`]).
 #[derive(Debug, Clone, Default)]
 pub struct Tree {
-    /// Rows of tree.sql.
-    pub rows: ResultSet,
     /// Every node in printed order.
     pub nodes: Vec<Node>,
     /// The nodes directly under `<process_root>`.
     pub roots: Vec<usize>,
-    /// The scope the tree covers (its calls are read in the same one).
-    pub scope: Scope,
-    /// Whether the writers show each image's calls.
-    pub calls: bool,
-    /// Whether the writers show each image's argv, time and end
-    /// (`--long`): the columns of tree.sql from `argv` on.
-    pub long: bool,
-    /// What recorded each trace, by trace_id, for the calls' arguments.
-    abis: HashMap<i64, Abi>,
 }
 
-/// Build the tree of `scope`; with `calls`, its writers show each image's
-/// calls.
-pub fn tree(conn: &Connection, scope: Scope, calls: bool) -> Result<Tree, Error> {
-    tree_long(conn, scope, calls, false)
-}
-
-/// [`tree`]; with `long`, its writers show each image's argv, duration and
-/// end as well (`tree --long`).
-pub fn tree_long(conn: &Connection, scope: Scope, calls: bool, long: bool) -> Result<Tree, Error> {
-    let mut params = scope.params();
-    params.push(("long", if long { Cell::Int(1) } else { Cell::Null }));
-    let mut rows = run(conn, "tree", &params)?;
-    let mut t = Tree {
-        nodes: Vec::with_capacity(rows.rows.len()),
-        scope,
-        calls,
-        long,
-        ..Tree::default()
-    };
-    let longs: Vec<Option<Long>> = match long {
-        true => {
-            let reader = RowReader::<LongRow>::of_set(&rows, TREE_SQL)?;
-            reader.all(&rows).map(|r| Some(long_of(r))).collect()
-        }
-        false => vec![None; rows.rows.len()],
-    };
+/// The tree of `scope`, held whole ([`Tree`]).
+pub fn tree(conn: &Connection, scope: Scope, long: bool) -> Result<Tree, Error> {
+    let mut t = Tree::default();
     let mut stack: Vec<usize> = Vec::new();
-    let reader = RowReader::<TreeRow>::of_set(&rows, TREE_SQL)?;
-    for (r, long) in reader.all(&rows).zip(longs) {
-        let node = Node {
-            depth: r.depth.max(0) as usize,
-            pid: r.pid,
-            comm: r.comm,
-            process_id: r.process_id,
-            image: r.image,
-            exec_id: r.exec_id,
-            trace_id: r.trace_id,
-            children: Vec::new(),
-            lifetime: r
-                .lifetime
-                .zip(r.lifetimes)
-                .map(|(k, n)| (k as usize, n as usize)),
-            long,
-            running: r.running.is_some(),
-        };
+    Images::new(conn, scope, long)?.each(|node, _| {
         while stack
             .last()
             .is_some_and(|&i| t.nodes[i].depth >= node.depth)
@@ -225,33 +181,147 @@ pub fn tree_long(conn: &Connection, scope: Scope, calls: bool, long: bool) -> Re
             None => t.roots.push(at),
         }
         stack.push(at);
-        t.nodes.push(node);
+        t.nodes.push(node.clone());
+        Ok(())
+    })?;
+    Ok(t)
+}
+
+/// The probe that tells whether an image is its process's last: no exec
+/// made the next one (tree.sql's own test for where an image ends).
+const NEXT_IMAGE: &str =
+    "SELECT EXISTS (SELECT 1 FROM exec WHERE process_id = ?1 AND image = ?2 + 1)";
+
+/// The rows of tree.sql pulled one at a time, each read as the [`Node`]
+/// it stands for (without children: the writers keep only the stack of
+/// its open ancestors) beside its cells as shown.
+struct Images<'c> {
+    stmt: Statement<'c>,
+    context: String,
+    /// The columns shown: tree.sql's, without `--long`'s unless asked.
+    columns: Vec<String>,
+    tree: RowReader<TreeRow>,
+    /// With `--long`: where its columns are, and the probe for
+    /// [`Long::last`].
+    long: Option<(RowReader<LongRow<'static>>, Statement<'c>)>,
+}
+
+impl<'c> Images<'c> {
+    fn new(conn: &'c Connection, scope: Scope, long: bool) -> Result<Self, Error> {
+        let mut params = scope.params();
+        params.push(("long", if long { Cell::Int(1) } else { Cell::Null }));
+        let (stmt, context) = prepare(conn, "tree", &params)?;
+        let tree = RowReader::of_statement(&stmt, TREE_SQL)?;
+        let mut columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+        let long = match long {
+            true => {
+                let probe = conn
+                    .prepare(NEXT_IMAGE)
+                    .map_err(sql_err(format!("{context} (the next image)")))?;
+                Some((RowReader::of_statement(&stmt, TREE_SQL)?, probe))
+            }
+            false => {
+                // Without --long the rows are tree.sql's first columns.
+                columns.truncate(SHORT_COLUMNS);
+                None
+            }
+        };
+        Ok(Images {
+            stmt,
+            context,
+            columns,
+            tree,
+            long,
+        })
     }
-    if !long {
-        // Without --long the rows are tree.sql's first columns, as before.
-        rows.columns.truncate(SHORT_COLUMNS);
-        rows.rows.iter_mut().for_each(|r| r.truncate(SHORT_COLUMNS));
+
+    /// Hand `f` every image in printed order, with its row's cells.
+    fn each(
+        &mut self,
+        mut f: impl FnMut(&Node, &[Cell]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let Images {
+            stmt,
+            context,
+            columns,
+            tree,
+            long,
+        } = self;
+        let shown = columns.len();
+        let context = context.as_str();
+        each_row(stmt, context, |cells| {
+            let r = tree.cells(cells);
+            let mut node = Node {
+                depth: r.depth.max(0) as usize,
+                pid: r.pid,
+                comm: r.comm,
+                process_id: r.process_id,
+                image: r.image,
+                exec_id: r.exec_id,
+                trace_id: r.trace_id,
+                children: Vec::new(),
+                lifetime: r
+                    .lifetime
+                    .zip(r.lifetimes)
+                    .map(|(k, n)| (k as usize, n as usize)),
+                long: None,
+                running: r.running.is_some(),
+            };
+            if let Some((reader, probe)) = long.as_mut() {
+                let mut l = long_of(reader.cells(cells));
+                let next: bool = probe
+                    .query_row((node.process_id, node.image), |row| row.get(0))
+                    .map_err(sql_err(format!("{context} (the next image)")))?;
+                l.last = !next;
+                node.long = Some(l);
+            }
+            f(&node, &cells[..shown])
+        })
     }
-    let last: HashMap<i64, usize> = t
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.process_id, i))
-        .collect();
-    for (i, n) in t.nodes.iter_mut().enumerate() {
-        if let Some(l) = n.long.as_mut() {
-            l.last = last.get(&n.process_id) == Some(&i);
-        }
-    }
-    t.rows = rows;
+}
+
+/// `kt2sql tree`'s writers: each reads tree.sql (and, with calls,
+/// tree_call_rows.sql) as it writes, holding only the image at hand and
+/// the stack of its open ancestors, so memory stays flat however big the
+/// build.
+#[derive(Debug)]
+pub struct Report<'c> {
+    conn: &'c Connection,
+    /// The scope the tree covers (its calls are read in the same one).
+    scope: Scope,
+    /// Whether the writers show each image's calls.
+    calls: bool,
+    /// Whether the writers show each image's argv, time and end
+    /// (`--long`): the columns of tree.sql from `argv` on.
+    long: bool,
+    /// What recorded each trace, by trace_id, for the calls' arguments.
+    abis: HashMap<i64, Abi>,
+}
+
+/// The report of `scope`'s tree; with `calls`, its writers show each
+/// image's calls; with `long`, each image's argv, duration and end as well
+/// (`tree --long`).
+pub fn report(
+    conn: &Connection,
+    scope: Scope,
+    calls: bool,
+    long: bool,
+) -> Result<Report<'_>, Error> {
+    let mut abis = HashMap::new();
     if calls || long {
         for (id, _, dialect) in trace_systems(conn, scope.trace)? {
             if let Ok(abi) = dialect.parse::<Abi>() {
-                t.abis.insert(id, abi);
+                abis.insert(id, abi);
             }
         }
     }
-    Ok(t)
+    Ok(Report {
+        conn,
+        scope,
+        calls,
+        long,
+        abis,
+    })
 }
 
 /// An I/O error of the report's output.
@@ -262,182 +332,171 @@ fn out_err(source: io::Error) -> Error {
     }
 }
 
-/// Walks the nodes in printed order beside the stream of their calls.
-struct Walk<'t, 's> {
-    tree: &'t Tree,
+/// The stream of calls beside the images.
+struct Walk<'s> {
     calls: Option<Calls<'s>>,
-    /// Node index by exec_id, to pass over calls of an image already written.
-    index: HashMap<i64, usize>,
 }
 
-impl<'t, 's> Walk<'t, 's> {
-    fn new(tree: &'t Tree, calls: Option<Calls<'s>>) -> Self {
-        let index = match calls {
-            Some(_) => tree
-                .nodes
-                .iter()
-                .enumerate()
-                .map(|(i, n)| (n.exec_id, i))
-                .collect(),
-            None => HashMap::new(),
-        };
-        Walk { tree, calls, index }
-    }
-
-    /// Hand `f` each call of node `i`, in file order. The calls come in
-    /// tree order, as the nodes do (both queries sort by the same unique
-    /// key), so a call of an image not in the tree, or already passed, is
-    /// one no node shows: it is skipped.
+impl Walk<'_> {
+    /// Hand `f` each call of image `n`, in file order. The calls come in
+    /// tree order, as the images do (both queries walk the same rows of
+    /// tree_node in the same scope, by position): an image's calls are the
+    /// ones at the head of the stream that name it.
     fn calls_of(
         &mut self,
-        i: usize,
+        n: &Node,
         mut f: impl FnMut(&Call) -> io::Result<()>,
     ) -> Result<(), Error> {
         let Some(calls) = self.calls.as_mut() else {
             return Ok(());
         };
-        let exec_id = self.tree.nodes[i].exec_id;
-        while let Some(e) = calls.peek()? {
-            if e != exec_id && self.index.get(&e).is_some_and(|&j| j > i) {
-                break;
-            }
-            let call = calls.next()?.expect("a call was peeked");
-            if e == exec_id {
-                f(call).map_err(out_err)?;
-            }
+        while calls.peek()? == Some(n.exec_id) {
+            let call = calls.next(n.process_id)?.expect("a call was peeked");
+            f(call).map_err(out_err)?;
         }
         Ok(())
     }
 }
 
-impl Tree {
-    /// Run `f` with the walk over this tree's nodes and, when calls were
-    /// asked for, tree_call_rows.sql's rows in the same scope.
-    fn walk<R>(
+impl Report<'_> {
+    /// Whether the scope has no image (a `-p` pid absent from a trace).
+    pub fn is_empty(&self) -> Result<bool, Error> {
+        let mut any = false;
+        let mut images = Images::new(self.conn, self.scope, false)?;
+        images.each(|_, _| {
+            any = true;
+            Ok(())
+        })?;
+        Ok(!any)
+    }
+
+    /// Run `f` over every image in printed order, each with its cells and
+    /// the walk over its calls (tree_call_rows.sql's rows in the same
+    /// scope, when calls were asked for).
+    fn walk(
         &self,
-        conn: &Connection,
-        f: impl FnOnce(&mut Walk<'_, '_>) -> Result<R, Error>,
-    ) -> Result<R, Error> {
+        mut f: impl FnMut(&Node, &[Cell], &mut Walk<'_>) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let mut images = Images::new(self.conn, self.scope, self.long)?;
         if !self.calls {
-            return f(&mut Walk::new(self, None));
+            let mut walk = Walk { calls: None };
+            return images.each(|n, cells| f(n, cells, &mut walk));
         }
         // The calls without their paths: each process's lookups are read
         // once and handed to its calls ([`Lookups`]).
-        let (mut stmt, context, reader) = prepare_as(conn, "tree_call_rows", &self.scope.params())?;
-        let lookups = Lookups::new(conn, self.nodes.iter().map(|n| (n.exec_id, n.process_id)))?;
-        let calls = Calls::new(&mut stmt, reader, context, lookups);
-        let mut walk = Walk::new(self, Some(calls));
-        f(&mut walk)
+        let (mut stmt, context, reader) =
+            prepare_as(self.conn, "tree_call_rows", &self.scope.params())?;
+        let lookups = Lookups::new(self.conn)?;
+        let mut walk = Walk {
+            calls: Some(Calls::new(&mut stmt, reader, context, lookups)),
+        };
+        images.each(|n, cells| f(n, cells, &mut walk))
     }
 
     /// ptrace.py's text.
-    pub fn write_text(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+    pub fn write_text(&self, out: &mut dyn Write) -> Result<(), Error> {
         writeln!(out, "Process tree:").map_err(out_err)?;
         writeln!(out, " <process_root> [0]").map_err(out_err)?;
-        self.walk(conn, |w| {
-            // A call's line, reused: a big build makes millions. Bytes, as
-            // `dump` writes them: every piece appended is text already.
-            let (mut line, mut args) = (Vec::new(), ArgsText::default());
-            for (i, n) in self.nodes.iter().enumerate() {
-                let pad = 1 + 4 * (n.depth + 1);
-                let abi = self.abis.get(&n.trace_id).copied();
-                let long = n
-                    .long
-                    .as_ref()
-                    .map_or(String::new(), |l| long_text(n, l, abi));
-                writeln!(out, "{:pad$}{}{long}", "", label(n)).map_err(out_err)?;
-                w.calls_of(i, |c| {
-                    line.clear();
-                    push_spaces(&mut line, pad + 4);
-                    call_text(&mut line, &mut args, c, abi);
-                    line.push(b'\n');
-                    out.write_all(&line)
-                })?;
-            }
-            Ok(())
+        // A call's line, reused: a big build makes millions. Bytes, as
+        // `dump` writes them: every piece appended is text already.
+        let (mut line, mut args) = (Vec::new(), ArgsText::default());
+        self.walk(|n, _, w| {
+            let pad = 1 + 4 * (n.depth + 1);
+            let abi = self.abis.get(&n.trace_id).copied();
+            let long = n
+                .long
+                .as_ref()
+                .map_or(String::new(), |l| long_text(n, l, abi));
+            writeln!(out, "{:pad$}{}{long}", "", label(n)).map_err(out_err)?;
+            w.calls_of(n, |c| {
+                line.clear();
+                push_spaces(&mut line, pad + 4);
+                call_text(&mut line, &mut args, c, abi);
+                line.push(b'\n');
+                out.write_all(&line)
+            })
         })
     }
 
     /// Nested JSON, roots in order, one root per line.
-    pub fn write_json(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
+    pub fn write_json(&self, out: &mut dyn Write) -> Result<(), Error> {
         writeln!(out, "[").map_err(out_err)?;
-        self.walk(conn, |w| {
-            // The nodes still open, each with whether it has had a child.
-            let mut open: Vec<(usize, bool)> = Vec::new();
-            let mut s = String::new();
-            for (i, n) in self.nodes.iter().enumerate() {
-                s.clear();
-                while open
-                    .last()
-                    .is_some_and(|&(o, _)| self.nodes[o].depth >= n.depth)
-                {
-                    open.pop();
-                    s.push_str("]}");
-                }
-                match open.last_mut() {
-                    Some((_, had)) => {
-                        if *had {
-                            s.push(',');
-                        }
-                        *had = true;
-                    }
-                    None if i > 0 => s.push_str(",\n"),
-                    None => {}
-                }
-                let mut o = Obj::new(&mut s);
-                o.int("pid", n.pid)
-                    .bytes("comm", &n.comm)
-                    .int("process_id", n.process_id)
-                    .int("image", n.image)
-                    .int("exec_id", n.exec_id)
-                    .int("trace_id", n.trace_id);
-                if let Some((k, of)) = n.lifetime {
-                    o.int("lifetime", k as i64).int("lifetimes", of as i64);
-                }
-                if n.running {
-                    o.raw("running", "true");
-                }
-                if let Some(l) = &n.long {
-                    let argv = l.argv.as_ref().map_or("null".into(), |w| {
-                        json_str_list_text(w.iter().map(|a| a.as_slice()))
-                    });
-                    let opt = |v: Option<i64>| v.map_or("null".into(), |v| v.to_string());
-                    o.raw("argv", &argv)
-                        .int("start_ts", l.start_ts)
-                        .int("dur", l.dur)
-                        .raw("exit_status", &opt(l.exit_status))
-                        .raw("exit_signal", &opt(l.exit_signal));
-                }
-                if self.calls {
-                    o.raw("calls", "[");
-                    out.write_all(s.as_bytes()).map_err(out_err)?;
-                    let mut first = true;
-                    w.calls_of(i, |c| {
-                        s.clear();
-                        if !first {
-                            s.push(',');
-                        }
-                        first = false;
-                        call_json(c, &mut s);
-                        out.write_all(s.as_bytes())
-                    })?;
-                    s.clear();
-                    s.push_str("],\"children\":[");
-                } else {
-                    o.raw("children", "[");
-                }
-                out.write_all(s.as_bytes()).map_err(out_err)?;
-                open.push((i, false));
-            }
+        // The depths of the nodes still open, each with whether it has had
+        // a child; whether a root was written.
+        let mut open: Vec<(usize, bool)> = Vec::new();
+        let mut any = false;
+        let mut s = String::new();
+        self.walk(|n, _, w| {
             s.clear();
-            for _ in &open {
+            while open.last().is_some_and(|&(d, _)| d >= n.depth) {
+                open.pop();
                 s.push_str("]}");
             }
-            if !self.nodes.is_empty() {
-                s.push('\n');
+            match open.last_mut() {
+                Some((_, had)) => {
+                    if *had {
+                        s.push(',');
+                    }
+                    *had = true;
+                }
+                None if any => s.push_str(",\n"),
+                None => {}
             }
-            out.write_all(s.as_bytes()).map_err(out_err)
+            any = true;
+            let mut o = Obj::new(&mut s);
+            o.int("pid", n.pid)
+                .bytes("comm", &n.comm)
+                .int("process_id", n.process_id)
+                .int("image", n.image)
+                .int("exec_id", n.exec_id)
+                .int("trace_id", n.trace_id);
+            if let Some((k, of)) = n.lifetime {
+                o.int("lifetime", k as i64).int("lifetimes", of as i64);
+            }
+            if n.running {
+                o.raw("running", "true");
+            }
+            if let Some(l) = &n.long {
+                let argv = l.argv.as_ref().map_or("null".into(), |w| {
+                    json_str_list_text(w.iter().map(|a| a.as_slice()))
+                });
+                let opt = |v: Option<i64>| v.map_or("null".into(), |v| v.to_string());
+                o.raw("argv", &argv)
+                    .int("start_ts", l.start_ts)
+                    .int("dur", l.dur)
+                    .raw("exit_status", &opt(l.exit_status))
+                    .raw("exit_signal", &opt(l.exit_signal));
+            }
+            if self.calls {
+                o.raw("calls", "[");
+                out.write_all(s.as_bytes()).map_err(out_err)?;
+                let mut first = true;
+                w.calls_of(n, |c| {
+                    s.clear();
+                    if !first {
+                        s.push(',');
+                    }
+                    first = false;
+                    call_json(c, &mut s);
+                    out.write_all(s.as_bytes())
+                })?;
+                s.clear();
+                s.push_str("],\"children\":[");
+            } else {
+                o.raw("children", "[");
+            }
+            out.write_all(s.as_bytes()).map_err(out_err)?;
+            open.push((n.depth, false));
+            Ok(())
         })?;
+        s.clear();
+        for _ in &open {
+            s.push_str("]}");
+        }
+        if any {
+            s.push('\n');
+        }
+        out.write_all(s.as_bytes()).map_err(out_err)?;
         writeln!(out, "]").map_err(out_err)
     }
 
@@ -446,26 +505,25 @@ impl Tree {
     /// `call`), as every report with several sections writes CSV
     /// ([`super::write_sections_csv`]): each image's row (tree.sql's
     /// columns), then its calls' (tree_calls.sql's: one row per path).
-    pub fn write_csv(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
-        self.write_rows(conn, out, Format::Csv)
+    pub fn write_csv(&self, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(out, Format::Csv)
     }
 
-    /// The rows of [`Tree::write_csv`] as JSON Lines: one object per
+    /// The rows of [`Report::write_csv`] as JSON Lines: one object per
     /// image, and with calls per call (and path), keys as the CSV's
     /// columns.
-    pub fn write_jsonl(&self, conn: &Connection, out: &mut dyn Write) -> Result<(), Error> {
-        self.write_rows(conn, out, Format::Jsonl)
+    pub fn write_jsonl(&self, out: &mut dyn Write) -> Result<(), Error> {
+        self.write_rows(out, Format::Jsonl)
     }
 
     /// The flat rows in `format` (CSV or JSON Lines).
-    fn write_rows(
-        &self,
-        conn: &Connection,
-        out: &mut dyn Write,
-        format: Format,
-    ) -> Result<(), Error> {
+    fn write_rows(&self, out: &mut dyn Write, format: Format) -> Result<(), Error> {
+        let shown = Images::new(self.conn, self.scope, self.long)?.columns;
+        let mut csv = Render::new(out, format);
         if !self.calls {
-            return self.rows.write(out, format).map_err(out_err);
+            csv.start(&shown).map_err(out_err)?;
+            self.walk(|_, cells, _| csv.row(cells).map_err(out_err))?;
+            return csv.end().map_err(out_err);
         }
         const CALL: [&str; 8] = [
             "call_id",
@@ -478,72 +536,85 @@ impl Tree {
             "path",
         ];
         let mut columns = vec!["section".to_string()];
-        columns.extend(self.rows.columns.iter().cloned());
+        columns.extend(shown.iter().cloned());
         let base = columns.len();
         columns.extend(CALL.map(String::from));
-        let tree = RowReader::<TreeRow>::of_set(&self.rows, TREE_SQL)?;
-        let at = |c| 1 + tree.position(c).expect("a column of TreeRow");
+        let at = |c: &str| {
+            1 + shown
+                .iter()
+                .position(|s| s == c)
+                .expect("a column of tree.sql")
+        };
         let (exec_at, pid_at) = (at("exec_id"), at("pid"));
         let text = |b: &[u8]| Cell::Text(b.to_vec());
         let opt_text = |b: &Option<Vec<u8>>| b.as_deref().map_or(Cell::Null, text);
-        let mut csv = Render::new(out, format);
         csv.start(&columns).map_err(out_err)?;
-        self.walk(conn, |w| {
-            for (i, n) in self.nodes.iter().enumerate() {
-                let mut line = vec![Cell::Null; columns.len()];
-                line[0] = text(b"image");
-                line[1..base].clone_from_slice(&self.rows.rows[i]);
-                csv.row(&line).map_err(out_err)?;
-                w.calls_of(i, |c| {
-                    let mut line = vec![Cell::Null; columns.len()];
-                    line[0] = text(b"call");
-                    line[exec_at] = Cell::Int(n.exec_id);
-                    line[pid_at] = Cell::Int(n.pid);
-                    line[base] = Cell::Int(c.call_id);
-                    line[base + 1] = text(&c.syscall);
-                    line[base + 2] = text(&c.args);
-                    line[base + 3] = c.retval.map_or(Cell::Null, Cell::Int);
-                    line[base + 4] = c.errno.map_or(Cell::Null, Cell::Int);
-                    line[base + 5] = opt_text(&c.errno_name);
-                    line[base + 6] = opt_text(&c.unpaired);
-                    if c.paths.is_empty() {
-                        return csv.row(&line);
-                    }
-                    for p in &c.paths {
-                        line[base + 7] = text(p);
-                        csv.row(&line)?;
-                    }
-                    Ok(())
-                })?;
-            }
-            Ok(())
+        let mut line = vec![Cell::Null; columns.len()];
+        self.walk(|n, cells, w| {
+            line.fill(Cell::Null);
+            line[0] = text(b"image");
+            line[1..base].clone_from_slice(cells);
+            csv.row(&line).map_err(out_err)?;
+            w.calls_of(n, |c| {
+                line.fill(Cell::Null);
+                line[0] = text(b"call");
+                line[exec_at] = Cell::Int(n.exec_id);
+                line[pid_at] = Cell::Int(n.pid);
+                line[base] = Cell::Int(c.call_id);
+                line[base + 1] = text(&c.syscall);
+                line[base + 2] = text(&c.args);
+                line[base + 3] = c.retval.map_or(Cell::Null, Cell::Int);
+                line[base + 4] = c.errno.map_or(Cell::Null, Cell::Int);
+                line[base + 5] = opt_text(&c.errno_name);
+                line[base + 6] = opt_text(&c.unpaired);
+                if c.paths.is_empty() {
+                    return csv.row(&line);
+                }
+                for p in &c.paths {
+                    line[base + 7] = text(p);
+                    csv.row(&line)?;
+                }
+                Ok(())
+            })
         })?;
         csv.end().map_err(out_err)
     }
 
-    /// A Graphviz digraph (images only: it never shows calls).
-    pub fn write_dot(&self, out: &mut dyn Write) -> io::Result<()> {
+    /// A Graphviz digraph (images only: it never shows calls). A fork
+    /// edge comes from the open ancestor one level up, an exec edge from
+    /// the image before at the same level when it is the same process's
+    /// (an exec is a sibling written after the subtree of the image it
+    /// replaced).
+    pub fn write_dot(&self, out: &mut dyn Write) -> Result<(), Error> {
         let quote = |s: String| s.replace('\\', "\\\\").replace('"', "\\\"");
-        writeln!(out, "digraph process_tree {{")?;
-        writeln!(out, "    node [shape=box, fontname=\"monospace\"];")?;
-        writeln!(out, "    root [label=\"<process_root> [0]\"];")?;
-        let mut last_image: HashMap<i64, i64> = HashMap::new();
-        let mut parent_of: HashMap<usize, i64> = HashMap::new();
-        for (i, n) in self.nodes.iter().enumerate() {
-            for &c in &n.children {
-                parent_of.insert(c, n.exec_id);
+        writeln!(out, "digraph process_tree {{").map_err(out_err)?;
+        writeln!(out, "    node [shape=box, fontname=\"monospace\"];").map_err(out_err)?;
+        writeln!(out, "    root [label=\"<process_root> [0]\"];").map_err(out_err)?;
+        // The open ancestors: (depth, exec_id, process_id).
+        let mut open: Vec<(usize, i64, i64)> = Vec::new();
+        self.walk(|n, _, _| {
+            let mut before = None;
+            while let Some(&top) = open.last().filter(|&&(d, ..)| d >= n.depth) {
+                open.pop();
+                before = Some(top);
             }
             let id = n.exec_id;
-            writeln!(out, "    e{id} [label=\"{}\"];", quote(label(n)))?;
-            match (last_image.insert(n.process_id, id), parent_of.get(&i)) {
-                (Some(prev), _) => {
-                    writeln!(out, "    e{prev} -> e{id} [style=dashed, label=\"exec\"];")?
+            writeln!(out, "    e{id} [label=\"{}\"];", quote(label(n))).map_err(out_err)?;
+            match (
+                before.filter(|&(d, _, p)| d == n.depth && p == n.process_id),
+                open.last(),
+            ) {
+                (Some((_, prev, _)), _) => {
+                    writeln!(out, "    e{prev} -> e{id} [style=dashed, label=\"exec\"];")
                 }
-                (None, Some(p)) => writeln!(out, "    e{p} -> e{id};")?,
-                (None, None) => writeln!(out, "    root -> e{id};")?,
+                (None, Some(&(_, p, _))) => writeln!(out, "    e{p} -> e{id};"),
+                (None, None) => writeln!(out, "    root -> e{id};"),
             }
-        }
-        writeln!(out, "}}")
+            .map_err(out_err)?;
+            open.push((n.depth, id, n.process_id));
+            Ok(())
+        })?;
+        writeln!(out, "}}").map_err(out_err)
     }
 }
 
