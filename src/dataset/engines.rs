@@ -161,6 +161,13 @@ pub fn views(engine: Engine, tables: &[TableColumns]) -> Result<String, Error> {
         read.replace("{T}", "trace")
     ));
     if engine == Engine::DuckDb {
+        // SQLite and Spark sort NULL before every value (ascending);
+        // DuckDB after, unless told: the canned queries' orders are
+        // SQLite's.
+        s.push_str(
+            "-- NULL sorts first ascending and last descending, as in SQLite.\n\
+             SET default_null_order = 'nulls_first_on_asc_last_on_desc';\n\n",
+        );
         s.push_str(&format!(
             "-- An id's value in its trace, and its trace's key.\n\
              CREATE OR REPLACE MACRO kt2sql_id(x) AS x % {ID_SPAN};\n\

@@ -54,8 +54,9 @@ def fail(msg):
 def is_id(col):
     return col.endswith("_id") or col in (
         "calls_from", "calls_to", "producer_process", "consumer_process",
-        # _scope_after_write: the command of the latest write (a command_id).
-        "writer",
+        # _scope_after_write: the command of the latest write and, for a
+        # flow, the command read from (command_ids).
+        "writer", "producer",
         # The tree order's positions, offset like the ids (tree_node,
         # _scope_span, process_tree.sort_key).
         "pos", "subtree_end", "first_pos", "last_pos", "sort_key")
