@@ -7,7 +7,8 @@
 --
 -- Why: Spark (4.1 and later) runs WITH RECURSIVE with UNION ALL only (no
 -- UNION), at most 100 levels deep unless told more, and takes a
--- correlated subquery in a join condition only as a LATERAL join.
+-- correlated subquery in a join condition only as a LATERAL join, whose
+-- own columns its join condition may not name.
 
 -- form: critical_path
 -- The walk goes as deep as the path is long (3 states per process at most).
@@ -18,9 +19,10 @@
 -- end form
 
 -- form: critical_path
--- The child waited for and the latest write read, each a LATERAL join
--- (the first row of the subquery); a root of the scope by a join with
--- `top`, not NOT IN in a join condition.
+-- The child waited for and the latest write read, each a LATERAL join of
+-- one max_by (the first row by the query's order: Spark 4.3 cannot plan a
+-- lateral ORDER BY … LIMIT 1 in a recursive CTE); a root of the scope by a
+-- join with `top`, not NOT IN in a join condition.
 -- sqlite:
     LEFT JOIN process AS c ON c.process_id = (
       SELECT k.process_id FROM process AS k
@@ -41,12 +43,17 @@
            SELECT k.consumer, k.producer, k.write_ts, k.read_ts FROM dep AS k
            WHERE k.consumer = w.process_id AND k.read_ts <= w.t
            ORDER BY k.write_ts DESC, k.read_ts DESC, k.producer DESC LIMIT 1)
+     AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL
+          OR d.write_ts > COALESCE(c.last_ts,
+                                   CASE WHEN up.process_id IS NOT NULL
+                                        THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
+                                   r.last_ts))
 -- spark:
     LEFT JOIN LATERAL (
-      SELECT k.process_id AS child_id FROM process AS k
+      SELECT max_by(k.process_id, struct(k.last_ts, k.first_ts, k.pid, k.process_id)) AS child_id
+      FROM process AS k
       WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
-        AND NOT (w.how IS NOT DISTINCT FROM 'fork' AND k.last_ts = w.t)
-      ORDER BY k.last_ts DESC, k.first_ts DESC, k.pid DESC, k.process_id DESC LIMIT 1) AS cx
+        AND NOT (w.how IS NOT DISTINCT FROM 'fork' AND k.last_ts = w.t)) AS cx
       ON TRUE
     LEFT JOIN process AS c ON c.process_id = cx.child_id
     LEFT JOIN top AS tp ON tp.process_id = p.process_id
@@ -55,9 +62,19 @@
     LEFT JOIN after_root AS ar ON c.process_id IS NULL AND ar.process_id = p.process_id
     LEFT JOIN process AS r ON r.process_id = ar.prev_id
     LEFT JOIN LATERAL (
-      SELECT k.consumer, k.producer, k.write_ts, k.read_ts FROM dep AS k
-      WHERE k.consumer = w.process_id AND k.read_ts <= w.t
-      ORDER BY k.write_ts DESC, k.read_ts DESC, k.producer DESC LIMIT 1) AS d
+      SELECT m.consumer, m.producer, m.write_ts, m.read_ts
+      FROM (SELECT max_by(struct(k.consumer, k.producer, k.write_ts, k.read_ts),
+                          struct(k.write_ts, k.read_ts, k.producer)) AS m
+            FROM dep AS k
+            WHERE k.consumer = w.process_id AND k.read_ts <= w.t
+              -- The condition on the latest write inside (Spark refuses a
+              -- lateral subquery's columns in its join condition): the
+              -- latest passes it when any does, so the same row or none.
+              AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL
+                   OR k.write_ts > COALESCE(c.last_ts,
+                                            CASE WHEN up.process_id IS NOT NULL
+                                                 THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
+                                            r.last_ts))) AS x) AS d
       ON TRUE
 -- end form
 
@@ -98,4 +115,25 @@
 ), reach (file, command_id) AS (
   SELECT file, command_id FROM bfs LATERAL VIEW explode(fresh) AS command_id
 ), found AS MATERIALIZED (
+-- end form
+
+-- form: failed_commands
+-- An argv of JSON: its words joined (Spark has no json_valid, and no
+-- group_concat of a correlated json_each).
+-- sqlite:
+       CASE WHEN json_valid(CAST(e.argv AS TEXT))
+            THEN (SELECT group_concat(a.value, ' ') FROM json_each(e.argv) AS a)
+-- spark:
+       CASE WHEN try_parse_json(CAST(e.argv AS TEXT)) IS NOT NULL
+            THEN array_join(from_json(CAST(e.argv AS TEXT), 'array<string>'), ' ')
+-- end form
+
+-- form: running_commands
+-- The same for the running commands.
+-- sqlite:
+       CASE WHEN json_valid(CAST(r.argv AS TEXT))
+            THEN (SELECT group_concat(a.value, ' ') FROM json_each(r.argv) AS a)
+-- spark:
+       CASE WHEN try_parse_json(CAST(r.argv AS TEXT)) IS NOT NULL
+            THEN array_join(from_json(CAST(r.argv AS TEXT), 'array<string>'), ' ')
 -- end form
