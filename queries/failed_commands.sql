@@ -26,11 +26,17 @@ WITH failed AS (
          OR (p.exit_status IS NULL AND p.end_seen_by IN ('signal', 'core', 'procdtor')))
 )
 SELECT f.trace_id, f.process_id, f.pid, e.comm,
-       CASE WHEN json_valid(CAST(e.argv AS TEXT))
-            THEN (SELECT group_concat(a.value, ' ') FROM json_each(e.argv) AS a)
-            WHEN e.argv IS NOT NULL THEN replace(CAST(e.argv AS TEXT), char(0), ' ')
-            ELSE COALESCE(rp.path, e.comm)
-       END AS command,
+       COALESCE(
+         -- block: argv_words
+         -- argv as one line of words: the JSON array's strings joined by spaces,
+         -- or the recorded bytes with each NUL a space; NULL when the trace holds
+         -- no argv. Reads the column `argv` of the row at hand.
+         CASE WHEN json_valid(CAST(argv AS TEXT))
+              THEN (SELECT group_concat(a.value, ' ') FROM json_each(argv) AS a)
+              WHEN argv IS NOT NULL THEN replace(CAST(argv AS TEXT), char(0), ' ')
+         END
+         -- end block: argv_words
+         , COALESCE(rp.path, e.comm)) AS command,
        f.exit_status, f.exit_signal, f.end_seen_by, f.exit_ts, f.ago
 FROM failed AS f
 JOIN exec AS e ON e.process_id = f.process_id AND e.seq = f.seq

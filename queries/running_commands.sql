@@ -21,11 +21,17 @@
 -- @column last_path     The last path it looked up; NULL when none.
 -- @column snapshot_ts   The snapshot's time (ns).
 SELECT r.trace_id, r.process_id, r.pid, r.ppid, r.comm,
-       CASE WHEN json_valid(CAST(r.argv AS TEXT))
-            THEN (SELECT group_concat(a.value, ' ') FROM json_each(r.argv) AS a)
-            WHEN r.argv IS NOT NULL THEN replace(CAST(r.argv AS TEXT), char(0), ' ')
-            ELSE COALESCE(r.program, r.comm)
-       END AS command,
+       COALESCE(
+         -- block: argv_words
+         -- argv as one line of words: the JSON array's strings joined by spaces,
+         -- or the recorded bytes with each NUL a space; NULL when the trace holds
+         -- no argv. Reads the column `argv` of the row at hand.
+         CASE WHEN json_valid(CAST(argv AS TEXT))
+              THEN (SELECT group_concat(a.value, ' ') FROM json_each(argv) AS a)
+              WHEN argv IS NOT NULL THEN replace(CAST(argv AS TEXT), char(0), ' ')
+         END
+         -- end block: argv_words
+         , COALESCE(r.program, r.comm)) AS command,
        r.cwd, r.start_ts, r.elapsed, r.call, r.call_args, r.call_elapsed, r.last_path,
        r.snapshot_ts
 FROM running AS r

@@ -121,19 +121,19 @@
 -- An argv of JSON: its words joined (Spark has no json_valid, and no
 -- group_concat of a correlated json_each).
 -- sqlite:
-       CASE WHEN json_valid(CAST(e.argv AS TEXT))
-            THEN (SELECT group_concat(a.value, ' ') FROM json_each(e.argv) AS a)
+         CASE WHEN json_valid(CAST(argv AS TEXT))
+              THEN (SELECT group_concat(a.value, ' ') FROM json_each(argv) AS a)
 -- spark:
-       CASE WHEN try_parse_json(CAST(e.argv AS TEXT)) IS NOT NULL
-            THEN array_join(from_json(CAST(e.argv AS TEXT), 'array<string>'), ' ')
+         CASE WHEN try_parse_json(CAST(argv AS TEXT)) IS NOT NULL
+              THEN array_join(from_json(CAST(argv AS TEXT), 'array<string>'), ' ')
 -- end form
 
 -- form: running_commands
 -- The same for the running commands.
 -- sqlite:
-       CASE WHEN json_valid(CAST(r.argv AS TEXT))
-            THEN (SELECT group_concat(a.value, ' ') FROM json_each(r.argv) AS a)
+         CASE WHEN json_valid(CAST(argv AS TEXT))
+              THEN (SELECT group_concat(a.value, ' ') FROM json_each(argv) AS a)
 -- spark:
-       CASE WHEN try_parse_json(CAST(r.argv AS TEXT)) IS NOT NULL
-            THEN array_join(from_json(CAST(r.argv AS TEXT), 'array<string>'), ' ')
+         CASE WHEN try_parse_json(CAST(argv AS TEXT)) IS NOT NULL
+              THEN array_join(from_json(CAST(argv AS TEXT), 'array<string>'), ' ')
 -- end form

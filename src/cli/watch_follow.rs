@@ -21,6 +21,14 @@ use super::anyhow_lite::Result;
 /// Set by the signal handler: end the follow and the view.
 static SIGNALLED: AtomicBool = AtomicBool::new(false);
 
+/// How long the view has to end by itself after a signal once the follow
+/// has finished the database, before the process ends without it.
+const HANG_UP_GRACE: Duration = Duration::from_secs(2);
+
+/// The exit code when the process had to end without the view (128 +
+/// SIGHUP, the usual code of a program a closed terminal ended).
+const EXIT_SIGNALLED: i32 = 129;
+
 /// A follow running on its own thread.
 pub struct Following {
     trace: PathBuf,
@@ -74,16 +82,31 @@ impl Following {
         // Fails only when a handler is already set (then it is this one).
         let _ = ctrlc::set_handler(|| SIGNALLED.store(true, Ordering::SeqCst));
         let (s, on_signal) = (stop.clone(), stop.clone());
+        let done = Arc::new(AtomicBool::new(false));
+        let finished = done.clone();
         std::thread::spawn(move || loop {
             if SIGNALLED.load(Ordering::SeqCst) {
                 on_signal.store(true, Ordering::SeqCst);
-                break;
+                // The view ends on the stop flag, unless its terminal hung
+                // up (SIGHUP: the window closed, `tmux kill-server`), where
+                // crossterm's read of the closed terminal never returns.
+                // Once the follow has finished the database, give the view
+                // a moment to end by itself, then end the process.
+                while !finished.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(50));
+                }
+                std::thread::sleep(HANG_UP_GRACE);
+                std::process::exit(EXIT_SIGNALLED);
             }
             std::thread::sleep(Duration::from_millis(50));
         });
         let thread = std::thread::Builder::new()
             .name("follow".into())
-            .spawn(move || follow::run(&opts, s))?;
+            .spawn(move || {
+                let result = follow::run(&opts, s);
+                done.store(true, Ordering::SeqCst);
+                result
+            })?;
         Ok(Following {
             trace: trace.to_owned(),
             stop,
@@ -146,6 +169,7 @@ impl Following {
     pub fn caught_up(&mut self, db: &Path, opts: &Options) -> Result<Snapshot> {
         let target = std::fs::metadata(&self.trace).map_or(0, |m| m.len()) as i64;
         let mut seen = (-1, Instant::now());
+        let mut failing = None;
         loop {
             self.poll();
             if self.signalled() {
@@ -156,9 +180,18 @@ impl Following {
                 return Ok(Snapshot::default());
             }
             let snap = match db.exists() {
-                true => report::open(db)
-                    .and_then(|c| watch::snapshot(&c, opts))
-                    .ok(),
+                true => match report::open(db).and_then(|c| watch::snapshot(&c, opts)) {
+                    Ok(snap) => {
+                        failing = None;
+                        Some(snap)
+                    }
+                    // The database may be there before its schema; an
+                    // error that lasts is the answer.
+                    Err(e) if failing.get_or_insert_with(Instant::now).elapsed() >= STALLED => {
+                        return Err(e.into())
+                    }
+                    Err(_) => None,
+                },
                 false => None,
             };
             if let Some(snap) = snap {

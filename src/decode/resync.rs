@@ -111,7 +111,7 @@ impl<R: Read> Decoder<R> {
     /// may answer `WouldBlock` ("nothing more yet", no end of the input:
     /// [`Decoder::look_ahead_flag`]), and what is buffered is what there is.
     fn fill_ahead(&mut self, need: usize) -> std::io::Result<usize> {
-        let Some(flag) = self.looking_ahead.clone() else {
+        let Some(flag) = &self.looking_ahead else {
             return self.src.fill(need);
         };
         flag.store(true, Ordering::SeqCst);

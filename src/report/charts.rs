@@ -87,7 +87,9 @@ pub fn parallelism(conn: &Connection, trace: Option<i64>) -> Result<String, Erro
     ];
     let rows: Vec<Running> = collect_as(conn, "parallelism", &params)?;
     let (plot_h, left, right) = (240.0, 50.0, 60.0);
-    let height = TITLE + plot_h + 30.0;
+    // Room under the title for the legend.
+    let top = TITLE + 14.0;
+    let height = top + plot_h + 30.0;
     let peak = rows.iter().map(|r| r.running).max().unwrap_or(0);
     let mut s = header(
         height,
@@ -100,34 +102,37 @@ pub fn parallelism(conn: &Connection, trace: Option<i64>) -> Result<String, Erro
     let span = (last.ts - first.ts).max(1);
     let plot_w = WIDTH - left - right;
     let x = |ts: i64| left + (ts - first.ts) as f64 * plot_w / span as f64;
-    let y = |n: i64| TITLE + plot_h - n as f64 * plot_h / peak.max(1) as f64;
-    let base = y(0);
-    // The steps: level until the next change, then up or down to it; of
-    // the changes within one pixel only the highest and the last are
-    // drawn, so a build of any size is a path of a few thousand points.
-    let mut d = format!("M{left:.1},{base:.1}");
-    let mut level = 0;
-    let mut high = 0;
-    for (i, r) in rows.iter().enumerate() {
-        let px = x(r.ts).floor();
-        high = high.max(r.running);
-        if rows.get(i + 1).is_some_and(|n| x(n.ts).floor() == px) {
-            continue;
+    let y = |n: f64| top + plot_h - n * plot_h / peak.max(1) as f64;
+    let base = y(0.0);
+    // One column per pixel, so a build of any size is a path of a few
+    // hundred points: the dark area is the mean over the column's time,
+    // the light one the most at any moment in it. (The most alone, over
+    // the thousands of changes a pixel holds on a big build, fills the
+    // whole chart.)
+    let cols = columns(&rows, plot_w as usize);
+    let w = plot_w / cols.len() as f64;
+    let area = |level: &dyn Fn(&Column) -> f64| {
+        let mut d = format!("M{left:.1},{base:.1}");
+        for (i, c) in cols.iter().enumerate() {
+            let (x0, yy) = (left + i as f64 * w, y(level(c)));
+            let _ = write!(d, " L{x0:.1},{yy:.1} L{:.1},{yy:.1}", x0 + w);
         }
-        let _ = write!(
-            d,
-            " L{:.1},{:.1} L{:.1},{:.1} L{:.1},{:.1}",
-            x(r.ts),
-            y(level),
-            x(r.ts),
-            y(high),
-            x(r.ts),
-            y(r.running)
-        );
-        (level, high) = (r.running, 0);
-    }
-    let _ = write!(d, " L{:.1},{base:.1} Z", x(last.ts));
-    let _ = writeln!(s, "<path class=\"running\" d=\"{d}\" fill=\"#4a7ab0\" fill-opacity=\"0.6\" stroke=\"#2a5a90\"/>");
+        let _ = write!(d, " L{:.1},{base:.1} Z", left + plot_w);
+        d
+    };
+    let most = area(&|c| c.most as f64);
+    let mean = area(&|c| c.mean);
+    let _ = writeln!(s, "<path class=\"most\" d=\"{most}\" fill=\"#b7cce6\"/>");
+    let _ = writeln!(s, "<path class=\"running\" d=\"{mean}\" fill=\"#4a7ab0\"/>");
+    let _ = writeln!(
+        s,
+        "<text x=\"{:.1}\" y=\"{:.1}\" font-size=\"11\" fill=\"#555\">dark: the mean \
+         over each pixel's time ({:.1} over the build); light: the most at once</text>",
+        left,
+        TITLE + 4.0,
+        mean_of(&rows),
+    );
+    let y = |n: i64| y(n as f64);
     for n in [0, peak / 2, peak] {
         let _ = writeln!(
             s,
@@ -155,6 +160,59 @@ pub fn parallelism(conn: &Connection, trace: Option<i64>) -> Result<String, Erro
     Ok(s)
 }
 
+/// One pixel column of the parallelism chart: the mean of the processes
+/// running over its time, and the most at any moment in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct Column {
+    mean: f64,
+    most: i64,
+}
+
+/// `rows` (each: from `ts` on, `running` processes) cut into `n` columns
+/// of equal time from the first row to the last.
+fn columns(rows: &[Running], n: usize) -> Vec<Column> {
+    let n = n.max(1);
+    let mut cols = vec![Column::default(); n];
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return cols;
+    };
+    let (t0, span) = (first.ts as f64, (last.ts - first.ts).max(1) as f64);
+    let width = span / n as f64;
+    for pair in rows.windows(2) {
+        let (from, to, level) = (
+            pair[0].ts as f64 - t0,
+            pair[1].ts as f64 - t0,
+            pair[0].running,
+        );
+        let mut c = ((from / width) as usize).min(n - 1);
+        loop {
+            let (lo, hi) = (c as f64 * width, (c + 1) as f64 * width);
+            let overlap = to.min(hi) - from.max(lo);
+            if overlap > 0.0 || c as f64 * width <= from {
+                cols[c].mean += level as f64 * overlap.max(0.0) / width;
+                cols[c].most = cols[c].most.max(level);
+            }
+            if to <= hi || c + 1 == n {
+                break;
+            }
+            c += 1;
+        }
+    }
+    cols
+}
+
+/// The mean of the processes running over the whole span of `rows`.
+fn mean_of(rows: &[Running]) -> f64 {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return 0.0;
+    };
+    let area: f64 = rows
+        .windows(2)
+        .map(|p| p[0].running as f64 * (p[1].ts - p[0].ts) as f64)
+        .sum();
+    area / (last.ts - first.ts).max(1) as f64
+}
+
 /// The start of a chart `height` px tall titled `title`.
 fn header(height: f64, title: &str) -> String {
     format!(
@@ -164,4 +222,34 @@ fn header(height: f64, title: &str) -> String {
          <text x=\"10\" y=\"20\" font-size=\"15\" font-weight=\"bold\">{}</text>\n",
         xml(title.as_bytes())
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(v: &[(i64, i64)]) -> Vec<Running> {
+        v.iter()
+            .map(|&(ts, running)| Running { ts, running })
+            .collect()
+    }
+
+    #[test]
+    fn columns_hold_the_mean_and_the_most_of_their_time() {
+        // 2 running for [0, 50), 4 for [50, 60), 1 for [60, 100).
+        let r = rows(&[(0, 2), (50, 4), (60, 1), (100, 0)]);
+        let c = columns(&r, 2);
+        assert_eq!(c[0], Column { mean: 2.0, most: 2 });
+        assert!(
+            (c[1].mean - (4.0 * 10.0 + 40.0) / 50.0).abs() < 1e-9,
+            "{c:?}"
+        );
+        assert_eq!(c[1].most, 4);
+        assert!((mean_of(&r) - (100.0 + 40.0 + 40.0) / 100.0).abs() < 1e-9);
+        // A blip shorter than a column still shows as its most.
+        let r = rows(&[(0, 1), (10, 9), (11, 1), (1000, 0)]);
+        let c = columns(&r, 10);
+        assert_eq!(c[0].most, 9);
+        assert!(c[0].mean < 2.0 && c[5].most == 1, "{c:?}");
+    }
 }

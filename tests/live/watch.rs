@@ -166,7 +166,6 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    /// The screen once it shows `what`, within 20 s.
     /// The screen once it shows `what` and is drawn whole: two captures
     /// 100 ms apart are the same (a capture can land while the view is
     /// redrawing, its title new and its rows half old).
@@ -422,33 +421,83 @@ fn watch_follows_a_growing_trace_and_shows_it() {
 /// bytes written.
 #[test]
 fn quitting_the_watch_ends_its_follow_with_a_complete_database() {
-    if Std::new("tmux").arg("-V").output().is_err() {
-        skip("tmux is not installed");
+    let Some(w) = WatchMidBuild::start("quit") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let b = Build::named("freebsd-v1-amd64-4-faithful");
-    let (trace, db) = (dir.path().join("build.ktrace"), dir.path().join("build.db"));
-    let cut = b.decoded.records.len() / 3;
-    let third = b.decoded.records[cut].offset as usize;
-    let near = b.decoded.records[cut - 1].offset as i64;
-    std::fs::write(&trace, &b.trace[..third]).unwrap();
-    let rc = dir.path().join("rc");
-    let t = Tmux {
-        socket: format!("kt2sql-test-quit-{}", std::process::id()),
     };
-    let bin = assert_cmd::cargo::cargo_bin("kt2sql");
-    let cmd = format!(
-        "{} watch -d {} {} {} 2>/dev/null; echo $? >{}",
-        bin.display(),
-        super::START_DIR,
-        trace.display(),
-        db.display(),
-        rc.display()
-    );
-    let ok = t
-        .cmd()
-        .args([
+    w.t.cmd()
+        .args(["send-keys", "-t", "w", "q"])
+        .status()
+        .unwrap();
+    wait_until("the view to end", || w.rc.exists() && !w.running());
+    assert_eq!(std::fs::read_to_string(&w.rc).unwrap().trim(), "0");
+    w.check_complete("q mid-build");
+}
+
+/// The terminal of `kt2sql watch TRACE DB` closes (the window, the ssh
+/// session, `tmux kill-server`): the process still ends, the follow having
+/// finished the database, instead of reading the closed terminal forever.
+#[test]
+fn closing_the_terminal_ends_the_watch_with_a_complete_database() {
+    let Some(w) = WatchMidBuild::start("hangup") else {
+        return;
+    };
+    w.t.cmd().arg("kill-server").status().unwrap();
+    wait_until("the process to end", || !w.running());
+    w.check_complete("terminal closed mid-build");
+}
+
+/// `kt2sql watch TRACE DB` in tmux on the first third of a build (a build
+/// still running: the follow does not end by itself), once it shows it.
+struct WatchMidBuild {
+    t: Tmux,
+    dir: tempfile::TempDir,
+    db: std::path::PathBuf,
+    /// The watch's exit code, once it ended by itself.
+    rc: std::path::PathBuf,
+    pid: u32,
+    third: Vec<u8>,
+}
+
+/// A failed test leaves no watch behind (one reading a closed terminal
+/// would spin for ever).
+impl Drop for WatchMidBuild {
+    fn drop(&mut self) {
+        let _ = Std::new("kill")
+            .args(["-9", &self.pid.to_string()])
+            .status();
+    }
+}
+
+impl WatchMidBuild {
+    fn start(name: &str) -> Option<Self> {
+        if Std::new("tmux").arg("-V").output().is_err() {
+            skip("tmux is not installed");
+            return None;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let b = Build::named("freebsd-v1-amd64-4-faithful");
+        let (trace, db) = (dir.path().join("build.ktrace"), dir.path().join("build.db"));
+        let cut = b.decoded.records.len() / 3;
+        let third = b.decoded.records[cut].offset as usize;
+        let near = b.decoded.records[cut - 1].offset as i64;
+        std::fs::write(&trace, &b.trace[..third]).unwrap();
+        let (rc, pid) = (dir.path().join("rc"), dir.path().join("pid"));
+        let t = Tmux {
+            socket: format!("kt2sql-test-{name}-{}", std::process::id()),
+        };
+        let bin = assert_cmd::cargo::cargo_bin("kt2sql");
+        // The shell runs the watch as a child, so its pid is known and its
+        // exit code kept when it ends by itself.
+        let cmd = format!(
+            "{} watch -d {} {} {} </dev/tty 2>/dev/null & echo $! >{pid}; wait $!; echo $? >{}",
+            bin.display(),
+            super::START_DIR,
+            trace.display(),
+            db.display(),
+            rc.display(),
+            pid = pid.display(),
+        );
+        let args = [
             "new-session",
             "-d",
             "-s",
@@ -458,27 +507,47 @@ fn quitting_the_watch_ends_its_follow_with_a_complete_database() {
             "-y",
             "40",
             &cmd,
-        ])
-        .status()
-        .unwrap();
-    assert!(ok.success());
-    wait_until("the follow to read the third", || {
-        progress(&db).is_some_and(|p| p.1 >= near)
-    });
-    t.wait_for("running, ");
-    t.cmd()
-        .args(["send-keys", "-t", "w", "q"])
-        .status()
-        .unwrap();
-    wait_until("the view to end", || rc.exists());
-    assert_eq!(std::fs::read_to_string(&rc).unwrap().trim(), "0");
-    assert_eq!(progress(&db).unwrap().0, 0, "following is 0");
-    let want = import(dir.path(), &b.trace[..third], "third");
-    crate::load::follow::assert_same(
-        &crate::load::follow::contents(&db, true),
-        &crate::load::follow::contents(&want, true),
-        "q mid-build",
-    );
+        ];
+        assert!(t.cmd().args(args).status().unwrap().success());
+        wait_until("the follow to read the third", || {
+            progress(&db).is_some_and(|p| p.1 >= near)
+        });
+        t.wait_for("running, ");
+        let pid = std::fs::read_to_string(&pid)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        Some(WatchMidBuild {
+            t,
+            dir,
+            db,
+            rc,
+            pid,
+            third: b.trace[..third].to_vec(),
+        })
+    }
+
+    /// Whether the watch process is still there.
+    fn running(&self) -> bool {
+        Std::new("kill")
+            .args(["-0", &self.pid.to_string()])
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The database is finished (`following` 0) with the rows of a one-shot
+    /// import of the bytes the watch read.
+    fn check_complete(&self, ctx: &str) {
+        assert_eq!(progress(&self.db).unwrap().0, 0, "{ctx}: following is 0");
+        let want = import(self.dir.path(), &self.third, "third");
+        crate::load::follow::assert_same(
+            &crate::load::follow::contents(&self.db, true),
+            &crate::load::follow::contents(&want, true),
+            ctx,
+        );
+    }
 }
 
 /// `kt2sql watch --once TRACE DB`: the snapshot once the follow has read
