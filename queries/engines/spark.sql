@@ -11,19 +11,33 @@
 -- own columns its join condition may not name.
 
 -- form: critical_path
--- The walk goes as deep as the path is long (3 states per process at most).
+-- The backward walk without recursion (a recursive CTE in Spark plans and
+-- runs its step again for each state, seconds each): every state the
+-- walk can reach is one of `cand` (a process at its end, a parent at a
+-- child's fork, a producer at a write; how matters only as 'fork' or
+-- not), each candidate's next state is found once for all (`edge`), and
+-- the walk follows them from the first state in one fold over an array
+-- (at most `bound` steps, as the recursive walk). The child waited for
+-- and the latest write read are each one max_by over a join, and a root
+-- of the scope is found by a join with `top`, not NOT IN in a join
+-- condition.
 -- sqlite:
   walk (n, process_id, t, how) AS (
--- spark:
-  walk (n, process_id, t, how) MAX RECURSION LEVEL 1000000 AS (
--- end form
-
--- form: critical_path
--- The child waited for and the latest write read, each a LATERAL join of
--- one max_by (the first row by the query's order: Spark 4.3 cannot plan a
--- lateral ORDER BY … LIMIT 1 in a recursive CTE); a root of the scope by a
--- join with `top`, not NOT IN in a join condition.
--- sqlite:
+    SELECT 0, process_id, last_ts, CAST(NULL AS TEXT) FROM (
+      SELECT p.process_id, p.last_ts FROM process AS p JOIN member AS m USING (process_id)
+      ORDER BY p.last_ts DESC, p.first_ts, p.process_id LIMIT 1)
+    UNION ALL
+    SELECT w.n + 1,
+           COALESCE(d.producer, c.process_id, up.process_id, r.process_id),
+           COALESCE(d.write_ts, c.last_ts,
+                    CASE WHEN up.process_id IS NOT NULL
+                         THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
+                    r.last_ts),
+           CASE WHEN d.producer IS NOT NULL THEN 'file'
+                WHEN c.process_id IS NOT NULL THEN 'wait'
+                WHEN up.process_id IS NOT NULL THEN 'fork' ELSE 'after' END
+    FROM walk AS w
+    JOIN process AS p ON p.process_id = w.process_id
     LEFT JOIN process AS c ON c.process_id = (
       SELECT k.process_id FROM process AS k
       WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
@@ -48,48 +62,188 @@
                                    CASE WHEN up.process_id IS NOT NULL
                                         THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
                                    r.last_ts))
+    WHERE COALESCE(d.producer, c.process_id, up.process_id, r.process_id) IS NOT NULL
+      -- A correct path has at most three steps per process; this ends the
+      -- walk in a tie of equal times that would otherwise go round.
+      AND w.n < (SELECT n FROM bound)
+  ),
 -- spark:
-    LEFT JOIN LATERAL (
-      SELECT max_by(k.process_id, struct(k.last_ts, k.first_ts, k.pid, k.process_id)) AS child_id
-      FROM process AS k
-      WHERE k.parent_id = w.process_id AND k.last_ts <= w.t
-        AND NOT (w.how IS NOT DISTINCT FROM 'fork' AND k.last_ts = w.t)) AS cx
-      ON TRUE
-    LEFT JOIN process AS c ON c.process_id = cx.child_id
+  cand (process_id, t, how) AS (
+    SELECT DISTINCT process_id, t, how
+    FROM (SELECT process_id, last_ts AS t, CAST(NULL AS TEXT) AS how FROM process
+          WHERE $trace IS NULL OR trace_id = $trace
+          UNION ALL
+          SELECT parent_id, CASE WHEN fork_ts < first_ts THEN fork_ts ELSE first_ts END, 'fork'
+          FROM process
+          WHERE parent_id IS NOT NULL AND ($trace IS NULL OR trace_id = $trace)
+          UNION ALL
+          SELECT producer, write_ts, CAST(NULL AS TEXT) FROM dep) AS x
+  ),
+  -- Each candidate's child waited for: the last to end by `t` (one
+  -- max_by over a join, not a correlated subquery: Spark copies the plan
+  -- outside into each one it decorrelates).
+  cand_child (process_id, t, how, child_id) AS (
+    SELECT w.process_id, w.t, w.how,
+           max_by(k.process_id, struct(k.last_ts, k.first_ts, k.pid, k.process_id))
+    FROM cand AS w
+    LEFT JOIN process AS k
+      ON k.parent_id = w.process_id AND k.last_ts <= w.t
+     -- Back at a fork, a child that ended at that very time is the one
+     -- just left (all its records at one instant): not again.
+     AND NOT (w.how IS NOT DISTINCT FROM 'fork' AND k.last_ts = w.t)
+    GROUP BY w.process_id, w.t, w.how
+  ),
+  -- Else its parent (at its fork), else the root before it.
+  cand_tree (process_id, t, how, next_id, next_t, next_how) AS (
+    SELECT w.process_id, w.t, w.how,
+           COALESCE(c.process_id, up.process_id, r.process_id),
+           COALESCE(c.last_ts,
+                    CASE WHEN up.process_id IS NOT NULL
+                         THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
+                    r.last_ts),
+           CASE WHEN c.process_id IS NOT NULL THEN 'wait'
+                WHEN up.process_id IS NOT NULL THEN 'fork' ELSE 'after' END
+    FROM cand_child AS w
+    JOIN process AS p ON p.process_id = w.process_id
+    LEFT JOIN process AS c ON c.process_id = w.child_id
     LEFT JOIN top AS tp ON tp.process_id = p.process_id
     LEFT JOIN process AS up
       ON c.process_id IS NULL AND up.process_id = p.parent_id AND tp.process_id IS NULL
     LEFT JOIN after_root AS ar ON c.process_id IS NULL AND ar.process_id = p.process_id
     LEFT JOIN process AS r ON r.process_id = ar.prev_id
-    LEFT JOIN LATERAL (
-      SELECT m.consumer, m.producer, m.write_ts, m.read_ts
-      FROM (SELECT max_by(struct(k.consumer, k.producer, k.write_ts, k.read_ts),
-                          struct(k.write_ts, k.read_ts, k.producer)) AS m
-            FROM dep AS k
-            WHERE k.consumer = w.process_id AND k.read_ts <= w.t
-              -- The condition on the latest write inside (Spark refuses a
-              -- lateral subquery's columns in its join condition): the
-              -- latest passes it when any does, so the same row or none.
-              AND (COALESCE(c.process_id, up.process_id, r.process_id) IS NULL
-                   OR k.write_ts > COALESCE(c.last_ts,
-                                            CASE WHEN up.process_id IS NOT NULL
-                                                 THEN CASE WHEN p.fork_ts < p.first_ts THEN p.fork_ts ELSE p.first_ts END END,
-                                            r.last_ts))) AS x) AS d
-      ON TRUE
+  ),
+  -- Each candidate state (by its key) and the state after it: the latest
+  -- write the process read before `t`, when it came after the other way
+  -- back (strictly: a tie keeps the process-tree edge; the latest passes
+  -- that test when any does, so it is tested on each), else that way.
+  edge (k, process_id, t, how) AS (
+    SELECT concat_ws(':', CAST(process_id AS TEXT), COALESCE(CAST(t AS TEXT), '-'),
+                     COALESCE(how, '-')),
+           COALESCE(d.producer, next_id), COALESCE(d.write_ts, next_t),
+           CASE WHEN d.producer IS NOT NULL THEN 'file' ELSE next_how END
+    FROM (SELECT w.process_id, w.t, w.how, w.next_id, w.next_t, w.next_how,
+                 max_by(struct(k.producer, k.write_ts), struct(k.write_ts, k.read_ts, k.producer)) AS d
+          FROM cand_tree AS w
+          LEFT JOIN dep AS k
+            ON k.consumer = w.process_id AND k.read_ts <= w.t
+           AND (w.next_id IS NULL OR k.write_ts > w.next_t)
+          GROUP BY w.process_id, w.t, w.how, w.next_id, w.next_t, w.next_how) AS x
+    WHERE COALESCE(d.producer, next_id) IS NOT NULL
+  ),
+  -- The walk: from the process that ended last, each state's next one
+  -- looked up by its key, for as long as there is one; n is the place in
+  -- the array.
+  walk (n, process_id, t, how) AS (
+    SELECT n, st.process_id, st.t, st.how
+    FROM (SELECT aggregate(
+                   sequence(1, CAST(b.n AS INTEGER)),
+                   CAST(array(struct(s.process_id, s.last_ts, CAST(NULL AS TEXT)))
+                        AS ARRAY<STRUCT<process_id: BIGINT, t: BIGINT, how: STRING>>),
+                   (acc, i) -> concat(acc, filter(
+                     array(try_element_at(g.m, concat_ws(':',
+                       CAST(element_at(acc, -1).process_id AS TEXT),
+                       COALESCE(CAST(element_at(acc, -1).t AS TEXT), '-'),
+                       CASE WHEN element_at(acc, -1).how = 'fork' THEN 'fork' ELSE '-' END))),
+                     v -> v IS NOT NULL))) AS path
+          FROM (SELECT p.process_id, p.last_ts FROM process AS p JOIN member AS m USING (process_id)
+                ORDER BY p.last_ts DESC, p.first_ts, p.process_id LIMIT 1) AS s
+          CROSS JOIN bound AS b
+          CROSS JOIN (SELECT map_from_entries(collect_list(struct(k, struct(process_id, t, how)))) AS m
+                      FROM edge) AS g) AS x
+    LATERAL VIEW posexplode(x.path) AS n, st
+  ),
+-- end form
+
+-- form: critical_path
+-- The time the next image began, by a window (a correlated subquery would
+-- copy the walk into its decorrelated plan).
+-- sqlite:
+           (SELECT min(e2.ts) FROM exec AS e2
+            WHERE e2.process_id = e.process_id AND e2.image > e.image)
+-- spark:
+           min(e.ts) OVER (PARTITION BY e.process_id ORDER BY e.image
+                           ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING)
 -- end form
 
 -- form: deps
--- The process tree may be deeper than 100.
+-- Every command with its job without recursion (Spark runs a recursive
+-- CTE again at each mention, and not below another's aggregate): the
+-- same walk from the roots down, level by level, as one fold over an
+-- array; each command's child images held as one map from the command.
 -- sqlite:
 ), walk (command_id, job_id) AS (
+  -- Every command with its job, from the roots of the process trees
+  -- down: a child of a make starts a recipe (named by its process's first
+  -- image), a command inside a job stays in it, a compiler driver outside
+  -- one starts a compiler run (named by itself); NULL: the command alone.
+  SELECT e.exec_id, CASE WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END
+  FROM process AS p
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
+  WHERE p.parent_exec_id IS NULL AND ($trace IS NULL OR p.trace_id = $trace)
+  UNION ALL
+  SELECT e.exec_id,
+         CASE WHEN w.command_id IN (SELECT exec_id FROM maker)
+              THEN (SELECT min(exec_id) FROM exec WHERE process_id = p.process_id)
+              WHEN w.job_id IS NOT NULL THEN w.job_id
+              WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END
+  FROM walk AS w
+  JOIN process AS p ON p.parent_exec_id = w.command_id
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
 -- spark:
-), walk (command_id, job_id) MAX RECURSION LEVEL 1000000 AS (
+), kid (parent_cmd, exec_id, first_image, is_compiler) AS (
+  SELECT p.parent_exec_id, e.exec_id, fi.first_image, e.exec_id IN (SELECT exec_id FROM compiler)
+  FROM process AS p
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
+  JOIN (SELECT process_id, min(exec_id) AS first_image FROM exec GROUP BY process_id) AS fi
+    ON fi.process_id = p.process_id
+  WHERE p.parent_exec_id IS NOT NULL AND ($trace IS NULL OR p.trace_id = $trace)
+), tree (kids, makers, depth) AS (
+  SELECT map_from_entries(collect_list(struct(parent_cmd, ks))),
+         (SELECT collect_set(exec_id) FROM maker),
+         CAST(COALESCE(sum(size(ks)), 0) + 1 AS INTEGER)
+  FROM (SELECT parent_cmd,
+               collect_list(named_struct('exec_id', exec_id, 'first_image', first_image,
+                                         'is_compiler', is_compiler)) AS ks
+        FROM kid GROUP BY parent_cmd) AS x
+), roots (cs) AS (
+  SELECT collect_list(named_struct(
+           'command_id', e.exec_id,
+           'job_id', CASE WHEN e.exec_id IN (SELECT exec_id FROM compiler) THEN e.exec_id END))
+  FROM process AS p
+  JOIN exec AS e ON e.process_id = p.process_id AND e.success = 1
+  WHERE p.parent_exec_id IS NULL AND ($trace IS NULL OR p.trace_id = $trace)
+), walk (command_id, job_id) AS (
+  SELECT c.command_id, c.job_id
+  FROM (SELECT aggregate(
+                 sequence(1, t.depth),
+                 CAST(named_struct('seen', r.cs, 'front', r.cs)
+                      AS STRUCT<seen: ARRAY<STRUCT<command_id: BIGINT, job_id: BIGINT>>,
+                                front: ARRAY<STRUCT<command_id: BIGINT, job_id: BIGINT>>>),
+                 (acc, i) -> CASE WHEN size(acc.front) = 0 THEN acc ELSE named_struct(
+                   'seen', concat(acc.seen, flatten(transform(acc.front, w -> transform(
+                     coalesce(try_element_at(t.kids, w.command_id), array()),
+                     k -> named_struct('command_id', k.exec_id, 'job_id',
+                       CASE WHEN array_contains(t.makers, w.command_id) THEN k.first_image
+                            WHEN w.job_id IS NOT NULL THEN w.job_id
+                            WHEN k.is_compiler THEN k.exec_id END))))),
+                   'front', flatten(transform(acc.front, w -> transform(
+                     coalesce(try_element_at(t.kids, w.command_id), array()),
+                     k -> named_struct('command_id', k.exec_id, 'job_id',
+                       CASE WHEN array_contains(t.makers, w.command_id) THEN k.first_image
+                            WHEN w.job_id IS NOT NULL THEN w.job_id
+                            WHEN k.is_compiler THEN k.exec_id END))))) END).seen AS cs
+        FROM roots AS r CROSS JOIN tree AS t) AS x
+  LATERAL VIEW explode(x.cs) AS c
 -- end form
 
+
 -- form: deps
--- What each file reaches, breadth first without UNION: one row per file
--- and level, the commands seen so far and those first seen at this level
--- (the steps held as one map from a command to the next ones).
+-- What each file reaches, breadth first without recursion (Spark cannot
+-- run a recursive CTE over the result of another, `walk`): per file, one
+-- fold over an array that adds, at each level, what the last level's
+-- commands step to (the steps held as one map from a command to the next
+-- ones) less all seen so far, until a level adds nothing (at most one
+-- level per step and one more).
 -- sqlite:
 ), reach (file, command_id) AS (
   SELECT file, command_id FROM first
@@ -99,22 +253,78 @@
   JOIN step AS s ON s.from_id = r.command_id
 ), found AS MATERIALIZED (
 -- spark:
-), step_map (m) AS (
-  SELECT map_from_entries(collect_list(struct(from_id, tos)))
+), step_map (m, depth) AS (
+  SELECT map_from_entries(collect_list(struct(from_id, tos))),
+         CAST(COALESCE(sum(size(tos)), 0) + 1 AS INTEGER)
   FROM (SELECT from_id, collect_set(to_id) AS tos FROM step GROUP BY from_id) AS x
-), bfs (file, seen, fresh) MAX RECURSION LEVEL 1000000 AS (
-  SELECT file, collect_set(command_id), collect_set(command_id) FROM first GROUP BY file
-  UNION ALL
-  SELECT file, array_union(seen, fresh), fresh
-  FROM (SELECT l.file, l.seen,
-               array_except(array_distinct(flatten(
-                 transform(l.fresh, x -> coalesce(try_element_at(g.m, x), array())))),
-                 l.seen) AS fresh
-        FROM bfs AS l CROSS JOIN step_map AS g) AS y
-  WHERE size(fresh) > 0
 ), reach (file, command_id) AS (
-  SELECT file, command_id FROM bfs LATERAL VIEW explode(fresh) AS command_id
+  SELECT y.file, command_id
+  FROM (SELECT f.file,
+               aggregate(
+                 sequence(1, g.depth),
+                 CAST(named_struct('seen', f.cs, 'fresh', f.cs)
+                      AS STRUCT<seen: ARRAY<BIGINT>, fresh: ARRAY<BIGINT>>),
+                 (acc, i) -> CASE WHEN size(acc.fresh) = 0 THEN acc ELSE named_struct(
+                   'seen', array_union(acc.seen, array_distinct(flatten(transform(acc.fresh,
+                             x -> coalesce(try_element_at(g.m, x), CAST(array() AS ARRAY<BIGINT>)))))),
+                   'fresh', array_except(array_distinct(flatten(transform(acc.fresh,
+                             x -> coalesce(try_element_at(g.m, x), CAST(array() AS ARRAY<BIGINT>))))),
+                             acc.seen)) END).seen AS seen
+        FROM (SELECT file, collect_set(command_id) AS cs FROM first GROUP BY file) AS f
+        CROSS JOIN step_map AS g) AS y
+  LATERAL VIEW explode(y.seen) AS command_id
 ), found AS MATERIALIZED (
+-- end form
+
+-- form: lint
+-- Each path's first successful lookup and last change, and each
+-- temporary's job, by aggregates over joins, not correlated subqueries
+-- (Spark copies the plan outside into each subquery it decorrelates:
+-- lint's plan outgrew the driver's memory).
+-- sqlite:
+), span AS MATERIALIZED (
+  -- Per path: the range of tree positions its lookups' processes span,
+  -- its first successful lookup and its last change.
+  SELECT trace_id, path_id, min(pos) AS lo, max(pos) AS hi,
+         (SELECT f.access FROM acc AS f WHERE f.trace_id = g.trace_id
+          AND f.path_id = g.path_id AND f.success = 1 ORDER BY f."offset" LIMIT 1) AS first_access,
+         (SELECT l.effect FROM acc AS l WHERE l.trace_id = g.trace_id
+          AND l.path_id = g.path_id AND l.effect IN ('write', 'remove')
+          ORDER BY l."offset" DESC LIMIT 1) AS last_change
+  FROM acc AS g
+  GROUP BY trace_id, path_id
+), job AS MATERIALIZED (
+  -- The temporaries among them, each with its job: the lowest process
+  -- whose subtree holds every one of its lookups (the nearest image 0
+  -- before the range that covers it).
+  SELECT s.trace_id, s.path_id,
+         (SELECT j.process_id FROM main.tree_node AS j
+          WHERE j.pos <= s.lo AND j.subtree_end >= s.hi AND j.image = 0
+            AND j.trace_id = s.trace_id
+          ORDER BY j.pos DESC LIMIT 1) AS process_id
+  FROM span AS s
+  WHERE COALESCE($temporaries, $all, 0) = 0 AND s.last_change = 'remove'
+    AND s.first_access IN (SELECT access FROM _access_class WHERE creates = 1)
+-- spark:
+), span AS MATERIALIZED (
+  -- Per path: the range of tree positions its lookups' processes span,
+  -- its first successful lookup and its last change.
+  SELECT trace_id, path_id, min(pos) AS lo, max(pos) AS hi,
+         min_by(access, CASE WHEN success = 1 THEN `offset` END) AS first_access,
+         max_by(effect, CASE WHEN effect IN ('write', 'remove') THEN `offset` END) AS last_change
+  FROM acc AS g
+  GROUP BY trace_id, path_id
+), job AS MATERIALIZED (
+  -- The temporaries among them, each with its job: the lowest process
+  -- whose subtree holds every one of its lookups (the nearest image 0
+  -- before the range that covers it).
+  SELECT s.trace_id, s.path_id, max_by(j.process_id, j.pos) AS process_id
+  FROM span AS s
+  LEFT JOIN main.tree_node AS j
+    ON j.pos <= s.lo AND j.subtree_end >= s.hi AND j.image = 0 AND j.trace_id = s.trace_id
+  WHERE COALESCE($temporaries, $all, 0) = 0 AND s.last_change = 'remove'
+    AND s.first_access IN (SELECT access FROM _access_class WHERE creates = 1)
+  GROUP BY s.trace_id, s.path_id
 -- end form
 
 -- form: failed_commands
