@@ -308,7 +308,8 @@ fn schema_views(engine: Engine, sql: &str) -> String {
 /// subquery takes the subquery's columns as one row value.
 ///
 /// Spark: `"x"` is `` `x` ``; `CAST(x AS BLOB)` is `CAST(x AS BINARY)`, TEXT is STRING,
-/// INTEGER BIGINT; `MATERIALIZED` goes; `rtrim(x, chars)` is
+/// INTEGER BIGINT; `MATERIALIZED` goes; `main.tree_node` (SQLite's schema
+/// named) is `tree_node`; `rtrim(x, chars)` is
 /// `trim(TRAILING chars FROM x)`; `json_array`/`json_group_array` are
 /// `to_json` of `array`/`collect_list`; `x ->> 0` is
 /// `get_json_object(x, '$[0]')`; `json_each(x)` (an array of strings) is
@@ -359,7 +360,8 @@ fn rewrite(engine: Engine, sql: &str) -> String {
                 ))
             });
             backticks(&lateral_json_each(
-                &s.replace(" AS MATERIALIZED (", " AS ("),
+                &s.replace(" AS MATERIALIZED (", " AS (")
+                    .replace("main.tree_node", "tree_node"),
             ))
         }
     }
