@@ -15,7 +15,8 @@
 //!   trace row's end, then the indexes and views;
 //! - [`follow`]: `import --follow`, a trace still being written into a
 //!   database kept current as it grows ([`follow::run`]; its database in
-//!   `follow/db.rs`, the follower and its snapshots in `follow/follower.rs`);
+//!   `follow/db.rs`, the follower and its snapshots in `follow/follower.rs`,
+//!   the thread that writes the database in `follow/writer.rs`);
 //! - `dataset.rs`: the same decoding into a Parquet dataset instead
 //!   ([`import_to_dataset`]), each trace published as a whole;
 //! - [`check_output`] and [`TempTarget`]: the same care for a report's

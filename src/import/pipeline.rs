@@ -100,13 +100,7 @@ struct Stopped;
 impl BatchTarget for Channel {
     type Error = Stopped;
     fn take(&mut self, batch: Batch) -> Result<Batch, Stopped> {
-        let fresh = match self.back.try_recv() {
-            Ok(mut used) => {
-                used.clear();
-                used
-            }
-            Err(_) => Batch::sized_like(&batch),
-        };
+        let fresh = Batch::reuse_or_like(self.back.try_recv().ok(), &batch);
         let msg = Msg {
             batch,
             bytes: self.bytes,

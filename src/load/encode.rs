@@ -121,6 +121,18 @@ impl Batch {
         }
     }
 
+    /// The next batch to fill after sending `sent` away: `used` (a batch
+    /// written and sent back) cleared, or a new one sized like `sent`.
+    pub fn reuse_or_like(used: Option<Batch>, sent: &Batch) -> Batch {
+        match used {
+            Some(mut used) => {
+                used.clear();
+                used
+            }
+            None => Batch::sized_like(sent),
+        }
+    }
+
     /// Empty it, keeping its capacity.
     pub fn clear(&mut self) {
         for v in &mut self.values {

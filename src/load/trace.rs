@@ -1,5 +1,5 @@
 //! The `trace` table of a database: a file's row written when its import
-//! begins ([`begin_trace`]) and completed when it ends ([`end_trace`]),
+//! begins ([`begin_trace`]) and completed when it ends ([`end_trace`], [`set_trace_end`]),
 //! from the values of [`crate::sink::trace`], the SQL built from their
 //! columns' names; and [`same_file`], the lookup of a file imported before.
 
@@ -34,7 +34,16 @@ pub fn end_trace(
     issues: i64,
     e: &TraceEnd<'_>,
 ) -> Result<(), Error> {
-    let values = end_values(issues, e);
+    set_trace_end(conn, trace_id, &end_values(issues, e))
+}
+
+/// Complete the `trace` row with `values` ([`end_values`], worked out
+/// before: the follow's writer thread writes what its follower counted).
+pub fn set_trace_end(
+    conn: &Connection,
+    trace_id: i64,
+    values: &[(&'static str, Value)],
+) -> Result<(), Error> {
     let set: Vec<String> = values.iter().map(|(c, _)| format!("{c} = ?")).collect();
     let sql = format!("UPDATE trace SET {} WHERE trace_id = ?", set.join(", "));
     let key = Value::Integer(trace_id);

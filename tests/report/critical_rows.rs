@@ -36,15 +36,36 @@ fn check(db: &Path, ctx: &str) -> usize {
     let mut compared = 0;
     for pid in scopes {
         let scope = Scope { trace: None, pid };
-        let lives = critical::Lifetimes::load(&conn, scope).unwrap();
         let opts = timeline::Options {
             scope,
             ..Default::default()
         };
         let flows = timeline::flows::load(&conn, &opts).unwrap();
-        let traces: BTreeSet<i64> = lives.traces().into_iter().collect();
+        let traces = critical::traces(&conn, scope).unwrap();
+        // The scope's traces and origin as the probes find them, against
+        // those of its lifetimes (timeline_lifetimes.sql).
+        let params = [("trace", Cell::Null), ("pid", opt_int(pid))];
+        let lives = report::run(&conn, "timeline_lifetimes", &params).unwrap();
+        let cell = |row: &[Cell], name: &str| {
+            let i = lives.columns.iter().position(|c| c == name).unwrap();
+            match row[i] {
+                Cell::Int(v) => v,
+                ref c => panic!("{ctx}: {name} {c:?}"),
+            }
+        };
+        let of_lives: BTreeSet<i64> = lives.rows.iter().map(|r| cell(r, "trace_id")).collect();
+        assert_eq!(
+            traces,
+            of_lives.into_iter().collect::<Vec<_>>(),
+            "{ctx}: traces"
+        );
+        let first = lives.rows.iter().map(|r| cell(r, "first_ts")).min();
+        let origin = critical::origin(&conn, scope).unwrap();
+        assert_eq!(origin, first.unwrap_or(0), "{ctx}: origin, pid {pid:?}");
         for trace in traces {
-            let rust = critical::path_rows(&lives.critical_path(&[trace], &flows));
+            let deps = critical::Deps::of(&flows);
+            let walked = critical::critical_path(&conn, scope, &[trace], &deps).unwrap();
+            let rust = critical::path_rows(&walked);
             let params = [("trace", Cell::Int(trace)), ("pid", opt_int(pid))];
             let sql = report::run(&conn, "critical_path", &params).unwrap();
             assert_eq!(rust, sql, "{ctx}: trace {trace} pid {pid:?}");

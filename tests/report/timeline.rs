@@ -613,10 +613,11 @@ fn same_path(conn: &rusqlite::Connection, scope: Scope, ctx: &str) -> Vec<timeli
         ..Default::default()
     };
     let flows = timeline::flows::load(conn, &opts).unwrap();
-    let lives = timeline::critical::Lifetimes::load(conn, scope).unwrap();
-    assert_eq!(lives.traces(), [1], "{ctx}: traces");
+    let traces = timeline::critical::traces(conn, scope).unwrap();
+    assert_eq!(traces, [1], "{ctx}: traces");
     assert_eq!(
-        lives.critical_path(&[1], &flows),
+        timeline::critical::critical_path(conn, scope, &[1], &timeline::critical::Deps::of(&flows))
+            .unwrap(),
         sql,
         "{ctx}: the timeline's walk"
     );

@@ -1,6 +1,8 @@
 //! The follower itself: what it holds between commits, the commit of a
 //! snapshot (its provisional rows written, then taken out again), the
-//! end, and the growing file it reads.
+//! end, and the growing file it reads. It decodes, models and encodes;
+//! what it writes goes to the writer thread ([`super::writer`]), which
+//! runs the statements of a commit in turn with the rows.
 
 use std::cell::RefCell;
 use std::fs::{self, File};
@@ -17,27 +19,30 @@ use crate::decode::Abi;
 use crate::import::errors::{in_db, refused};
 use crate::import::trace::{conclude, damage_summary, Concluded};
 use crate::import::{Damage, TraceSummary};
-use crate::load::encode::{Batch, BatchTarget, Encoder};
-use crate::load::writer::Writer;
+use crate::load::encode::Encoder;
+use crate::load::trace::set_trace_end;
 use crate::load::{end_trace, fingerprint, TraceEnd};
 use crate::process::rows::{
     CallRow, EventRow, ExecRow, IssueRow, NameiRow, ProcessRow, SyscallStatRow, ThreadRow,
 };
 use crate::process::{Model, Sink};
 use crate::schema::{self, sql_err};
+use crate::sink::trace::end_values;
 use crate::sink::TraceContext;
 use crate::Error;
 
 use super::db::{clear_resume, file_id, write_resume, ResumeAt};
 use super::tree::{Tracked, Tree};
+use super::writer::{Target, ToWriter};
 use super::{Ended, FollowSummary, LOOK_AHEAD_WAIT, MIN_GAP, POLL, WAL_CHECKPOINT_BYTES};
 
 /// The follow's state, shared by the decoding loop and the reader (which
 /// commits and decides to end while it waits for bytes).
 pub(super) struct Follower<'c> {
-    pub(super) conn: &'c Connection,
+    /// The writer thread, which holds the connection.
+    pub(super) writer: ToWriter,
     pub(super) model: Model,
-    pub(super) enc: Encoder<'c, Target<'c>>,
+    pub(super) enc: Encoder<'c, Target>,
     pub(super) tctx: TraceContext,
     pub(super) abi: Abi,
     pub(super) trace: PathBuf,
@@ -140,7 +145,7 @@ impl Follower<'_> {
     /// transaction).
     pub(super) fn index(&mut self) -> Result<(), Error> {
         if !self.indexed {
-            schema::create_indexes(self.conn)?;
+            self.writer.send.run(schema::create_indexes)?;
             self.indexed = true;
         }
         Ok(())
@@ -180,21 +185,16 @@ impl Follower<'_> {
     }
 
     /// Write the snapshot's provisional rows and the trace row, commit,
-    /// and open the next transaction with them taken out again.
+    /// and open the next transaction with them taken out again: sent to
+    /// the writer, which does it once the rows before are written.
     pub(super) fn commit(&mut self) -> Result<(), Error> {
-        let conn = self.conn;
         self.enc.flush()?;
         let mut paths = self.enc.paths().clone();
         self.prov.path_from = paths.next_id();
-        self.prov.issue_from = conn
-            .query_row(
-                "SELECT COALESCE(max(import_issue_id), 0) + 1 FROM import_issue",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(sql_err("reading the last import_issue_id".into()))?;
-        let writer = Writer::prepare(conn).map_err(sql_err("preparing INSERTs".into()))?;
-        let mut snap = Encoder::new(&mut paths, self.tctx, writer);
+        // Issues are numbered from 1 in a follow's own database.
+        self.prov.issue_from = self.enc.issues() + 1;
+        let send = &self.writer.send;
+        let mut snap = Encoder::new(&mut paths, self.tctx, Target::snapshot(send, false));
         let mark = self.tree.mark();
         let mut rec = Recording {
             inner: &mut Tracked {
@@ -212,9 +212,7 @@ impl Follower<'_> {
             .iter()
             .filter_map(|d| d.resumed_at.map(|to| to - d.offset))
             .sum();
-        end_trace(
-            conn,
-            self.tctx.trace_id,
+        let end = end_values(
             issues,
             &TraceEnd {
                 totals: &totals,
@@ -224,26 +222,31 @@ impl Follower<'_> {
                 seconds: self.t0.elapsed().as_secs_f64(),
                 following: true,
             },
-        )?;
-        self.tree.write(conn)?;
+        );
+        let tree = self.tree.changes();
         self.tree.rewind(mark);
-        write_resume(
-            conn,
-            ResumeAt {
-                records: self.records,
-                damage: self.damage.len(),
-                offset: self.offset,
-            },
-        )?;
-        conn.execute_batch("COMMIT")
-            .map_err(sql_err("committing".into()))?;
+        let resume = ResumeAt {
+            records: self.records,
+            damage: self.damage.len(),
+            offset: self.offset,
+        };
+        let prov = std::mem::take(&mut self.prov);
+        let (trace_id, db) = (self.tctx.trace_id, self.db.clone());
+        self.writer.send.run(move |conn| {
+            set_trace_end(conn, trace_id, &end)?;
+            tree.write(conn)?;
+            write_resume(conn, resume)?;
+            conn.execute_batch("COMMIT")
+                .map_err(sql_err("committing".into()))?;
+            checkpoint(conn, &db);
+            conn.execute_batch("BEGIN")
+                .map_err(sql_err("starting a transaction".into()))?;
+            take_out(conn, &prov, trace_id)
+        })?;
         self.commits += 1;
         self.committed = self.records;
         self.last_commit = Instant::now();
-        self.checkpoint();
-        conn.execute_batch("BEGIN")
-            .map_err(sql_err("starting a transaction".into()))?;
-        self.take_out_provisional()
+        Ok(())
     }
 
     /// In a resumed follow, once the records and damage its last commit
@@ -266,11 +269,7 @@ impl Follower<'_> {
             issue_from: self.enc.issues() + 1,
             ..Provisional::default()
         };
-        let writer = Writer::prepare(self.conn).map_err(sql_err("preparing INSERTs".into()))?;
-        let target = Target {
-            writer,
-            discard: true,
-        };
+        let target = Target::snapshot(&self.writer.send, true);
         let mut snap = Encoder::new(&mut paths, self.tctx, target);
         self.model.snapshot(&mut Recording {
             inner: &mut snap,
@@ -278,65 +277,18 @@ impl Follower<'_> {
         })?;
         snap.flush()?;
         drop(snap);
-        self.prov = prov;
-        self.take_out_provisional()?;
-        self.tree.clear_written(self.conn)?;
+        let trace_id = self.tctx.trace_id;
+        self.writer.send.run(move |conn| {
+            take_out(conn, &prov, trace_id)?;
+            conn.execute("DELETE FROM tree_node", [])
+                .map_err(sql_err("writing table tree_node".into()))?;
+            Ok(())
+        })?;
+        self.tree.clear_written();
         self.enc.target_mut().discard = false;
         self.resume = None;
         self.committed = self.records;
         self.last_commit = Instant::now();
-        Ok(())
-    }
-
-    /// Truncate a big WAL when the readers let it (never waits for them).
-    pub(super) fn checkpoint(&self) {
-        let mut wal = self.db.as_os_str().to_owned();
-        wal.push("-wal");
-        if fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
-            let _ = self
-                .conn
-                .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-        }
-    }
-
-    /// Delete the last snapshot's provisional rows (inside the new
-    /// transaction: readers still see them until the next commit).
-    pub(super) fn take_out_provisional(&mut self) -> Result<(), Error> {
-        let conn = self.conn;
-        let p = std::mem::take(&mut self.prov);
-        let ctx = || sql_err("taking out the rows of the last snapshot".into());
-        for (table, key, ids) in [
-            ("process", "process_id", &p.process),
-            ("thread", "thread_id", &p.thread),
-            ("exec", "exec_id", &p.exec),
-            ("call", "call_id", &p.call),
-            ("namei", "namei_id", &p.namei),
-            ("event", "event_id", &p.event),
-        ] {
-            if ids.is_empty() {
-                continue;
-            }
-            let mut del = conn
-                .prepare_cached(&format!("DELETE FROM {table} WHERE {key} = ?1"))
-                .map_err(ctx())?;
-            for id in ids {
-                del.execute([id]).map_err(ctx())?;
-            }
-        }
-        conn.execute(
-            "DELETE FROM import_issue WHERE import_issue_id >= ?1",
-            [p.issue_from.max(1)],
-        )
-        .map_err(ctx())?;
-        if p.path_from > 0 {
-            conn.execute("DELETE FROM path WHERE path_id >= ?1", [p.path_from])
-                .map_err(ctx())?;
-        }
-        conn.execute(
-            "DELETE FROM syscall_stat WHERE trace_id = ?1",
-            [self.tctx.trace_id],
-        )
-        .map_err(ctx())?;
         Ok(())
     }
 
@@ -351,7 +303,7 @@ impl Follower<'_> {
         resumed: bool,
     ) -> Result<FollowSummary, Error> {
         let Follower {
-            conn,
+            writer,
             model,
             mut enc,
             tctx,
@@ -368,15 +320,16 @@ impl Follower<'_> {
             ..
         } = self;
         let ctx = |e: Error| in_db(e, &db);
-        let totals = model
-            .finish(&mut Tracked {
-                inner: &mut enc,
-                tree: &mut tree,
-            })
-            .map_err(ctx)?;
-        enc.flush().map_err(ctx)?;
+        let finished = model.finish(&mut Tracked {
+            inner: &mut enc,
+            tree: &mut tree,
+        });
+        let finished = finished.and_then(|t| enc.flush().map(|()| t));
         let issues = enc.issues();
         drop(enc);
+        // Everything sent is written: the rest is done here.
+        let conn = &writer.close().map_err(ctx)?;
+        let totals = finished.map_err(ctx)?;
         let size = fs::metadata(&trace).map_or(read, |m| m.len());
         let decoded = crate::import::pipeline::Decoded {
             totals,
@@ -420,7 +373,7 @@ impl Follower<'_> {
         if !indexed {
             schema::create_indexes(conn).map_err(ctx)?;
         }
-        tree.write(conn).map_err(ctx)?;
+        tree.changes().write(conn).map_err(ctx)?;
         clear_resume(conn).map_err(ctx)?;
         conn.execute_batch("COMMIT")
             .map_err(sql_err("committing".into()))
@@ -448,24 +401,6 @@ impl Follower<'_> {
             resumed,
             commits: commits + 1,
         })
-    }
-}
-
-/// Where the follower's rows go: the database, or nowhere while a resumed
-/// follow reads again what the database holds already.
-pub(super) struct Target<'c> {
-    pub(super) writer: Writer<'c>,
-    pub(super) discard: bool,
-}
-
-impl BatchTarget for Target<'_> {
-    type Error = Error;
-    fn take(&mut self, mut batch: Batch) -> Result<Batch, Error> {
-        if !self.discard {
-            self.writer.write(&batch)?;
-        }
-        batch.clear();
-        Ok(batch)
     }
 }
 
@@ -548,4 +483,49 @@ impl Read for Growing<'_> {
             }
         }
     }
+}
+
+/// Truncate a big WAL when the readers let it (never waits for them).
+fn checkpoint(conn: &Connection, db: &Path) {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    if fs::metadata(&wal).is_ok_and(|m| m.len() > WAL_CHECKPOINT_BYTES) {
+        let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    }
+}
+
+/// Delete a snapshot's provisional rows `p` (inside the new transaction:
+/// readers still see them until the next commit).
+fn take_out(conn: &Connection, p: &Provisional, trace_id: i64) -> Result<(), Error> {
+    let ctx = || sql_err("taking out the rows of the last snapshot".into());
+    for (table, key, ids) in [
+        ("process", "process_id", &p.process),
+        ("thread", "thread_id", &p.thread),
+        ("exec", "exec_id", &p.exec),
+        ("call", "call_id", &p.call),
+        ("namei", "namei_id", &p.namei),
+        ("event", "event_id", &p.event),
+    ] {
+        if ids.is_empty() {
+            continue;
+        }
+        let mut del = conn
+            .prepare_cached(&format!("DELETE FROM {table} WHERE {key} = ?1"))
+            .map_err(ctx())?;
+        for id in ids {
+            del.execute([id]).map_err(ctx())?;
+        }
+    }
+    conn.execute(
+        "DELETE FROM import_issue WHERE import_issue_id >= ?1",
+        [p.issue_from.max(1)],
+    )
+    .map_err(ctx())?;
+    if p.path_from > 0 {
+        conn.execute("DELETE FROM path WHERE path_id >= ?1", [p.path_from])
+            .map_err(ctx())?;
+    }
+    conn.execute("DELETE FROM syscall_stat WHERE trace_id = ?1", [trace_id])
+        .map_err(ctx())?;
+    Ok(())
 }

@@ -11,6 +11,10 @@
 //!   [`COMMIT_EVERY`] while records arrive, and as soon as the decoder has
 //!   caught up with the file's end. Big WAL files are checkpointed and
 //!   truncated after a commit.
+//! - Two threads, as in a one-shot import: the follower decodes, models
+//!   and encodes, and sends batches of rows and each commit's statements
+//!   ([`writer`]) to a thread that owns the connection and runs them in
+//!   the order sent.
 //! - The file is read through [`Growing`], a reader that waits where the
 //!   file ends for now; while it waits, the follower commits and asks
 //!   whether to end. So a half-written record at the end is waited for,
@@ -65,11 +69,9 @@ use super::{Damage, ImportOptions, TraceSummary};
 use crate::decode::growing::wait_for_start;
 use crate::decode::Decoder;
 use crate::load::encode::Encoder;
-use crate::load::writer::Writer;
 use crate::load::{next_ids, TraceStart};
 use crate::process::{Model, ModelOptions};
 use crate::record::{Body, Record};
-use crate::schema::sql_err;
 use crate::sink::table::id_base;
 use crate::sink::PathCache;
 use crate::Error;
@@ -77,10 +79,12 @@ use crate::Error;
 mod db;
 mod follower;
 mod tree;
+mod writer;
 
 use db::{begin, check_target, file_id, open_db, remove_db, reopen};
-use follower::{Follower, Growing, Provisional, Target};
+use follower::{Follower, Growing, Provisional};
 use tree::{Tracked, Tree};
+use writer::ToWriter;
 
 /// Commits at least this often while records arrive.
 pub const COMMIT_EVERY: Duration = Duration::from_millis(500);
@@ -99,7 +103,7 @@ const LOOK_AHEAD_WAIT: Duration = Duration::from_millis(200);
 /// before the follow ends by itself.
 pub const SETTLE: Duration = Duration::from_secs(2);
 /// A WAL bigger than this after a commit is checkpointed and truncated.
-const WAL_CHECKPOINT_BYTES: u64 = 32 << 20;
+const WAL_CHECKPOINT_BYTES: u64 = 16 << 20;
 /// Consecutive believable records after damage (as in a one-shot import).
 const RESYNC_RUN: usize = 4;
 /// How far outside the time seen a believable record may be.
@@ -186,7 +190,7 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         ));
     }
     let resumed = check_target(db, &abs)?;
-    // Declared before the decoder, whose reader borrows them.
+    // Declared before the decoder, whose reader borrows it.
     let conn: Connection;
     let mut paths = PathCache::default();
     if !wait_for_start(trace, opts.import.abi, &stop).map_err(io)? {
@@ -243,20 +247,11 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
             live_in_memory: Some(usize::MAX),
         },
     );
-    let writer = Writer::prepare(&conn)
-        .map_err(sql_err("preparing INSERTs".into()))
-        .map_err(ctx)?;
+    let (writer, target) = ToWriter::start(conn, db.clone(), resume.is_some())?;
     let state = Rc::new(RefCell::new(Follower {
-        conn: &conn,
+        writer,
         model,
-        enc: Encoder::new(
-            &mut paths,
-            tctx,
-            Target {
-                writer,
-                discard: resume.is_some(),
-            },
-        ),
+        enc: Encoder::new(&mut paths, tctx, target),
         tctx,
         abi,
         trace: trace.clone(),
@@ -293,9 +288,14 @@ pub fn run(opts: &FollowOptions, stop: Arc<AtomicBool>) -> Result<FollowSummary,
         .ok()
         .expect("the reader is gone")
         .into_inner();
-    result.map_err(ctx)?;
+    if let Err(e) = result {
+        // The writer's own error when it stopped first.
+        follower.writer.close().map_err(ctx)?;
+        return Err(ctx(e));
+    }
     if follower.resume.is_some() {
         // Stopped before it got back to where it was: left as it was.
+        follower.writer.close().map_err(ctx)?;
         return Err(follower
             .failed
             .unwrap_or(Error::Interrupted { path: db.clone() }));

@@ -3,8 +3,11 @@
 //! image the order needs ([`crate::sink::tree`]) are gathered as the rows
 //! pass to the database (the final ones kept, a snapshot's provisional
 //! ones dropped again after its commit), the whole order is worked out in
-//! memory, and only the nodes that differ from those the last commit wrote
-//! are deleted and written again: a new process shifts the nodes after it
+//! memory on the follower's thread, and only the nodes that differ from
+//! those the last commit wrote are deleted and written again (by the
+//! writer thread, in the commit; when most of the nodes after the first
+//! change changed, that whole tail, with one DELETE and multi-row
+//! INSERTs): a new process shifts the nodes after it
 //! and changes its ancestors' `subtree_end`, the rest stays. The rows are
 //! those [`crate::load::tree_order`] writes after a one-shot import: the
 //! same function orders both.
@@ -71,46 +74,113 @@ impl Tree {
         self.calls_end = m.calls_end;
     }
 
-    /// Empty `tree_node`: the next [`Tree::write`] writes it whole.
-    pub(super) fn clear_written(&mut self, conn: &Connection) -> Result<(), Error> {
-        conn.execute("DELETE FROM tree_node", [])
-            .map_err(sql_err("writing table tree_node".into()))?;
+    /// Forget the nodes written: the next [`Tree::changes`] writes the
+    /// table whole (the caller empties it).
+    pub(super) fn clear_written(&mut self) {
         self.written.clear();
-        Ok(())
     }
 
-    /// Make `tree_node` the order of the rows gathered (inside the
-    /// caller's transaction): only the nodes that changed are written.
-    pub(super) fn write(&mut self, conn: &Connection) -> Result<(), Error> {
-        let ctx = || sql_err("writing table tree_node".into());
+    /// What makes `tree_node` the order of the rows gathered, to be written
+    /// inside the commit's transaction ([`Changes::write`]): only the
+    /// nodes that changed since the last call. The order is worked out
+    /// here, on the follower's thread.
+    pub(super) fn changes(&mut self) -> Changes {
         if self.procs.len() as i64 > IN_MEMORY_PROCESSES {
             self.written.clear();
-            conn.execute("DELETE FROM tree_node", []).map_err(ctx())?;
-            return write_tree_order(conn);
+            return Changes::Whole;
         }
         let nodes = order_tree(self.procs.clone(), self.images.clone(), 1, self.calls_end);
         let changed = |i: usize| nodes.get(i) != self.written.get(i);
         let len = nodes.len().max(self.written.len());
+        let Some(first) = (0..len).find(|&i| changed(i)) else {
+            return Changes::Nodes {
+                delete: Vec::new(),
+                insert: Vec::new(),
+            };
+        };
+        let changes = if (first..len).filter(|&i| changed(i)).count() * 2 > len - first {
+            // A process placed before the end shifts every node after it:
+            // most of the tail changed, so it is written again whole.
+            Changes::Tail {
+                from: first as i64 + 1,
+                insert: nodes[first.min(nodes.len())..].to_vec(),
+            }
+        } else {
+            let gone = (first..self.written.len()).filter(|&i| changed(i));
+            let delete = gone.map(|i| self.written[i].pos).collect();
+            let new = (first..len).filter(|&i| changed(i));
+            let insert = new.filter_map(|i| nodes.get(i).copied()).collect();
+            Changes::Nodes { delete, insert }
+        };
+        self.written = nodes;
+        changes
+    }
+}
+
+/// The writes that bring `tree_node` up to date.
+#[derive(Debug)]
+pub(super) enum Changes {
+    /// Too many processes to order in memory: the table is written again
+    /// whole by SQLite's sorter.
+    Whole,
+    /// The nodes whose `pos` to delete, then the nodes to insert.
+    Nodes {
+        delete: Vec<i64>,
+        insert: Vec<TreeNode>,
+    },
+    /// Every node from `pos` `from` on to delete (one statement), then the
+    /// nodes to insert.
+    Tail { from: i64, insert: Vec<TreeNode> },
+}
+
+/// Nodes per multi-row INSERT.
+const PER_INSERT: usize = 50;
+
+impl Changes {
+    /// Write them (inside the caller's transaction).
+    pub(super) fn write(self, conn: &Connection) -> Result<(), Error> {
+        let ctx = || sql_err("writing table tree_node".into());
+        let (delete, insert) = match self {
+            Changes::Whole => {
+                conn.execute("DELETE FROM tree_node", []).map_err(ctx())?;
+                return write_tree_order(conn);
+            }
+            Changes::Nodes { delete, insert } => (delete, insert),
+            Changes::Tail { from, insert } => {
+                conn.execute("DELETE FROM tree_node WHERE pos >= ?1", [from])
+                    .map_err(ctx())?;
+                (Vec::new(), insert)
+            }
+        };
         let mut del = conn
             .prepare_cached("DELETE FROM tree_node WHERE pos = ?1")
             .map_err(ctx())?;
-        for (i, old) in self.written.iter().enumerate() {
-            if changed(i) {
-                del.execute([old.pos]).map_err(ctx())?;
-            }
+        for pos in delete {
+            del.execute([pos]).map_err(ctx())?;
         }
-        let mut insert = conn
+        let group = format!("({})", vec!["?"; TreeNode::COLUMNS.len()].join(", "));
+        let head = format!(
+            "INSERT INTO tree_node ({}) VALUES",
+            TreeNode::COLUMNS.join(", ")
+        );
+        let mut many = conn
             .prepare_cached(&format!(
-                "INSERT INTO tree_node ({}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                TreeNode::COLUMNS.join(", ")
+                "{head} {}",
+                vec![group.as_str(); PER_INSERT].join(", ")
             ))
             .map_err(ctx())?;
-        for i in (0..len).filter(|&i| changed(i)) {
-            if let Some(n) = nodes.get(i) {
-                insert.execute(n.values()).map_err(ctx())?;
-            }
+        let mut one = conn
+            .prepare_cached(&format!("{head} {group}"))
+            .map_err(ctx())?;
+        let mut chunks = insert.chunks_exact(PER_INSERT);
+        for chunk in &mut chunks {
+            let values = chunk.iter().flat_map(|n| n.values());
+            many.execute(rusqlite::params_from_iter(values))
+                .map_err(ctx())?;
         }
-        self.written = nodes;
+        for n in chunks.remainder() {
+            one.execute(n.values()).map_err(ctx())?;
+        }
         Ok(())
     }
 }

@@ -41,8 +41,7 @@ use rusqlite::Connection;
 
 use super::compile_commands::words;
 use super::row::{RowReader, TypedRow};
-use super::timeline::critical::{path_rows, Lifetimes};
-use super::timeline::{self, flows};
+use super::timeline::critical::{self, path_rows_of};
 use super::{opt_int, run, write_sections_csv, write_sections_jsonl, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
@@ -97,43 +96,32 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
     let mut critical = Vec::new();
     let mut critical_steps = ResultSet::default();
     // The walk of timeline::critical (queries/critical_path.sql's rows),
-    // over the lifetimes and flows read once for every trace.
+    // over the flows' dependencies read once for every trace; only the
+    // steps shown become rows.
     let scope = Scope { trace, pid: None };
-    let lifetimes = Lifetimes::load(conn, scope)?;
-    let flows = flows::load(
-        conn,
-        &timeline::Options {
-            scope,
-            ..Default::default()
-        },
-    )?;
+    let deps = critical::Deps::load(conn, scope)?;
     for b in typed::<rows::Build>(&build, "build_time")?.all(&build) {
-        let walked = lifetimes.critical_path(&[b.trace_id.unwrap_or(0)], &flows);
-        let path = path_rows(&walked);
-        let steps = typed::<rows::Step>(&path, "critical_path")?;
-        let own: Vec<i64> = steps.all(&path).map(|s| s.dur).collect();
-        let (o, w) = steps
-            .all(&path)
-            .fold((0, 0), |(o, w), s| (o + s.dur, w + s.wait));
+        let walked = critical::critical_path(conn, scope, &[b.trace_id.unwrap_or(0)], &deps)?;
+        let own: Vec<i64> = walked.iter().map(|s| s.end_ts - s.start_ts).collect();
         critical.push(CriticalPath {
             trace_id: b.trace_id,
-            steps: path.rows.len() as i64,
-            own: o,
-            wait: w,
+            steps: walked.len() as i64,
+            own: own.iter().sum(),
+            wait: walked.iter().map(|s| s.wait).sum(),
         });
         // The longest by own time, the earlier step first on a tie.
-        let mut order: Vec<usize> = (0..path.rows.len()).collect();
+        let mut order: Vec<usize> = (0..walked.len()).collect();
         order.sort_by_key(|&i| (std::cmp::Reverse(own[i]), i));
         let mut shown: Vec<usize> = order.into_iter().take(keep).collect();
-        shown.extend([0, path.rows.len().saturating_sub(1)]);
+        shown.extend([0, walked.len().saturating_sub(1)]);
         shown.sort_unstable();
         shown.dedup();
-        critical_steps.columns = path.columns;
-        let mut rows = path.rows;
-        let len = rows.len();
-        for i in shown.into_iter().filter(|&i| i < len) {
-            critical_steps.rows.push(std::mem::take(&mut rows[i]));
-        }
+        let shown = shown
+            .into_iter()
+            .filter_map(|i| Some((i as i64 + 1, walked.get(i)?)));
+        let mut rows = path_rows_of(shown);
+        critical_steps.columns = rows.columns;
+        critical_steps.rows.append(&mut rows.rows);
     }
     Ok(Stats {
         traces: run(conn, "traces", &t)?,

@@ -38,7 +38,7 @@ use std::io::Write;
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
 
-use super::critical::Lifetimes;
+use super::critical;
 use super::flows::{self, Flow};
 use super::tracks::Tracks;
 use super::{each_slice, on_path, out_err, Options, Running, Slice, Step};
@@ -100,10 +100,11 @@ pub fn micros(ns: i64, origin: i64) -> String {
 
 /// Write the Chrome Trace Event JSON of `opts` to `out`.
 pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(), Error> {
-    let lifetimes = Lifetimes::load(conn, opts.scope)?;
-    let origin = lifetimes.origin();
+    let origin = critical::origin(conn, opts.scope)?;
     let flows = flows::load(conn, opts)?;
-    let steps = lifetimes.critical_path(&lifetimes.traces(), &flows);
+    let traces = critical::traces(conn, opts.scope)?;
+    let deps = critical::Deps::of(&flows);
+    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
     writeln!(
         out,
         "{{\"otherData\":{{\"generator\":\"kt2sql\",\"origin_ns\":{origin}}},\

@@ -2,15 +2,16 @@
 //! Trace Event file ([`chrome`], for ui.perfetto.dev, chrome://tracing,
 //! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`], its time axis in [`ticks`]). Both are written as the
 //! rows of `queries/timeline_*.sql` come from SQLite, never held whole in
-//! memory: what is kept is per process (track names, the lifetimes the
-//! critical path walks), per thread (its OS id, for `--calls`), per file
-//! flow or per step of the critical path, never per call.
+//! memory: what is kept is per process (track names), per thread (its OS
+//! id, for `--calls`), per file flow or per step of the critical path,
+//! never per call.
 //!
 //! The critical path is found per trace (each trace is its own build) and
 //! highlighted in both formats; `kt2sql stats` prints it as text, from
 //! the same walk. The timeline works it out in Rust ([`critical`]) from
-//! the scope's lifetimes and the file flows ([`flows`]), which it reads
-//! once and holds (per flow), so `build_flow` is computed once per run.
+//! the file flows ([`flows`]), which it reads once and holds (per flow),
+//! so `build_flow` is computed once per run, asking SQLite for each
+//! lifetime the walk visits.
 //!
 //! Every process lifetime gets its own Chrome track, so each sits under
 //! its parent in tree order even where the kernel reused a pid or two
@@ -114,7 +115,7 @@ typed_row! {
 /// The critical path of each trace in `traces` within `scope`, step by
 /// step in time order, trace after trace, as `queries/critical_path.sql`
 /// gives it (the timeline itself works it out from the flows it reads
-/// anyway: [`critical::Lifetimes::critical_path`]).
+/// anyway: [`critical::critical_path`]).
 pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<Vec<Step>, Error> {
     let mut steps = Vec::new();
     for &trace in traces {

@@ -30,7 +30,7 @@ use std::io::Write;
 use rusqlite::Connection;
 
 use super::super::compile_commands::words;
-use super::critical::Lifetimes;
+use super::critical;
 use super::flows::{self, Flow};
 use super::fold::{self, Fold};
 use super::ticks::{axis_label, tick};
@@ -124,7 +124,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     let fold = fold::plan(conn, opts, usize::try_from(commands).unwrap_or(0))?;
     let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
     let flows = flows::load(conn, opts)?;
-    let steps = Lifetimes::load(conn, opts.scope)?.critical_path(&traces, &flows);
+    let deps = critical::Deps::of(&flows);
+    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
     let note = fold.folded > 0;
     let sc = Scale {
         start,
