@@ -236,15 +236,46 @@
   LATERAL VIEW explode(x.cs) AS c
 -- end form
 
-
 -- form: deps
--- What each file reaches, breadth first without recursion (Spark cannot
--- run a recursive CTE over the result of another, `walk`): per file, one
--- fold over an array that adds, at each level, what the last level's
--- commands step to (the steps held as one map from a command to the next
--- ones) less all seen so far, until a level adds nothing (at most one
--- level per step and one more).
+-- The commands found without recursion and with each CTE read once where
+-- it matters (Spark plans a CTE again at each mention, and copies the
+-- plan outside into each correlated subquery it decorrelates: the query
+-- filled the driver's heap). The jobs and the flows' steps are one row of
+-- maps; per file, `first` and what it reaches are one fold over an array
+-- that adds, at each level, what the last level's commands step to less
+-- all seen so far; `direct` comes out of the same fold. A directory is
+-- one of `dir` (every proper prefix of every path, worked out once: the
+-- range test below is a nested loop join in Spark) or `made_dir`.
 -- sqlite:
+), job AS MATERIALIZED (
+  SELECT command_id, job_id FROM walk WHERE job_id IS NOT NULL
+), seed AS MATERIALIZED (
+  SELECT DISTINCT w.file, a.command_id
+  FROM wanted AS w
+  JOIN path AS pa ON pa.path = w.file
+  JOIN build_access AS a ON a.path_id = pa.path_id
+   AND a.effect = CASE WHEN $reverse IS NOT DISTINCT FROM 1 THEN 'read' ELSE 'write' END
+  WHERE ($trace IS NULL OR a.trace_id = $trace)
+    AND ($pid IS NULL OR a.process_id IN (SELECT process_id FROM scoped))
+), first (file, command_id) AS MATERIALIZED (
+  SELECT file, command_id FROM seed
+  UNION
+  SELECT s.file, m.command_id
+  FROM seed AS s
+  JOIN job AS j ON j.command_id = s.command_id
+  JOIN job AS m ON m.job_id = j.job_id
+), step (from_id, to_id) AS (
+  -- One step of the walk: to a producer (forward), to a consumer
+  -- (reverse), or to another command of the same job.
+  SELECT consumer_id, producer_id FROM flow
+  WHERE $reverse IS DISTINCT FROM 1 AND ($sources IS NOT DISTINCT FROM 1 OR temporary = 1)
+  UNION ALL
+  SELECT producer_id, consumer_id FROM flow
+  WHERE $reverse IS NOT DISTINCT FROM 1
+  UNION ALL
+  SELECT j.command_id, m.command_id
+  FROM job AS j
+  JOIN job AS m ON m.job_id = j.job_id
 ), reach (file, command_id) AS (
   SELECT file, command_id FROM first
   UNION
@@ -252,28 +283,188 @@
   FROM reach AS r
   JOIN step AS s ON s.from_id = r.command_id
 ), found AS MATERIALIZED (
+  SELECT r.file, r.command_id,
+         CASE WHEN EXISTS (SELECT 1 FROM first AS d
+                           WHERE d.file = r.file AND d.command_id = r.command_id)
+              THEN 1 ELSE 0 END AS direct
+  FROM (SELECT DISTINCT file, command_id FROM reach) AS r
+  JOIN exec AS e ON e.exec_id = r.command_id
+  WHERE $pid IS NULL OR e.process_id IN (SELECT process_id FROM scoped)
+), wrote AS MATERIALIZED (
+  -- What the commands found for each file wrote, with the last write.
+  SELECT f.file, c.trace_id, c.path_id, f.command_id, f.direct,
+         row_number() OVER (PARTITION BY f.file, c.trace_id, c.path_id
+                            ORDER BY c."offset" DESC) AS r,
+         max(f.direct) OVER (PARTITION BY f.file, c.trace_id, c.path_id) AS any_direct
+  FROM (SELECT trace_id, path_id, command_id, "offset" FROM ch
+        WHERE effect = 'write' AND command_id IN (SELECT command_id FROM found)) AS c
+  JOIN found AS f ON f.command_id = c.command_id
+)
 -- spark:
-), step_map (m, depth) AS (
-  SELECT map_from_entries(collect_list(struct(from_id, tos))),
-         CAST(COALESCE(sum(size(tos)), 0) + 1 AS INTEGER)
-  FROM (SELECT from_id, collect_set(to_id) AS tos FROM step GROUP BY from_id) AS x
-), reach (file, command_id) AS (
-  SELECT y.file, command_id
-  FROM (SELECT f.file,
+), jobs (job_of, mates) AS (
+  -- One row: each command's job, and each job's commands.
+  SELECT map_from_entries(flatten(collect_list(transform(cs, c -> struct(c, job_id))))),
+         map_from_entries(collect_list(struct(job_id, cs)))
+  FROM (SELECT job_id, collect_list(command_id) AS cs FROM walk
+        WHERE job_id IS NOT NULL GROUP BY job_id) AS x
+), steps (m, job_of, mates, depth) AS (
+  -- One row: each command's steps by the flows (to the producers
+  -- forward, to the consumers reverse), the jobs, and a bound on the
+  -- levels of the walk (one per step and per command in a job, and one).
+  SELECT fm.m, j.job_of, j.mates, CAST(fm.n + size(j.job_of) + 1 AS INTEGER)
+  FROM (SELECT map_from_entries(collect_list(struct(from_id, tos))) AS m,
+               COALESCE(sum(size(tos)), 0) AS n
+        FROM (SELECT from_id, collect_set(to_id) AS tos
+              FROM (SELECT CASE WHEN $reverse IS NOT DISTINCT FROM 1
+                                THEN producer_id ELSE consumer_id END AS from_id,
+                           CASE WHEN $reverse IS NOT DISTINCT FROM 1
+                                THEN consumer_id ELSE producer_id END AS to_id
+                    FROM flow
+                    WHERE $reverse IS NOT DISTINCT FROM 1 OR $sources IS NOT DISTINCT FROM 1
+                       OR temporary = 1) AS e
+              WHERE from_id IS NOT NULL
+              GROUP BY from_id) AS x) AS fm
+  CROSS JOIN jobs AS j
+), seed AS (
+  SELECT DISTINCT w.file, a.command_id
+  FROM wanted AS w
+  JOIN path AS pa ON pa.path = w.file
+  JOIN build_access AS a ON a.path_id = pa.path_id
+   AND a.effect = CASE WHEN $reverse IS NOT DISTINCT FROM 1 THEN 'read' ELSE 'write' END
+  WHERE ($trace IS NULL OR a.trace_id = $trace)
+    AND ($pid IS NULL OR a.process_id IN (SELECT process_id FROM scoped))
+), reach (file, command_id, direct) AS (
+  -- Per file: `first` (the seed's commands and the rest of their jobs),
+  -- then, level by level, what the last level's commands step to (by a
+  -- flow, or to another command of their job) less all seen so far,
+  -- until a level adds nothing. direct: one of `first`.
+  SELECT y.file, c, CASE WHEN array_contains(y.first, c) THEN 1 ELSE 0 END
+  FROM (SELECT f.file, f.first,
                aggregate(
-                 sequence(1, g.depth),
-                 CAST(named_struct('seen', f.cs, 'fresh', f.cs)
+                 sequence(1, f.depth),
+                 CAST(named_struct('seen', f.first, 'fresh', f.first)
                       AS STRUCT<seen: ARRAY<BIGINT>, fresh: ARRAY<BIGINT>>),
                  (acc, i) -> CASE WHEN size(acc.fresh) = 0 THEN acc ELSE named_struct(
                    'seen', array_union(acc.seen, array_distinct(flatten(transform(acc.fresh,
-                             x -> coalesce(try_element_at(g.m, x), CAST(array() AS ARRAY<BIGINT>)))))),
+                     x -> concat(coalesce(try_element_at(f.m, x), CAST(array() AS ARRAY<BIGINT>)),
+                                 coalesce(try_element_at(f.mates, try_element_at(f.job_of, x)),
+                                          CAST(array() AS ARRAY<BIGINT>))))))),
                    'fresh', array_except(array_distinct(flatten(transform(acc.fresh,
-                             x -> coalesce(try_element_at(g.m, x), CAST(array() AS ARRAY<BIGINT>))))),
-                             acc.seen)) END).seen AS seen
-        FROM (SELECT file, collect_set(command_id) AS cs FROM first GROUP BY file) AS f
-        CROSS JOIN step_map AS g) AS y
-  LATERAL VIEW explode(y.seen) AS command_id
-), found AS MATERIALIZED (
+                     x -> concat(coalesce(try_element_at(f.m, x), CAST(array() AS ARRAY<BIGINT>)),
+                                 coalesce(try_element_at(f.mates, try_element_at(f.job_of, x)),
+                                          CAST(array() AS ARRAY<BIGINT>)))))),
+                     acc.seen)) END).seen AS seen
+        FROM (SELECT s.file, any_value(g.m) AS m, any_value(g.job_of) AS job_of,
+                     any_value(g.mates) AS mates, any_value(g.depth) AS depth,
+                     array_distinct(flatten(collect_list(coalesce(
+                       try_element_at(g.mates, try_element_at(g.job_of, s.command_id)),
+                       array(s.command_id))))) AS first
+              FROM seed AS s CROSS JOIN steps AS g
+              GROUP BY s.file) AS f) AS y
+  LATERAL VIEW explode(y.seen) AS c
+), found AS (
+  SELECT r.file, r.command_id, r.direct
+  FROM reach AS r
+  JOIN exec AS e ON e.exec_id = r.command_id
+  WHERE $pid IS NULL OR e.process_id IN (SELECT process_id FROM scoped)
+), wrote AS (
+  -- What the commands found for each file wrote, with the last write.
+  SELECT f.file, c.trace_id, c.path_id, f.command_id, f.direct,
+         row_number() OVER (PARTITION BY f.file, c.trace_id, c.path_id
+                            ORDER BY c.`offset` DESC) AS r,
+         max(f.direct) OVER (PARTITION BY f.file, c.trace_id, c.path_id) AS any_direct
+  FROM ch AS c
+  JOIN found AS f ON f.command_id = c.command_id
+  WHERE c.effect = 'write'
+), dir (path) AS (
+  -- The paths the trace looked up a path below: every proper prefix of
+  -- every path that ends before a '/' (the empty one too).
+  SELECT DISTINCT array_join(slice(split(path, '/'), 1, k), '/')
+  FROM (SELECT path FROM path WHERE size(split(path, '/')) > 1) AS p
+  LATERAL VIEW explode(sequence(1, size(split(path, '/')) - 1)) AS k
+), made_dir (path_id) AS (
+  -- The paths a successful mkdir(2) created.
+  SELECT DISTINCT path_id FROM build_access
+  WHERE access = 'create' AND success = 1 AND syscall IN ('mkdir', 'mkdirat')
+    AND path_id IS NOT NULL
+)
+-- end form
+
+-- form: deps
+-- The paths the commands read: anti-joins instead of NOT EXISTS (a
+-- directory, a temporary, one they wrote themselves).
+-- sqlite:
+FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
+      -- (The access kind needs only the lookup, so it drops the others before their call is read.)
+      WHERE $reverse IS DISTINCT FROM 1
+        AND access IN (SELECT access FROM _access_class WHERE effect = 'read')
+        AND effect = 'read'
+        AND command_id IN (SELECT command_id FROM found)) AS a
+JOIN found AS f ON f.command_id = a.command_id
+JOIN path AS pa ON pa.path_id = a.path_id
+LEFT JOIN (SELECT DISTINCT trace_id, path_id FROM ch) AS c
+  ON c.trace_id = a.trace_id AND c.path_id = a.path_id
+WHERE pa.path IS DISTINCT FROM f.file
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
+  AND NOT EXISTS (SELECT 1 FROM path AS sub
+                  WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
+  AND (c.path_id IS NULL
+       OR ($sources IS DISTINCT FROM 1
+           AND NOT EXISTS (SELECT 1 FROM temporary AS t
+                           WHERE t.trace_id = a.trace_id AND t.path_id = a.path_id)
+           AND NOT EXISTS (SELECT 1 FROM wrote AS w
+                           WHERE w.file = f.file AND w.trace_id = a.trace_id
+                             AND w.path_id = a.path_id)))
+GROUP BY f.file, pa.path, c.path_id IS NULL
+-- spark:
+FROM (SELECT DISTINCT trace_id, path_id, command_id FROM build_access
+      WHERE $reverse IS DISTINCT FROM 1
+        AND access IN (SELECT access FROM _access_class WHERE effect = 'read')
+        AND effect = 'read') AS a
+JOIN found AS f ON f.command_id = a.command_id
+JOIN path AS pa ON pa.path_id = a.path_id
+LEFT JOIN (SELECT DISTINCT trace_id, path_id FROM ch) AS c
+  ON c.trace_id = a.trace_id AND c.path_id = a.path_id
+LEFT JOIN temporary AS t ON t.trace_id = a.trace_id AND t.path_id = a.path_id
+LEFT JOIN (SELECT DISTINCT file, trace_id, path_id FROM wrote) AS w
+  ON w.file = f.file AND w.trace_id = a.trace_id AND w.path_id = a.path_id
+WHERE pa.path IS DISTINCT FROM f.file
+  AND pa.path NOT IN (SELECT path FROM dir)
+  AND pa.path_id NOT IN (SELECT path_id FROM made_dir)
+  AND (c.path_id IS NULL
+       OR ($sources IS DISTINCT FROM 1 AND t.path_id IS NULL AND w.file IS NULL))
+GROUP BY f.file, pa.path, c.path_id IS NULL
+-- end form
+
+-- form: deps
+-- What they wrote: likewise.
+-- sqlite:
+WHERE $reverse IS NOT DISTINCT FROM 1 AND w.r = 1 AND pa.path IS DISTINCT FROM w.file
+  -- block: not_a_directory
+  -- A directory is no file of the build (`gcc -MD` lists none; what a build
+  -- leaves in one are its files): a path the trace looked up a path below,
+  -- or one a successful mkdir(2) created. `pa` is the path.
+  AND NOT EXISTS (SELECT 1 FROM path AS sub
+                  WHERE sub.path >= pa.path || '/' AND sub.path < pa.path || '0')
+  AND NOT EXISTS (SELECT 1 FROM build_access AS m
+                  WHERE m.path_id = pa.path_id AND m.access = 'create'
+                    AND m.success = 1 AND m.syscall IN ('mkdir', 'mkdirat'))
+  -- end block: not_a_directory
+  AND NOT EXISTS (SELECT 1 FROM temporary AS t
+                  WHERE t.trace_id = w.trace_id AND t.path_id = w.path_id)
+-- spark:
+LEFT JOIN temporary AS t ON t.trace_id = w.trace_id AND t.path_id = w.path_id
+WHERE $reverse IS NOT DISTINCT FROM 1 AND w.r = 1 AND pa.path IS DISTINCT FROM w.file
+  AND pa.path NOT IN (SELECT path FROM dir)
+  AND pa.path_id NOT IN (SELECT path_id FROM made_dir)
+  AND t.path_id IS NULL
 -- end form
 
 -- form: lint
