@@ -39,19 +39,6 @@ UNORDERED = ("diff_accesses", "diff_commands", "diff_paths")
 GLOBAL = {("timeline_flows", "id")}
 
 
-# Canned queries Spark 4.3 does not run yet, with the error it gives
-# (docs/datasets.md names them): each must still fail there with that
-# error, so that one made to run leaves this list.
-SPARK_PENDING = {}
-
-# Canned queries not run on Spark at all (docs/datasets.md names them):
-# Spark 4.3 accepts deps' form (no recursive WITH any more), but it had
-# not finished after several minutes on the two small builds, the
-# driver's heap full: its CTEs up to `found` give SQLite's counts (1-20 s
-# each); its forward branch (four correlated NOT EXISTS) filled the heap.
-SPARK_NOT_RUN = {"deps"}
-
-
 def fail(msg):
     print("FAIL: " + msg)
     sys.exit(1)
@@ -200,7 +187,6 @@ def main(engine, dataset, dbs):
     cons = [sqlite3.connect(db) for db in dbs]
     keys = [c.execute("SELECT fingerprint || '-' || size FROM trace").fetchall()[0][0] for c in cons]
     views = checked = 0
-    skipped = set()
     # Every view, once over the dataset: each trace's rows (those whose ids
     # are in its span) against its database's, as sets of rows (views have
     # no order).
@@ -243,6 +229,13 @@ def main(engine, dataset, dbs):
             "SELECT path FROM build_file WHERE role IN ('output', 'intermediate') "
             "ORDER BY role <> 'intermediate', path LIMIT 2").fetchall()
         files = json.dumps([r[0] for r in out] if out else ["/nonexistent"])
+        # deps' jobs: the programs that ran as make and as a compiler driver
+        # (by name, as `kt2sql deps` finds them).
+        progs = [r[0] for r in con.execute(
+            "SELECT DISTINCT pa.path FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id "
+            "WHERE e.success = 1 ORDER BY pa.path")]
+        jobs = {"makes": json.dumps([p for p in progs if os.path.basename(p) in ("make", "gmake", "bmake")]),
+                "compilers": json.dumps([p for p in progs if os.path.basename(p) in ("cc", "gcc", "clang")])}
         for q in queries:
             name = os.path.basename(q)[:-4]
             dsql = open(q).read()
@@ -253,7 +246,10 @@ def main(engine, dataset, dbs):
             sets = [{}]
             if "pid" in takes and pid is not None:
                 sets.append({"pid": pid})
-            if "reverse" in takes:
+            if "makes" in takes and "compilers" in takes:
+                # Jobs both ways, the sources transitively forward.
+                sets += [dict(jobs, reverse=1), dict(jobs, sources=1)]
+            elif "reverse" in takes:
                 sets.append({"reverse": 1})
             for extra in sets:
                 p = {k: None for k in takes}
@@ -271,19 +267,10 @@ def main(engine, dataset, dbs):
                 cur = con.execute(ssql, sp)
                 cols = [None if (name, d[0]) in GLOBAL else d[0] for d in cur.description]
                 want = [tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur]
-                pending = engine == "spark" and name in SPARK_PENDING
-                if engine == "spark" and name in SPARK_NOT_RUN:
-                    skipped.add(name + " (not run)")
-                    break
                 try:
                     _, rows = e.run(dsql, dp)
                 except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
-                    if pending and SPARK_PENDING[name] in str(ex):
-                        skipped.add(name)
-                        break
                     fail(f"{name} {extra}: {e.version}: {str(ex).splitlines()[0]}")
-                if pending:
-                    fail(f"{name} runs on {e.version} now: take it out of SPARK_PENDING")
                 if not scoped:
                     ids = [i for i, c in enumerate(cols) if c and is_id(c)]
                     if not ids:
@@ -301,7 +288,6 @@ def main(engine, dataset, dbs):
     t3 = time.monotonic()
     print(f"{e.version}: {views} view checks and {checked} query runs over "
           f"{len(dbs)} traces give SQLite's rows"
-          + (f"; not yet run there: {', '.join(sorted(skipped))}" if skipped else "")
           + f" (setup {t1 - t0:.0f} s, views {t2 - t1:.0f} s, queries {t3 - t2:.0f} s)")
 
 

@@ -75,12 +75,7 @@ fn duckdb_gives_every_view_and_query_the_rows_of_sqlite() {
 /// Two dialects (FreeBSD, OpenBSD with hazards): Spark's planning is
 /// slow, so fewer traces than DuckDB's; the two still give every view and
 /// query rows (ids overlapping across the traces).
-///
-/// Ignored: not yet seen to pass whole (answers.py's SPARK_PENDING and
-/// SPARK_NOT_RUN name the queries Spark 4.3 does not run);
-/// `cargo test --test integration spark_gives -- --ignored` runs it.
 #[test]
-#[ignore = "Spark: not yet seen to pass whole; run with --ignored"]
 fn spark_gives_every_view_and_query_the_rows_of_sqlite() {
     engine_gives_the_rows_of_sqlite("spark", 2);
 }
