@@ -215,7 +215,16 @@ def main(engine, dataset, dbs):
                 fail(f"view {v} of {key}: {len(got)} rows, SQLite {len(want)}; differing: {diff}")
             views += 1
     t2 = time.monotonic()
-    for con, key in zip(cons, keys):
+    # The queries over every trace on DuckDB; on Spark (seconds a query,
+    # half a minute for deps, lint and critical_path) over the trace whose
+    # ids the dataset offsets, which is the harder case: the views above
+    # have given both traces SQLite's rows.
+    asked = list(zip(cons, keys))
+    if engine == "spark":
+        asked = [(c, k) for c, k in asked if bases[k] != 0][:1]
+        if not asked:
+            fail("no trace of the dataset has its ids offset")
+    for con, key in asked:
         base = bases[key]
         # Every canned query, scoped to this trace, with its parameters'
         # defaults, then with a pid that has children (the _scope subtree).
@@ -286,8 +295,8 @@ def main(engine, dataset, dbs):
                          f"{' (same rows, other order)' if same else ''}; differing: {diff}")
                 checked += 1
     t3 = time.monotonic()
-    print(f"{e.version}: {views} view checks and {checked} query runs over "
-          f"{len(dbs)} traces give SQLite's rows"
+    print(f"{e.version}: {views} view checks over {len(dbs)} traces and {checked} query "
+          f"runs over {len(asked)} give SQLite's rows"
           + f" (setup {t1 - t0:.0f} s, views {t2 - t1:.0f} s, queries {t3 - t2:.0f} s)")
 
 

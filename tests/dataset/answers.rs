@@ -73,8 +73,9 @@ fn duckdb_gives_every_view_and_query_the_rows_of_sqlite() {
 }
 
 /// Two dialects (FreeBSD, OpenBSD with hazards): Spark's planning is
-/// slow, so fewer traces than DuckDB's; the two still give every view and
-/// query rows (ids overlapping across the traces).
+/// slow, so fewer traces than DuckDB's; both give every view SQLite's rows
+/// (ids overlapping across the traces), and the second, whose ids the
+/// dataset offsets, every canned query with each parameter set.
 #[test]
 fn spark_gives_every_view_and_query_the_rows_of_sqlite() {
     engine_gives_the_rows_of_sqlite("spark", 2);
