@@ -1,7 +1,9 @@
 """Three build-farm questions over N builds, asked of a kt2sql dataset by
-DuckDB (one query over every build, through DIR/duckdb.sql) and of each
-build's SQLite database in turn (times summed), with the answers checked
-against each other:
+DuckDB (one query over every build, through DIR/duckdb.sql), by Spark
+(local[2], one query over every build, through DIR/spark.sql and
+DIR/spark/NAME.sql; when pyspark is installed) and of each build's SQLite
+database in turn (times summed), with the answers checked against each
+other:
 
   commands     every command of every build (per build, in order);
   syscall-top  the farm's syscall histogram (SQLite: each database's
@@ -10,12 +12,16 @@ against each other:
 
 usage: farm.py QUERIES DATASET DB...   (prints a markdown table)
 """
+import decimal
 import os
 import sqlite3
 import sys
 import time
 
 import duckdb
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "dataset"))
+from answers import statements  # noqa: E402 (the dataset's scripts split as the tests split them)
 
 SPAN = 1 << 40
 QUERIES = ("commands", "syscall_top", "build_time")
@@ -36,6 +42,44 @@ def run_duckdb(dd, dataset, name):
     return time.perf_counter() - t, cols, rows
 
 
+class Spark:
+    """One local[2] session over the dataset: the views defined, nothing
+    cached (each question reads the Parquet files)."""
+
+    def __init__(self, dataset):
+        from pyspark.sql import SparkSession
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        here = os.getcwd()
+        os.chdir(dataset)
+        t = time.perf_counter()
+        self.spark = (SparkSession.builder.master("local[2]").appName("kt2sql-farm")
+                      .config("spark.ui.enabled", "false")
+                      .config("spark.ui.showConsoleProgress", "false")
+                      .config("spark.driver.host", "127.0.0.1")
+                      .config("spark.sql.shuffle.partitions", "2")
+                      .config("spark.sql.session.timeZone", "UTC")
+                      # A view keeps its analysed plan: one naming another is
+                      # not analysed again from its text, with every view
+                      # below it (half the session's setup).
+                      .config("spark.sql.legacy.storeAnalyzedPlanForView", "true")
+                      .getOrCreate())
+        self.spark.sparkContext.setLogLevel("ERROR")
+        for st in statements(open("spark.sql").read()):
+            self.spark.sql(st)
+        self.setup = time.perf_counter() - t
+        self.version = self.spark.version
+        self.dataset = dataset
+        os.chdir(here)
+
+    def run(self, name):
+        sql = open(os.path.join(self.dataset, "spark", name + ".sql")).read()
+        used = {n: None for n in ("trace", "pid", "limit") if ":" + n in sql}
+        t = time.perf_counter()
+        df = self.spark.sql(sql, args=used)
+        rows = [tuple(r) for r in df.collect()]
+        return time.perf_counter() - t, df.columns, rows
+
+
 def run_sqlite(queries, dbs, name):
     sql = open(os.path.join(queries, name + ".sql")).read()
     used = {n: None for n in ("trace", "pid", "limit") if "$" + n in sql}
@@ -54,7 +98,8 @@ def run_sqlite(queries, dbs, name):
 
 def local(row, cols):
     """A row without its ids (they are the dataset's, offset per trace)."""
-    return tuple(round(v, 6) if isinstance(v, float) else v
+    # (Spark gives a ratio as a DECIMAL, Python's Decimal.)
+    return tuple(round(float(v), 6) if isinstance(v, (float, decimal.Decimal)) else v
                  for v, c in zip(row, cols) if not c.endswith("_id"))
 
 
@@ -83,21 +128,34 @@ def check(name, dcols, drows, answers, key_of_base):
 
 
 def main(queries, dataset, dbs):
+    try:
+        spark = None if os.environ.get("FARM_SPARK") == "0" else Spark(dataset)
+    except ImportError:
+        spark = None
     dd = duckdb.connect()
     dd.execute("SET file_search_path = ?", [dataset])
     t = time.perf_counter()
     dd.execute(open(os.path.join(dataset, "duckdb.sql")).read())
     setup = time.perf_counter() - t
     key_of_base = {b: k for k, b in dd.execute("SELECT trace_key, base FROM _trace_base").fetchall()}
-    print(f"DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}; duckdb.sql ran in {setup:.2f} s")
+    print(f"DuckDB {duckdb.__version__}, SQLite {sqlite3.sqlite_version}; duckdb.sql ran in {setup:.2f} s"
+          + (f"; Spark {spark.version} (local[2]): session and spark.sql in {spark.setup:.1f} s" if spark else
+             "; Spark not run (pyspark not installed, or FARM_SPARK=0)"))
     print()
-    print(f"| query | DuckDB over the dataset ({len(key_of_base)} builds) | SQLite, each of {len(dbs)} databases (summed) | rows | same answer |")
-    print("|---|---|---|---|---|")
+    print(f"| query | DuckDB over the dataset ({len(key_of_base)} builds) |"
+          + (" Spark over the dataset |" if spark else "")
+          + f" SQLite, each of {len(dbs)} databases (summed) | rows | same answer |")
+    print("|---|---|---|---|---|" + ("---|" if spark else ""))
     for name in QUERIES:
         d_time, dcols, drows = run_duckdb(dd, dataset, name)
         s_time, answers = run_sqlite(queries, dbs, name)
         n = check(name, dcols, drows, answers, key_of_base)
-        print(f"| `{name.replace('_', '-')}` | {d_time:.2f} s | {s_time:.2f} s | {n} | yes |")
+        cell = ""
+        if spark:
+            k_time, kcols, krows = spark.run(name)
+            assert check(name, kcols, krows, answers, key_of_base) == n, f"{name}: Spark's row count"
+            cell = f" {k_time:.2f} s |"
+        print(f"| `{name.replace('_', '-')}` | {d_time:.2f} s |{cell} {s_time:.2f} s | {n} | yes |")
 
 
 if __name__ == "__main__":

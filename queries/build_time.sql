@@ -38,11 +38,17 @@ WITH
       FROM change
     )
     GROUP BY trace_id
+  ),
+  -- The images run in the scope, per trace (a join, not a subquery
+  -- naming the outer row two levels down: Spark reads no such reference).
+  commands (trace_id, n) AS (
+    SELECT q.trace_id, count(*)
+    FROM exec AS e JOIN (SELECT DISTINCT trace_id, process_id FROM scope) AS q USING (process_id)
+    WHERE e.image IS NOT NULL
+    GROUP BY q.trace_id
   )
 SELECT s.trace_id, count(*) AS processes,
-       (SELECT count(*) FROM exec AS e
-        WHERE e.image IS NOT NULL AND e.process_id IN (
-          SELECT process_id FROM scope AS q WHERE q.trace_id = s.trace_id)) AS commands,
+       COALESCE(c.n, 0) AS commands,
        min(s.first_ts) AS start_ts, max(s.last_ts) AS end_ts,
        max(s.last_ts) - min(s.first_ts) AS wall, sum(s.last_ts - s.first_ts) AS process_time,
        CASE WHEN max(s.last_ts) > min(s.first_ts)
@@ -51,5 +57,6 @@ SELECT s.trace_id, count(*) AS processes,
        k.peak AS peak_parallel
 FROM scope AS s
 JOIN peak AS k USING (trace_id)
-GROUP BY s.trace_id, k.peak
+LEFT JOIN commands AS c USING (trace_id)
+GROUP BY s.trace_id, k.peak, c.n
 ORDER BY s.trace_id;

@@ -7,13 +7,16 @@
 -- @column kind     Machine-readable kind (`truncated`, `skipped`, …: listed in the schema).
 -- @column issues   How many.
 -- @column example  The message of the first of them.
-SELECT trace_id, severity, kind, count(*) AS issues,
-       (SELECT message FROM import_issue AS j
-        WHERE j.trace_id = i.trace_id AND j.severity = i.severity AND j.kind = i.kind
-        ORDER BY j.import_issue_id LIMIT 1) AS example
-FROM import_issue AS i
-WHERE $trace IS NULL OR trace_id = $trace
-GROUP BY trace_id, severity, kind
+-- Each group's first row (window functions, not a correlated subquery in
+-- the select list of a GROUP BY: Spark refuses that).
+SELECT trace_id, severity, kind, issues, message AS example
+FROM (SELECT trace_id, severity, kind, message,
+             count(*) OVER (PARTITION BY trace_id, severity, kind) AS issues,
+             row_number() OVER (PARTITION BY trace_id, severity, kind
+                                ORDER BY import_issue_id) AS n
+      FROM import_issue
+      WHERE $trace IS NULL OR trace_id = $trace) AS g
+WHERE n = 1
 ORDER BY trace_id,
          CASE severity WHEN 'data_loss' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END,
          issues DESC, kind;

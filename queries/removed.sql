@@ -12,7 +12,8 @@
 --                  it wrote it last, or never changed it (or never looked
 --                  it up).
 SELECT COALESCE((
-  SELECT a.effect = 'remove'
+  -- 1 or 0, not a comparison: Spark's is a BOOLEAN, which COALESCE with 0 refuses.
+  SELECT CASE WHEN a.effect = 'remove' THEN 1 ELSE 0 END
   FROM build_access AS a
   -- (The access kind needs only the lookup, so it drops the others before their call is read.)
   WHERE a.access IN (SELECT access FROM _access_class WHERE effect IN ('write', 'remove'))

@@ -18,4 +18,5 @@ GROUP BY syscall
 -- from `fork` after its parent's vfork) was not called.
 HAVING sum(calls) > 0
 ORDER BY calls DESC, syscall
-LIMIT COALESCE($limit, 9223372036854775807);
+-- (All: 2^31 - 1, the largest LIMIT Spark takes; SQLite's is 2^63 - 1.)
+LIMIT COALESCE($limit, 2147483647);

@@ -83,7 +83,7 @@ WITH
   image_files (exec_id, files) AS (
     SELECT exec_id, count(DISTINCT resolved_id)
     FROM scope_lookup AS n
-    WHERE n.success = 1 OR n.coredump
+    WHERE n.success = 1 OR n.coredump = 1
        OR (n.success IS NULL
            AND (SELECT c.success FROM call AS c WHERE c.call_id = n.call_id) = 1)
     GROUP BY exec_id

@@ -774,7 +774,8 @@ WITH nth AS (
          max(CASE WHEN grp = 1 THEN writer END) OVER w AS first_writer_id,
          last_value(writer) OVER w AS last_writer_id,
          count(*) FILTER (WHERE flow = 1) OVER w AS flows,
-         row_number() OVER w AS k
+         -- Its own window: Spark numbers rows only over the default frame.
+         row_number() OVER (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset") AS k
   FROM nth
   WINDOW w AS (PARTITION BY root_pid, trace_id, path_id ORDER BY "offset"
                ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING)

@@ -1,8 +1,9 @@
 //! The dataset's SQL for other engines, generated from the one schema
 //! source (`schema/*.sql`, `queries/*.sql`): `DIR/duckdb.sql` (the tables
 //! and every view, for DuckDB), `DIR/duckdb/NAME.sql` (every canned
-//! query, for DuckDB) and `DIR/spark.sql` (the tables and the views Spark
-//! SQL can run). Owns the few per-engine rewrites where SQLite and the
+//! query, for DuckDB), `DIR/spark.sql` (the tables and every view, for
+//! Spark SQL) and `DIR/spark/NAME.sql` (every canned query, for Spark,
+//! parameters `:name`). Owns the few per-engine rewrites where SQLite and the
 //! other engine share no form; the SQL itself is written once, in forms
 //! every engine accepts (docs/datasets.md lists the rewrites).
 //!
@@ -32,6 +33,8 @@ pub const DUCKDB_SQL: &str = "duckdb.sql";
 pub const SPARK_SQL: &str = "spark.sql";
 /// The canned queries for DuckDB, one file each.
 pub const DUCKDB_QUERIES: &str = "duckdb";
+/// The canned queries for Spark SQL, one file each.
+pub const SPARK_QUERIES: &str = "spark";
 
 /// An engine the dataset ships SQL for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,13 +52,22 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
         (dir.join(DUCKDB_SQL), views(Engine::DuckDb, tables)?),
         (dir.join(SPARK_SQL), views(Engine::Spark, tables)?),
     ];
-    let qdir = dir.join(DUCKDB_QUERIES);
-    std::fs::create_dir_all(&qdir).map_err(|source| Error::Io {
-        path: qdir.clone(),
-        source,
-    })?;
-    for (file, sql) in QUERIES {
-        files.push((qdir.join(file), query(Engine::DuckDb, sql)));
+    for (engine, sub) in [
+        (Engine::DuckDb, DUCKDB_QUERIES),
+        (Engine::Spark, SPARK_QUERIES),
+    ] {
+        let qdir = dir.join(sub);
+        std::fs::create_dir_all(&qdir).map_err(|source| Error::Io {
+            path: qdir.clone(),
+            source,
+        })?;
+        for (file, sql) in QUERIES {
+            let sql = match engine {
+                Engine::DuckDb => (*sql).to_owned(),
+                Engine::Spark => spark_forms(file.trim_end_matches(".sql"), sql),
+            };
+            files.push((qdir.join(file), query(engine, &sql)));
+        }
     }
     for (path, text) in files {
         if std::fs::read_to_string(&path).ok().as_deref() != Some(text.as_str()) {
@@ -65,9 +77,66 @@ pub fn write(dir: &Path, tables: &[TableColumns]) -> Result<(), Error> {
     Ok(())
 }
 
-/// A canned query in the engine's dialect.
+/// Spark's forms of parts of the canned queries (`queries/engines/spark.sql`).
+const SPARK_FORMS: &str = include_str!("../../queries/engines/spark.sql");
+
+/// The forms of `queries/engines/spark.sql`: (query, SQLite's text, Spark's).
+fn forms() -> Vec<(&'static str, String, String)> {
+    let mut out = Vec::new();
+    for part in SPARK_FORMS.split("-- form: ").skip(1) {
+        let (name, body) = part.split_once('\n').unwrap_or((part, ""));
+        let body = body.split("-- end form").next().unwrap_or("");
+        let (_, rest) = body.split_once("-- sqlite:\n").unwrap_or(("", ""));
+        let (sqlite, spark) = rest.split_once("-- spark:\n").unwrap_or(("", ""));
+        out.push((name.trim(), sqlite.to_owned(), spark.to_owned()));
+    }
+    out
+}
+
+/// A canned query (`name`, without `.sql`) with Spark's forms of its parts
+/// put in (each form's SQLite text occurs once: a test checks).
+fn spark_forms(name: &str, sql: &str) -> String {
+    let mut sql = sql.to_owned();
+    for (query, sqlite, spark) in forms() {
+        if query == name {
+            sql = sql.replacen(&sqlite, &spark, 1);
+        }
+    }
+    sql
+}
+
+/// A canned query in the engine's dialect: Spark names a parameter
+/// `:name` where SQLite and DuckDB write `$name`.
 pub fn query(engine: Engine, sql: &str) -> String {
-    rewrite(engine, sql)
+    let sql = rewrite(engine, sql);
+    match engine {
+        Engine::DuckDb => sql,
+        Engine::Spark => parameters(&sql),
+    }
+}
+
+/// `$name` becomes `:name` (outside comments and strings).
+fn parameters(sql: &str) -> String {
+    let b = sql.as_bytes();
+    let mut out = String::with_capacity(sql.len());
+    let (mut i, mut copied) = (0, 0);
+    while i < b.len() {
+        match b[i] {
+            b'-' if b.get(i + 1) == Some(&b'-') => {
+                i = sql[i..].find('\n').map_or(b.len(), |n| i + n);
+            }
+            b'\'' | b'"' | b'`' => i = skip_quoted(b, i),
+            b'$' if b.get(i + 1).is_some_and(|c| c.is_ascii_alphabetic()) => {
+                out.push_str(&sql[copied..i]);
+                out.push(':');
+                i += 1;
+                copied = i;
+            }
+            _ => i += 1,
+        }
+    }
+    out.push_str(&sql[copied..]);
+    out
 }
 
 /// The script that defines every table and view for `engine`: the
@@ -92,6 +161,13 @@ pub fn views(engine: Engine, tables: &[TableColumns]) -> Result<String, Error> {
         read.replace("{T}", "trace")
     ));
     if engine == Engine::DuckDb {
+        // SQLite and Spark sort NULL before every value (ascending);
+        // DuckDB after, unless told: the canned queries' orders are
+        // SQLite's.
+        s.push_str(
+            "-- NULL sorts first ascending and last descending, as in SQLite.\n\
+             SET default_null_order = 'nulls_first_on_asc_last_on_desc';\n\n",
+        );
         s.push_str(&format!(
             "-- An id's value in its trace, and its trace's key.\n\
              CREATE OR REPLACE MACRO kt2sql_id(x) AS x % {ID_SPAN};\n\
@@ -232,9 +308,12 @@ fn schema_views(engine: Engine, sql: &str) -> String {
 /// subquery takes the subquery's columns as one row value.
 ///
 /// Spark: `"x"` is `` `x` ``; `CAST(x AS BLOB)` is `CAST(x AS BINARY)`, TEXT is STRING,
-/// INTEGER BIGINT; `MATERIALIZED` goes; `rtrim(x, chars)` is
+/// INTEGER BIGINT; `MATERIALIZED` goes; `main.tree_node` (SQLite's schema
+/// named) is `tree_node`; `rtrim(x, chars)` is
 /// `trim(TRAILING chars FROM x)`; `json_array`/`json_group_array` are
-/// `to_json` of `array`/`collect_list`.
+/// `to_json` of `array`/`collect_list`; `x ->> 0` is
+/// `get_json_object(x, '$[0]')`; `json_each(x)` (an array of strings) is
+/// `posexplode` of `from_json(x, 'array<string>')`.
 fn rewrite(engine: Engine, sql: &str) -> String {
     match engine {
         Engine::DuckDb => {
@@ -273,9 +352,57 @@ fn rewrite(engine: Engine, sql: &str) -> String {
             let s = rewrite_calls(&s, "json_array", &|inner| {
                 Some(format!("to_json(array({inner}))"))
             });
-            backticks(&s.replace(" AS MATERIALIZED (", " AS ("))
+            let s = json_arrows(&s);
+            let s = rewrite_calls(&s, "json_each", &|inner| {
+                Some(format!(
+                    "(SELECT CAST(pos AS BIGINT) AS key, col AS value \
+                     FROM posexplode(from_json({inner}, 'array<string>')))"
+                ))
+            });
+            backticks(&lateral_json_each(
+                &s.replace(" AS MATERIALIZED (", " AS (")
+                    .replace("main.tree_node", "tree_node"),
+            ))
         }
     }
+}
+
+/// Spark: `x ->> 0` (an element of a JSON array, as text) is
+/// `get_json_object(x, '$[0]')`; `x` is a column name.
+fn json_arrows(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut rest = sql;
+    while let Some(i) = rest.find(" ->> ") {
+        let left = &rest[..i];
+        let start = left
+            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '.'))
+            .map_or(0, |j| j + 1);
+        let after = &rest[i + " ->> ".len()..];
+        let digits = after.len() - after.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if start == i || digits == 0 {
+            out.push_str(&rest[..i + " ->> ".len()]);
+            rest = after;
+            continue;
+        }
+        out.push_str(&left[..start]);
+        out.push_str(&format!(
+            "get_json_object({}, '$[{}]')",
+            &left[start..],
+            &after[..digits]
+        ));
+        rest = &after[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Spark reads a subquery in FROM that names an earlier table of the same
+/// FROM only when marked `LATERAL`: a rewritten `json_each` after a comma.
+fn lateral_json_each(sql: &str) -> String {
+    sql.replace(
+        ", (SELECT CAST(pos AS BIGINT) AS key",
+        ", LATERAL (SELECT CAST(pos AS BIGINT) AS key",
+    )
 }
 
 /// DuckDB compares a row value with a subquery's row only when the
@@ -480,6 +607,49 @@ mod tests {
             "SELECT CAST(COALESCE(a, '') AS BINARY), 'CAST(x AS BLOB)' -- CAST(y AS BLOB)\n\
              , trim(TRAILING '/' FROM trim(TRAILING replace(p, '/', '') FROM p)), CAST(n AS BIGINT)"
         );
+    }
+
+    #[test]
+    fn spark_reads_json_arrays_and_named_parameters() {
+        assert_eq!(
+            query(
+                Engine::Spark,
+                "SELECT m.value ->> 1, '$x' FROM z, json_each(z.c) AS m -- $y\n\
+                 WHERE $trace IS NULL AND \"offset\" IN (SELECT value FROM json_each($files))"
+            ),
+            "SELECT get_json_object(m.value, '$[1]'), '$x' FROM z, LATERAL \
+             (SELECT CAST(pos AS BIGINT) AS key, col AS value \
+             FROM posexplode(from_json(z.c, 'array<string>'))) AS m -- $y\n\
+             WHERE :trace IS NULL AND `offset` IN (SELECT value FROM \
+             (SELECT CAST(pos AS BIGINT) AS key, col AS value \
+             FROM posexplode(from_json(:files, 'array<string>'))))"
+        );
+    }
+
+    /// Every form of `queries/engines/spark.sql` names a canned query and
+    /// replaces text found exactly once in it.
+    #[test]
+    fn spark_forms_each_replace_one_text_of_their_query() {
+        let forms = forms();
+        assert!(forms.len() >= 4, "{} forms", forms.len());
+        for (name, sqlite, spark) in forms {
+            let file = format!("{name}.sql");
+            let (_, sql) = QUERIES
+                .iter()
+                .find(|(f, _)| *f == file)
+                .unwrap_or_else(|| panic!("a form names {name}, no canned query"));
+            assert!(
+                !sqlite.trim().is_empty() && !spark.trim().is_empty(),
+                "{name}"
+            );
+            assert_eq!(
+                sql.matches(sqlite.as_str()).count(),
+                1,
+                "{name}: the form's SQLite text occurs once:\n{sqlite}"
+            );
+            let out = spark_forms(name, sql);
+            assert!(out.contains(spark.as_str()) && !out.contains(sqlite.as_str()));
+        }
     }
 
     #[test]

@@ -1,7 +1,9 @@
-"""Runs every view and every canned query on DuckDB over a kt2sql dataset
-(its duckdb.sql and duckdb/*.sql) and on the SQLite databases it was
-exported from, and checks that each trace gets the same rows, in the same
-order for the queries.
+"""Runs every view and every canned query on DuckDB or Spark over a kt2sql
+dataset (its duckdb.sql and duckdb/*.sql, or spark.sql and spark/*.sql)
+and on the SQLite databases it was exported from, and checks that each
+trace gets the same rows, in the same order for the queries. Each view
+runs once over the whole dataset; each query once per trace and set of
+parameters. Spark runs in one local[2] session.
 
 In the dataset's views every id is the trace's own plus the trace's number
 times 2^40 (duckdb.sql says why); the rows are compared with that offset
@@ -9,7 +11,8 @@ taken off the id columns (named `*_id`, `calls_from`, `calls_to`, and the
 tree order's positions) and off
 the ids inside text (the graph's `c123` node names, JSON arrays of ids).
 
-usage: answers.py DATASET DB...   (exit 0: all good; 3: duckdb missing)
+usage: answers.py duckdb|spark DATASET DB...
+(exit 0: all good; 1: a difference; 3: the engine is not installed)
 """
 import decimal
 import glob
@@ -18,6 +21,7 @@ import os
 import re
 import sqlite3
 import sys
+import time
 
 SPAN = 1 << 40
 
@@ -43,6 +47,9 @@ def fail(msg):
 def is_id(col):
     return col.endswith("_id") or col in (
         "calls_from", "calls_to", "producer_process", "consumer_process",
+        # _scope_after_write: the command of the latest write and, for a
+        # flow, the command read from (command_ids).
+        "writer", "producer",
         # The tree order's positions, offset like the ids (tree_node,
         # _scope_span, process_tree.sort_key).
         "pos", "subtree_end", "first_pos", "last_pos", "sort_key")
@@ -67,77 +74,191 @@ def norm(v, col, base):
     return v
 
 
-def params_of(sql):
+def params_of(sql, mark="$"):
     body = "\n".join(line.split("--")[0] for line in sql.split("\n"))
     body = re.sub(r"'[^']*'", "''", body)
-    return sorted(set(re.findall(r"\$([a-z_]+)", body)))
+    return sorted(set(re.findall(re.escape(mark) + r"([a-z_]+)", body)))
 
 
-def main(dataset, dbs):
-    try:
-        import duckdb
-    except ImportError:
-        print("duckdb is not installed: pip install duckdb")
-        sys.exit(3)
-    dd = duckdb.connect()
-    dd.execute("SET file_search_path = ?", [dataset])
-    dd.execute(open(os.path.join(dataset, "duckdb.sql")).read())
-    bases = dict(dd.execute("SELECT trace_key, base FROM _trace_base").fetchall())
-    queries = sorted(glob.glob(os.path.join(dataset, "duckdb", "*.sql")))
+def statements(text):
+    """The statements of a script, split at the `;` ending a line."""
+    cur = []
+    for line in text.split("\n"):
+        cur.append(line)
+        if line.rstrip().endswith(";") and not line.lstrip().startswith("--"):
+            s = "\n".join(cur).strip().rstrip(";")
+            if any(not l.lstrip().startswith("--") and l.strip() for l in s.split("\n")):
+                yield s
+            cur = []
+
+
+class DuckDb:
+    queries = "duckdb"
+    mark = "$"
+
+    def __init__(self, dataset):
+        try:
+            import duckdb
+        except ImportError:
+            print("duckdb is not installed: pip install duckdb")
+            sys.exit(3)
+        self.version = f"duckdb {duckdb.__version__}"
+        self.dd = duckdb.connect()
+        self.dd.execute("SET file_search_path = ?", [dataset])
+        self.dd.execute(open(os.path.join(dataset, "duckdb.sql")).read())
+
+    def run(self, sql, params=None):
+        res = self.dd.execute(sql, params or {})
+        return [d[0] for d in res.description], res.fetchall()
+
+
+class Spark:
+    queries = "spark"
+    mark = ":"
+
+    def __init__(self, dataset):
+        try:
+            from pyspark.sql import SparkSession
+        except ImportError:
+            print("pyspark is not installed: pip install pyspark (and a Java 17 runtime)")
+            sys.exit(3)
+        import shutil
+        if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
+            print("no Java runtime for Spark: install a Java 17 runtime (or set JAVA_HOME)")
+            sys.exit(3)
+        # Local mode on the loopback interface, two threads; tiny data, so
+        # few shuffle partitions (200 by default: a task each).
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        # spark.sql reads the tables relative to the working directory the
+        # session (its JVM) starts in.
+        os.chdir(dataset)
+        self.spark = (SparkSession.builder.master("local[2]").appName("kt2sql-answers")
+                      .config("spark.ui.enabled", "false")
+                      .config("spark.ui.showConsoleProgress", "false")
+                      .config("spark.driver.host", "127.0.0.1")
+                      .config("spark.sql.shuffle.partitions", "2")
+                      .config("spark.sql.session.timeZone", "UTC")
+                      # A view keeps its analysed plan: one naming another is
+                      # not analysed again from its text, with every view
+                      # below it (half the session's setup).
+                      .config("spark.sql.legacy.storeAnalyzedPlanForView", "true")
+                      .getOrCreate())
+        self.spark.sparkContext.setLogLevel("ERROR")
+        self.version = f"Spark {self.spark.version}"
+        # Every table and view worked out once as it is defined (the script
+        # defines each after what it reads) and put in its name's place as
+        # its rows alone (a local checkpoint: a plan of one leaf). Each
+        # view and query is then planned from its own text over the rows
+        # of the views it names; otherwise its plan holds every view below
+        # it, expanded again at each mention (deps and lint ran the
+        # driver out of memory, critical_path took minutes per step).
+        for st in statements(open("spark.sql").read()):
+            self.spark.sql(st)
+            words = st.split()
+            if "VIEW" in words:
+                name = words[words.index("VIEW") + 1]
+                try:
+                    self.spark.table(name).localCheckpoint(eager=True).createOrReplaceTempView(name)
+                except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
+                    fail(f"view {name}: Spark {self.spark.version}: {str(ex).splitlines()[0]}")
+
+    def run(self, sql, params=None):
+        df = self.spark.sql(sql, args=params or {})
+        return df.columns, [tuple(r) for r in df.collect()]
+
+
+def trace_of(r, ids):
+    """The base of the trace a row of the dataset belongs to: that of its
+    first id that is set."""
+    return next((r[i] - r[i] % SPAN for i in ids if r[i] is not None), None)
+
+
+def main(engine, dataset, dbs):
+    dbs = [os.path.abspath(d) for d in dbs]
+    here = os.path.dirname(os.path.abspath(__file__))
+    dataset = os.path.abspath(dataset)
+    t0 = time.monotonic()
+    e = {"duckdb": DuckDb, "spark": Spark}[engine](dataset)
+    t1 = time.monotonic()
+    bases = dict(e.run("SELECT trace_key, base FROM _trace_base")[1])
+    queries = sorted(glob.glob(os.path.join(dataset, e.queries, "*.sql")))
     if len(queries) < 30:
-        fail(f"{len(queries)} queries in {dataset}/duckdb")
+        fail(f"{len(queries)} queries in {dataset}/{e.queries}")
+    cons = [sqlite3.connect(db) for db in dbs]
+    keys = [c.execute("SELECT fingerprint || '-' || size FROM trace").fetchall()[0][0] for c in cons]
     views = checked = 0
-    for db in dbs:
-        con = sqlite3.connect(db)
-        key = con.execute("SELECT fingerprint || '-' || size FROM trace").fetchall()[0][0]
-        base = bases[key]
-        # Every view: the rows of this trace (those whose ids are in its
-        # span), against the database's, as sets of rows (views have no order).
-        names = [r[0] for r in con.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")]
-        for v in names:
+    # Every view, once over the dataset: each trace's rows (those whose ids
+    # are in its span) against its database's, as sets of rows (views have
+    # no order).
+    names = [r[0] for r in cons[0].execute(
+        "SELECT name FROM sqlite_master WHERE type = 'view' ORDER BY name")]
+    for v in names:
+        try:
+            dcols, drows = e.run(f"SELECT * FROM {v}")
+        except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
+            fail(f"view {v}: {e.version}: {str(ex).splitlines()[0]}")
+        for con, key in zip(cons, keys):
+            base = bases[key]
             cur = con.execute(f"SELECT * FROM {v}")
             cols = [d[0] for d in cur.description]
             want = sorted((tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur),
                           key=repr)
-            res = dd.execute(f"SELECT * FROM {v}")
-            dcols = [d[0] for d in res.description]
-            if dcols != [d[0] for d in cur.description]:
-                fail(f"view {v}: DuckDB columns {dcols}, SQLite {cols}")
+            if dcols != cols:
+                fail(f"view {v}: {e.version} columns {dcols}, SQLite {cols}")
             ids = [i for i, c in enumerate(cols) if c and is_id(c)]
             if not ids:
                 fail(f"view {v}: no id column to tell the traces apart")
-            got = []
-            for r in res.fetchall():
-                trace = next((r[i] - r[i] % SPAN for i in ids if r[i] is not None), None)
-                if trace == base:
-                    got.append(tuple(norm(x, c, base) for x, c in zip(r, cols) if c))
-            got.sort(key=repr)
+            got = sorted((tuple(norm(x, c, base) for x, c in zip(r, cols) if c)
+                          for r in drows if trace_of(r, ids) == base), key=repr)
             if got != want:
                 diff = [r for r in got if r not in want][:3] + ["|"] + [r for r in want if r not in got][:3]
                 fail(f"view {v} of {key}: {len(got)} rows, SQLite {len(want)}; differing: {diff}")
             views += 1
+    t2 = time.monotonic()
+    # The queries over every trace on DuckDB; on Spark (seconds a query,
+    # half a minute for deps, lint and critical_path) over the trace whose
+    # ids the dataset offsets, which is the harder case: the views above
+    # have given both traces SQLite's rows.
+    asked = list(zip(cons, keys))
+    if engine == "spark":
+        asked = [(c, k) for c, k in asked if bases[k] != 0][:1]
+        if not asked:
+            fail("no trace of the dataset has its ids offset")
+    for con, key in asked:
+        base = bases[key]
         # Every canned query, scoped to this trace, with its parameters'
         # defaults, then with a pid that has children (the _scope subtree).
         pid = con.execute(
             "SELECT p.pid FROM process AS p WHERE EXISTS (SELECT 1 FROM process AS c "
             "WHERE c.parent_id = p.process_id) ORDER BY p.process_id LIMIT 1").fetchall()
         pid = pid[0][0] if pid else None
+        # Files for deps: an intermediate first (it was read after it was
+        # written, so both ways find something), then an output.
         out = con.execute(
             "SELECT path FROM build_file WHERE role IN ('output', 'intermediate') "
-            "ORDER BY path LIMIT 1").fetchall()
-        files = json.dumps([out[0][0]] if out else ["/nonexistent"])
+            "ORDER BY role <> 'intermediate', path LIMIT 2").fetchall()
+        files = json.dumps([r[0] for r in out] if out else ["/nonexistent"])
+        # deps' jobs: the programs that ran as make and as a compiler driver
+        # (by name, as `kt2sql deps` finds them).
+        progs = [r[0] for r in con.execute(
+            "SELECT DISTINCT pa.path FROM exec AS e JOIN path AS pa ON pa.path_id = e.resolved_id "
+            "WHERE e.success = 1 ORDER BY pa.path")]
+        jobs = {"makes": json.dumps([p for p in progs if os.path.basename(p) in ("make", "gmake", "bmake")]),
+                "compilers": json.dumps([p for p in progs if os.path.basename(p) in ("cc", "gcc", "clang")])}
         for q in queries:
             name = os.path.basename(q)[:-4]
             dsql = open(q).read()
-            ssql = open(os.path.join(os.path.dirname(__file__), "..", "..", "queries", name + ".sql")).read()
-            takes = params_of(dsql)
+            ssql = open(os.path.join(here, "..", "..", "queries", name + ".sql")).read()
+            takes = params_of(dsql, e.mark)
             if takes != params_of(ssql):
-                fail(f"{name}: DuckDB takes {takes}, SQLite {params_of(ssql)}")
+                fail(f"{name}: {e.version} takes {takes}, SQLite {params_of(ssql)}")
             sets = [{}]
             if "pid" in takes and pid is not None:
                 sets.append({"pid": pid})
-            if "reverse" in takes:
+            if "makes" in takes and "compilers" in takes:
+                # Jobs both ways, the sources transitively forward.
+                sets += [dict(jobs, reverse=1), dict(jobs, sources=1)]
+            elif "reverse" in takes:
                 sets.append({"reverse": 1})
             for extra in sets:
                 p = {k: None for k in takes}
@@ -156,16 +277,14 @@ def main(dataset, dbs):
                 cols = [None if (name, d[0]) in GLOBAL else d[0] for d in cur.description]
                 want = [tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur]
                 try:
-                    res = dd.execute(dsql, dp)
-                except Exception as e:  # noqa: BLE001 (the engine's own error, shown)
-                    fail(f"{name} {extra}: DuckDB: {e}")
-                rows = res.fetchall()
+                    _, rows = e.run(dsql, dp)
+                except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
+                    fail(f"{name} {extra}: {e.version}: {str(ex).splitlines()[0]}")
                 if not scoped:
                     ids = [i for i, c in enumerate(cols) if c and is_id(c)]
                     if not ids:
                         fail(f"{name}: no $trace and no id column to tell the traces apart")
-                    rows = [r for r in rows
-                            if next((r[i] - r[i] % SPAN for i in ids if r[i] is not None), None) == base]
+                    rows = [r for r in rows if trace_of(r, ids) == base]
                 got = [tuple(norm(x, c, base) for x, c in zip(r, cols) if c) for r in rows]
                 if name in BY_NAME or name in UNORDERED:
                     got, want = sorted(got, key=repr), sorted(want, key=repr)
@@ -175,9 +294,11 @@ def main(dataset, dbs):
                     fail(f"{name} {extra} of {key}: {len(got)} rows, SQLite {len(want)}"
                          f"{' (same rows, other order)' if same else ''}; differing: {diff}")
                 checked += 1
-    print(f"duckdb {duckdb.__version__}: {views} views and {checked} query runs over "
-          f"{len(dbs)} traces give SQLite's rows")
+    t3 = time.monotonic()
+    print(f"{e.version}: {views} view checks over {len(dbs)} traces and {checked} query "
+          f"runs over {len(asked)} give SQLite's rows"
+          + f" (setup {t1 - t0:.0f} s, views {t2 - t1:.0f} s, queries {t3 - t2:.0f} s)")
 
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2:])
+    main(sys.argv[1], sys.argv[2], sys.argv[3:])

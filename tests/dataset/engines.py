@@ -127,7 +127,14 @@ def check_spark(dataset, dbs):
     except ImportError:
         print("pyspark is not installed: pip install pyspark (and a Java 17 runtime)")
         sys.exit(3)
-    spark = SparkSession.builder.master("local[1]").appName("kt2sql-dataset").getOrCreate()
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    spark = (SparkSession.builder.master("local[2]").appName("kt2sql-dataset")
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
     for db in dbs:
         con, tables = sqlite_tables(db)
         key = key_of(con)
