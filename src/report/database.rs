@@ -123,7 +123,10 @@ pub fn open(db: &Path) -> Result<Database, Error> {
 pub const CACHE_SIZE: i64 = -4096;
 
 /// Bytes of heap past which SQLite frees cached pages before it allocates
-/// more (a soft limit: a statement never fails for it).
+/// more (a soft limit: a statement never fails for it). Only an SQLite that
+/// keeps memory statistics acts on it; kt2sql's own build does not
+/// (`.cargo/config.toml`), and bounds a query's temporary b-trees by their
+/// default cache instead.
 pub const SOFT_HEAP_LIMIT: i64 = 24 << 20;
 
 /// Keep a report's SQLite memory flat however big the database: a small

@@ -75,7 +75,7 @@ pub use result_set::{
 };
 pub use row::{RowReader, TypedRow};
 pub use run::{
-    collect_as, collect_sql_as, each, each_as, opt_int, prepare, prepare_as, run, run_sql, stream,
-    Scope,
+    collect_as, collect_sql_as, each, each_as, each_sql_as, opt_int, prepare, prepare_as, run,
+    run_sql, stream, Scope,
 };
 pub use schema_text::{schema_objects, schema_text};

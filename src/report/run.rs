@@ -195,6 +195,26 @@ where
     Ok(out)
 }
 
+/// One SQL statement of the code's own, bound as [`run_sql`] binds it,
+/// handing each row to `f` read as a `T` by column name as SQLite
+/// produces it, without collecting them; `context` names it in errors.
+pub fn each_sql_as<T: TypedRow>(
+    conn: &Connection,
+    sql: &str,
+    params: &[(&str, Cell)],
+    context: &str,
+    mut f: impl FnMut(T::Row<'_>) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut stmt = prepare_sql(conn, sql, params, context)?;
+    let reader = RowReader::<T>::of_statement(&stmt, context)?;
+    let ctx = |e| sql_err(context.to_string())(e);
+    let mut rows = stmt.raw_query();
+    while let Some(row) = rows.next().map_err(ctx)? {
+        f(reader.row(row))?;
+    }
+    Ok(())
+}
+
 /// Run every statement of `sql` on `db` and hand each result to `sink` row
 /// by row, as SQLite produces them. All statements are prepared (and so
 /// checked by the guard) before the first one runs: they all run, or none

@@ -96,6 +96,12 @@ pub enum Existing {
 /// The page size of a new database, in bytes ([`bulk_pragmas`]).
 pub const PAGE_SIZE: i64 = 16384;
 
+/// The page cache of a connection that writes a database (import, append,
+/// follow), in `PRAGMA cache_size`'s form (KiB): SQLite's own default,
+/// 2 MiB, set by name because kt2sql builds SQLite with a smaller default
+/// (`.cargo/config.toml`) for the temporary tables of a report's query.
+pub const WRITER_CACHE_SIZE: i64 = -2000;
+
 /// Bulk-load settings for a database file only this process can see (the
 /// temporary file beside the target), set outside any transaction because
 /// `journal_mode` is a no-op inside one.
@@ -112,7 +118,8 @@ pub const PAGE_SIZE: i64 = 16384;
 ///   enforcement on by default). The references hold once the load is done.
 /// * `locking_mode = EXCLUSIVE`: nobody else opens the temporary file, so
 ///   skip lock churn.
-/// * The page cache and `temp_store` stay at SQLite's defaults (2 MiB, temp
+/// * The page cache stays at SQLite's usual default, 2 MiB
+///   ([`WRITER_CACHE_SIZE`]), and `temp_store` at its default (temp
 ///   files on disk): rows are appended, which needs no cache, and sorting
 ///   for the indexes in memory made memory grow with the trace (210 MB at
 ///   1 GiB) without being faster (bench/NOTES.md).
@@ -138,6 +145,8 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
             source: rusqlite::Error::InvalidQuery,
         });
     }
+    conn.pragma_update(None, "cache_size", WRITER_CACHE_SIZE)
+        .map_err(ctx("cache_size"))?;
     conn.pragma_update(None, "foreign_keys", "OFF")
         .map_err(ctx("foreign_keys"))?;
     conn.pragma_update(None, "synchronous", "OFF")
@@ -157,9 +166,11 @@ pub fn bulk_pragmas(conn: &Connection) -> Result<(), Error> {
 /// * `foreign_keys = OFF`: as in [`bulk_pragmas`], rows may name rows
 ///   written later in the same transaction.
 ///
-/// The page cache stays at 2 MiB: 64 MiB made appending a 1 GiB trace to a
+/// The page cache stays at 2 MiB ([`WRITER_CACHE_SIZE`]): 64 MiB made appending a 1 GiB trace to a
 /// 1.1 GB database no faster (bench/NOTES.md) and memory 3 times larger.
 pub fn append_pragmas(conn: &Connection) -> Result<(), Error> {
+    conn.pragma_update(None, "cache_size", WRITER_CACHE_SIZE)
+        .map_err(sql_err("setting PRAGMA cache_size".into()))?;
     conn.pragma_update(None, "foreign_keys", "OFF")
         .map_err(sql_err("setting PRAGMA foreign_keys".into()))
 }

@@ -225,6 +225,7 @@ fn pragmas(conn: &Connection, db: &Path) -> Result<(), Error> {
     conn.pragma_update(None, "foreign_keys", "OFF")
         .map_err(sql_err("setting PRAGMA foreign_keys".into()))
         .map_err(ctx)?;
+    pragma("cache_size", schema::WRITER_CACHE_SIZE)?;
     pragma("journal_size_limit", WAL_CHECKPOINT_BYTES as i64)?;
     pragma("wal_autocheckpoint", (16 << 20) / schema::PAGE_SIZE)?;
     Ok(())

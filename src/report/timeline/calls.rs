@@ -1,7 +1,7 @@
 //! The system-call slices of `kt2sql timeline --calls` in the Chrome
 //! trace ([`super::chrome`]): the rows of `queries/timeline_call_rows.sql`,
-//! each call's lifetime and thread mapped to its track and tid once per
-//! process and thread ([`Tracks`], [`Threads`]), every event built into one
+//! each call's lifetime and thread mapped to its track and tid
+//! ([`Tracks`], [`Threads`]: SQLite's, the recent ones cached), every event built into one
 //! reused buffer (a big build makes millions of calls). It writes events
 //! only; the rest of the trace is `chrome`'s.
 
@@ -27,7 +27,7 @@ pub(super) fn write(
     ev: &mut Events<'_>,
     lives: &Tracks,
 ) -> Result<(), Error> {
-    let threads = Threads::load(conn, opts)?;
+    let mut threads = Threads::new(conn)?;
     let mut params = opts.params();
     params.push(("min_dur", super::opt_int(opts.min_dur)));
     let (mut stmt, context, reader) =
@@ -38,31 +38,13 @@ pub(super) fn write(
     let mut w = CallWriter::default();
     while let Some(row) = rows.next().map_err(ctx)? {
         let call = reader.row(row);
-        let (track, pid) = match lives.get(call.process_id) {
-            Some(t) => (t.track, t.pid),
-            None => {
-                let pid = pid_of(conn, call.process_id)?;
-                (pid, pid)
-            }
-        };
-        let tid = threads.tid(call.thread_id, pid);
+        let pid = threads.pid(call.process_id)?;
+        let track = lives.of(call.process_id, pid);
+        let tid = threads.tid(call.thread_id, pid)?;
         w.event(&call, track, tid, ev.origin);
         ev.write(&w.buf)?;
     }
     Ok(())
-}
-
-/// The OS pid of lifetime `process_id`, for a call whose lifetime has no
-/// track (the tracks and the calls are read with the same scope, so this
-/// is not expected).
-fn pid_of(conn: &Connection, process_id: i64) -> Result<i64, Error> {
-    let sql = "SELECT pid FROM process WHERE process_id = ?1";
-    conn.prepare_cached(sql)
-        .and_then(|mut s| s.query_row([process_id], |r| r.get(0)))
-        .map_err(|source| Error::Sqlite {
-            context: format!("finding the pid of process {process_id}"),
-            source,
-        })
 }
 
 typed_row! {

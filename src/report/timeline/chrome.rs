@@ -32,7 +32,7 @@
 //! process start, given in `otherData.origin_ns` (absolute ns since the
 //! epoch would not fit a double's 53 bits at ns precision).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::io::Write;
 
 use rusqlite::types::ValueRef;
@@ -40,7 +40,7 @@ use rusqlite::Connection;
 
 use super::critical;
 use super::flows::{self, Flow};
-use super::tracks::Tracks;
+use super::tracks::{self, Tracks};
 use super::{each_slice, on_path, out_err, Options, Running, Slice, Step};
 use crate::json::Obj;
 use crate::report::each_as;
@@ -119,36 +119,32 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     };
     let lives = Tracks::load(conn, opts)?;
     build_track(&mut ev, &steps)?;
-    let named = slices(conn, opts, &mut ev, &lives, &on_path(&steps))?;
+    slices(conn, opts, &mut ev, &lives, &on_path(&steps))?;
     forks(conn, opts, &mut ev, &lives)?;
     file_flows(&flows, &mut ev, &lives)?;
     counter(conn, opts, &mut ev)?;
     if opts.calls {
         super::calls::write(conn, opts, &mut ev, &lives)?;
     }
-    // Track names: the lifetime's commands in the order they appeared,
-    // then which lifetime of a shared pid it is.
-    for (track, (_, process, names)) in &named {
+    // Track names, in track order: the lifetime's commands in the order
+    // they appeared, then which lifetime of a shared pid it is.
+    tracks::each_name(conn, opts, |t, process, names| {
         let mut name = names.join(&b" \xe2\x86\x92 "[..]);
+        if t.shared() {
+            let (p, k, n) = (t.pid, t.lifetime, t.lifetimes);
+            name.extend(format!(" (pid {p}, lifetime {k} of {n})").bytes());
+        }
         let mut a = String::new();
         let mut args = Obj::new(&mut a);
-        if let Some(t) = lives.get(*process) {
-            if t.shared() {
-                let (p, k, n) = (t.pid, t.lifetime, t.lifetimes);
-                name.extend(format!(" (pid {p}, lifetime {k} of {n})").bytes());
-            }
-            args.bytes("name", &name)
-                .int("os_pid", t.pid)
-                .int("trace_id", t.trace_id)
-                .int("process_id", *process)
-                .int("lifetime", t.lifetime)
-                .int("lifetimes", t.lifetimes);
-        } else {
-            args.bytes("name", &name);
-        }
+        args.bytes("name", &name)
+            .int("os_pid", t.pid)
+            .int("trace_id", t.trace_id)
+            .int("process_id", process)
+            .int("lifetime", t.lifetime)
+            .int("lifetimes", t.lifetimes);
         args.end();
-        ev.meta("process_name", *track, None, &a)?;
-    }
+        ev.meta("process_name", t.track, None, &a)
+    })?;
     writeln!(ev.out, "\n]}}").map_err(out_err)
 }
 
@@ -192,33 +188,26 @@ fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
     Ok(())
 }
 
-/// Each track (by its `pid`): its sort index (tree order), its lifetime
-/// (process_id) and its commands' names in the order they appeared.
-type Named = BTreeMap<i64, (usize, i64, Vec<Vec<u8>>)>;
-
-/// The command slices in tree order; returns the tracks they made.
+/// The command slices in tree order, each track's sort index (its place
+/// in that order) before its first slice.
 fn slices(
     conn: &Connection,
     opts: &Options,
     ev: &mut Events<'_>,
     lives: &Tracks,
     critical: &HashMap<i64, i64>,
-) -> Result<Named, Error> {
-    let mut named = Named::new();
+) -> Result<(), Error> {
+    // The lifetimes seen so far, a bit per process_id (dense from 1).
+    let mut seen = BitSet::default();
+    let mut tracks = 0usize;
     each_slice(conn, opts, false, |r| {
         let process = r.process_id;
         let track = lives.of(process, r.pid);
         let comm = &r.comm;
-        let seen = named.len();
-        let (_, _, names) = named
-            .entry(track)
-            .or_insert_with(|| (seen, process, Vec::new()));
-        if names.is_empty() {
-            let arg = format!("{{\"sort_index\":{seen}}}");
+        if seen.insert(process) {
+            let arg = format!("{{\"sort_index\":{tracks}}}");
+            tracks += 1;
             ev.meta("process_sort_index", track, None, &arg)?;
-        }
-        if !names.iter().any(|c| c[..] == comm[..]) {
-            names.push(comm.to_vec());
         }
         ev.event(|o, origin| {
             o.bytes("name", comm)
@@ -230,8 +219,28 @@ fn slices(
                 .int("tid", r.tid)
                 .raw("args", &slice_args(&r, critical));
         })
-    })?;
-    Ok(named)
+    })
+}
+
+/// A set of ids, a bit each up to the largest (process_ids are numbered
+/// from 1 without gaps: an eighth of a byte per lifetime).
+#[derive(Default)]
+struct BitSet(Vec<u64>);
+
+impl BitSet {
+    /// Add `id`; whether it was new. A negative id is never held (always new).
+    fn insert(&mut self, id: i64) -> bool {
+        let Ok(id) = usize::try_from(id) else {
+            return true;
+        };
+        let (word, bit) = (id / 64, 1u64 << (id % 64));
+        if word >= self.0.len() {
+            self.0.resize(word + 1, 0);
+        }
+        let new = self.0[word] & bit == 0;
+        self.0[word] |= bit;
+        new
+    }
 }
 
 /// The `args` of a command slice.

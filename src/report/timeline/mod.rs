@@ -2,9 +2,10 @@
 //! Trace Event file ([`chrome`], for ui.perfetto.dev, chrome://tracing,
 //! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`], its time axis in [`ticks`]). Both are written as the
 //! rows of `queries/timeline_*.sql` come from SQLite, never held whole in
-//! memory: what is kept is per process (track names), per thread (its OS
-//! id, for `--calls`), per file flow or per step of the critical path,
-//! never per call.
+//! memory: what is kept is per file flow or per step of the critical
+//! path, a bit per process (whose track has begun) and two words per
+//! lifetime of a reused pid ([`tracks`]), never per call; the track names
+//! are asked of SQLite at the end, a track at a time.
 //!
 //! The critical path is found per trace (each trace is its own build) and
 //! highlighted in both formats; `kt2sql stats` prints it as text, from

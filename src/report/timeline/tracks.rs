@@ -6,16 +6,24 @@
 //! them (by trace, start) is drawn under pid + (k − 1)·M, M the smallest
 //! power of ten above every pid in scope, and its track name says
 //! `pid P, lifetime k of n`. The calls of `--calls` are drawn on their
-//! lifetime's track and their thread's OS id ([`Threads`], from
-//! `queries/timeline_threads.sql`). Held per process and thread, never per
-//! call.
+//! lifetime's track and their thread's OS id ([`Threads`]).
+//!
+//! What is held does not grow with the build's processes but by the
+//! lifetimes that share a pid (two words each, [`Tracks`]); the OS pid of
+//! a call's lifetime and the OS id of its thread are asked of SQLite
+//! through the primary keys and kept in small caches of the recent ones
+//! ([`Threads`]: the calls come in time order, from the few processes
+//! running at once). The track names are read at the end, a track at a
+//! time ([`each_name`]).
 
-use foldhash::{HashMap, HashMapExt};
-use rusqlite::Connection;
+use rusqlite::{Connection, Statement};
 
 use super::Options;
 use crate::report::each_as;
+use crate::report::each_sql_as;
+use crate::report::query;
 use crate::report::row::typed_row;
+use crate::schema::sql_err;
 use crate::Error;
 
 /// One lifetime's track.
@@ -44,84 +52,191 @@ typed_row! {
     /// A row of `queries/timeline_tracks.sql`.
     struct TrackRow from "timeline_tracks" {
         process_id: i64,
-        trace_id: i64,
         pid: i64,
         track: i64,
-        lifetime: i64,
-        lifetimes: i64,
     }
 }
 
-typed_row! {
-    /// A row of `queries/timeline_threads.sql`.
-    struct ThreadRow from "timeline_threads" {
-        thread_id: i64,
-        tid: i64,
-    }
-}
-
-/// Every lifetime's track in scope, by process_id.
+/// The track of every lifetime in scope drawn under another number than
+/// its OS pid (the 2nd, 3rd, … lifetime of a shared pid), by process_id:
+/// every other lifetime's track is its OS pid.
 #[derive(Debug)]
 pub struct Tracks {
-    by_process: HashMap<i64, Track>,
+    /// (process_id, track), sorted by process_id.
+    moved: Vec<(i64, i64)>,
 }
 
 impl Tracks {
     /// The tracks of `opts`' scope.
     pub fn load(conn: &Connection, opts: &Options) -> Result<Self, Error> {
-        let mut t = Tracks {
-            by_process: HashMap::new(),
-        };
+        let mut moved = Vec::new();
         each_as::<TrackRow>(conn, "timeline_tracks", &opts.params(), |r| {
-            let track = Track {
-                track: r.track,
-                pid: r.pid,
-                trace_id: r.trace_id,
-                lifetime: r.lifetime,
-                lifetimes: r.lifetimes,
-            };
-            t.by_process.insert(r.process_id, track);
+            if r.track != r.pid {
+                moved.push((r.process_id, r.track));
+            }
             Ok(())
         })?;
-        Ok(t)
+        // The query gives them by process_id; sorted again so the search
+        // does not depend on it.
+        moved.sort_unstable();
+        Ok(Tracks { moved })
     }
 
-    /// The track of lifetime `process_id`; `pid` (its OS pid) when the
-    /// scope does not hold it.
+    /// The track of lifetime `process_id`, whose OS pid is `pid`; `pid`
+    /// when the scope does not hold it.
     pub fn of(&self, process_id: i64, pid: i64) -> i64 {
-        self.by_process.get(&process_id).map_or(pid, |t| t.track)
-    }
-
-    /// The lifetime of `process_id`.
-    pub fn get(&self, process_id: i64) -> Option<&Track> {
-        self.by_process.get(&process_id)
+        match self.moved.binary_search_by_key(&process_id, |m| m.0) {
+            Ok(i) => self.moved[i].1,
+            Err(_) => pid,
+        }
     }
 }
 
-/// The OS id of every thread in scope, by thread_id.
-#[derive(Debug)]
-pub struct Threads {
-    by_thread: HashMap<i64, i64>,
+typed_row! {
+    /// A track and one of its commands' names (the lifetime's images in
+    /// order, tracks in `track` order): the rows of [`each_name`]'s SQL.
+    struct NameRow {
+        track: i64,
+        process_id: i64,
+        trace_id: i64,
+        pid: i64,
+        lifetime: i64,
+        lifetimes: i64,
+        comm: Vec<u8>,
+    }
 }
 
-impl Threads {
-    /// The threads of `opts`' scope.
-    pub fn load(conn: &Connection, opts: &Options) -> Result<Self, Error> {
-        let mut by_thread = HashMap::new();
-        each_as::<ThreadRow>(conn, "timeline_threads", &opts.params(), |r| {
-            by_thread.insert(r.thread_id, r.tid);
+/// Every track of `opts`' scope that has a command, in track order, with
+/// its lifetime and its commands' distinct names in the order they
+/// appeared (its images in order): `f(track, process_id, names)`. Holds
+/// one track's names at a time.
+pub fn each_name(
+    conn: &Connection,
+    opts: &Options,
+    mut f: impl FnMut(&Track, i64, &[Vec<u8>]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let tracks = query("timeline_tracks").expect("queries/timeline_tracks.sql is built in");
+    let body = tracks.sql.trim_end().trim_end_matches(';');
+    // Each lifetime's images in tree order are its images in order (the
+    // next image is the sibling after the children of the one before).
+    let sql = format!(
+        "SELECT tr.track, tr.process_id, tr.trace_id, tr.pid, tr.lifetime, tr.lifetimes, e.comm \
+         FROM ({body}\n) AS tr \
+         JOIN tree_node AS t ON t.process_id = tr.process_id \
+         JOIN exec AS e ON e.exec_id = t.exec_id \
+         ORDER BY tr.track, tr.process_id, t.pos"
+    );
+    let mut cur: Option<(Track, i64)> = None;
+    let mut names: Vec<Vec<u8>> = Vec::new();
+    each_sql_as::<NameRow>(
+        conn,
+        &sql,
+        &opts.params(),
+        "reading the timeline's track names",
+        |r| {
+            if cur.is_some_and(|(_, p)| p != r.process_id) {
+                let (t, p) = cur.take().expect("checked");
+                f(&t, p, &names)?;
+                names.clear();
+            }
+            if cur.is_none() {
+                let t = Track {
+                    track: r.track,
+                    pid: r.pid,
+                    trace_id: r.trace_id,
+                    lifetime: r.lifetime,
+                    lifetimes: r.lifetimes,
+                };
+                cur = Some((t, r.process_id));
+            }
+            if !names.iter().any(|c| c[..] == r.comm[..]) {
+                names.push(r.comm);
+            }
             Ok(())
-        })?;
-        Ok(Threads { by_thread })
+        },
+    )?;
+    match cur {
+        Some((t, p)) => f(&t, p, &names),
+        None => Ok(()),
+    }
+}
+
+/// How many recent lifetimes and threads [`Threads`] keeps (a power of
+/// two): far more than a build runs at once.
+const CACHED: usize = 256;
+
+/// The OS pid of a lifetime and the OS id of a thread, for the calls of
+/// `--calls`: asked of SQLite by primary key, the recent ones kept in
+/// direct-mapped caches of [`CACHED`] entries.
+pub struct Threads<'c> {
+    pids: Box<[(i64, i64)]>,
+    tids: Box<[(i64, i64)]>,
+    pid_of: Statement<'c>,
+    tid_of: Statement<'c>,
+}
+
+impl<'c> Threads<'c> {
+    /// The lookups, prepared once.
+    pub fn new(conn: &'c Connection) -> Result<Self, Error> {
+        let prep = |sql: &str| {
+            conn.prepare(sql).map_err(sql_err(
+                "preparing the timeline's pid and tid lookups".into(),
+            ))
+        };
+        Ok(Threads {
+            pids: vec![(i64::MIN, 0); CACHED].into_boxed_slice(),
+            tids: vec![(i64::MIN, 0); CACHED].into_boxed_slice(),
+            pid_of: prep("SELECT pid FROM process WHERE process_id = ?1")?,
+            tid_of: prep("SELECT tid FROM thread WHERE thread_id = ?1")?,
+        })
+    }
+
+    /// The OS pid of lifetime `process_id`.
+    pub fn pid(&mut self, process_id: i64) -> Result<i64, Error> {
+        cached(&mut self.pids, &mut self.pid_of, process_id, "process")?.ok_or_else(|| {
+            Error::Sqlite {
+                context: format!("finding the pid of process {process_id}"),
+                source: rusqlite::Error::QueryReturnedNoRows,
+            }
+        })
     }
 
     /// The OS id of thread `thread_id`; `pid` (its process's OS pid) when
     /// the call has no thread, as `queries/timeline_calls.sql` gives it.
-    pub fn tid(&self, thread_id: Option<i64>, pid: i64) -> i64 {
-        thread_id
-            .and_then(|t| self.by_thread.get(&t).copied())
-            .unwrap_or(pid)
+    pub fn tid(&mut self, thread_id: Option<i64>, pid: i64) -> Result<i64, Error> {
+        let Some(t) = thread_id else { return Ok(pid) };
+        Ok(cached(&mut self.tids, &mut self.tid_of, t, "thread")?.unwrap_or(pid))
     }
+}
+
+/// `id`'s value from `cache`, else from `stmt` (None: no such row).
+fn cached(
+    cache: &mut [(i64, i64)],
+    stmt: &mut Statement<'_>,
+    id: i64,
+    what: &str,
+) -> Result<Option<i64>, Error> {
+    let slot = &mut cache[(id as u64 as usize) & (CACHED - 1)];
+    if slot.0 == id {
+        return Ok(Some(slot.1));
+    }
+    let mut rows = stmt
+        .query([id])
+        .map_err(sql_err(format!("finding {what} {id}")))?;
+    let found = match rows
+        .next()
+        .map_err(sql_err(format!("finding {what} {id}")))?
+    {
+        Some(r) => Some(
+            r.get::<_, i64>(0)
+                .map_err(sql_err(format!("reading {what} {id}")))?,
+        ),
+        None => None,
+    };
+    if let Some(v) = found {
+        *slot = (id, v);
+    }
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -131,6 +246,5 @@ mod row_tests {
     #[test]
     fn typed_rows_read_their_queries() {
         check::<super::TrackRow>();
-        check::<super::ThreadRow>();
     }
 }
