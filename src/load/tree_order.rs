@@ -88,6 +88,46 @@ fn calls_end(conn: &Connection, trace_id: i64) -> rusqlite::Result<i64> {
     )
 }
 
+/// The walk [`sorted_nodes`] reads: every image of trace `?1` with its
+/// depth and a key that spells its path from its root, in key order.
+fn walk_sql() -> String {
+    // A process's word: its rank (as `TreeProcess::of` gives it: NULL,
+    // negative and positive in that order) and its process_id.
+    let word = |p: &str| {
+        format!(
+            "(SELECT CASE WHEN r IS NULL THEN '0' || printf('%016x', 0)
+                          WHEN r < 0 THEN '1' || printf('%016x', r)
+                          ELSE '2' || printf('%016x', r) END
+              FROM (SELECT CASE WHEN {p}.parent_exec_id IS NULL THEN {p}.first_ts
+                                ELSE {p}.fork_offset END AS r))
+             || printf('%016x', {p}.process_id)"
+        )
+    };
+    // Each node's children by process_parent_exec, never by
+    // process_trace: without statistics SQLite took the trace's index for
+    // `p` and scanned the walk inside it, every process against every
+    // node (an import of 300 000 processes ran for hours). CROSS JOIN keeps
+    // the walk outside, `+` keeps the trace test off the index.
+    format!(
+        "WITH RECURSIVE
+           walk (key, depth, process_id, exec_id, image, calls_from) AS (
+             SELECT {w} || printf('%08x', e.image), 0, p.process_id, e.exec_id,
+                    e.image, e.calls_from
+             FROM process AS p JOIN exec AS e ON e.process_id = p.process_id
+             WHERE p.trace_id = ?1 AND p.parent_exec_id IS NULL AND e.image IS NOT NULL
+             UNION ALL
+             SELECT w.key || {w} || printf('%08x', e.image), w.depth + 1,
+                    p.process_id, e.exec_id, e.image, e.calls_from
+             FROM walk AS w
+             CROSS JOIN process AS p ON p.parent_exec_id = w.exec_id
+             CROSS JOIN exec AS e ON e.process_id = p.process_id
+             WHERE +p.trace_id = ?1 AND e.image IS NOT NULL
+           )
+         SELECT depth, process_id, exec_id, image, calls_from FROM walk ORDER BY key",
+        w = word("p"),
+    )
+}
+
 /// The tree order of trace `trace_id` as [`order_tree`] gives it, numbered
 /// from `first_pos`, by SQLite: a recursive walk from the roots gives each
 /// image a key, its parent image's key followed by the process's rank,
@@ -104,36 +144,7 @@ fn sorted_nodes(
     mut put: impl FnMut(&TreeNode) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<(i64, usize)> {
     let calls_end = calls_end(conn, trace_id)?;
-    // A process's word: its rank (as `TreeProcess::of` gives it: NULL,
-    // negative and positive in that order) and its process_id.
-    let word = |p: &str| {
-        format!(
-            "(SELECT CASE WHEN r IS NULL THEN '0' || printf('%016x', 0)
-                          WHEN r < 0 THEN '1' || printf('%016x', r)
-                          ELSE '2' || printf('%016x', r) END
-              FROM (SELECT CASE WHEN {p}.parent_exec_id IS NULL THEN {p}.first_ts
-                                ELSE {p}.fork_offset END AS r))
-             || printf('%016x', {p}.process_id)"
-        )
-    };
-    let mut st = conn.prepare(&format!(
-        "WITH RECURSIVE
-           walk (key, depth, process_id, exec_id, image, calls_from) AS (
-             SELECT {w} || printf('%08x', e.image), 0, p.process_id, e.exec_id,
-                    e.image, e.calls_from
-             FROM process AS p JOIN exec AS e ON e.process_id = p.process_id
-             WHERE p.trace_id = ?1 AND p.parent_exec_id IS NULL AND e.image IS NOT NULL
-             UNION ALL
-             SELECT w.key || {w} || printf('%08x', e.image), w.depth + 1,
-                    p.process_id, e.exec_id, e.image, e.calls_from
-             FROM walk AS w
-             JOIN process AS p ON p.parent_exec_id = w.exec_id
-             JOIN exec AS e ON e.process_id = p.process_id
-             WHERE p.trace_id = ?1 AND e.image IS NOT NULL
-           )
-         SELECT depth, process_id, exec_id, image, calls_from FROM walk ORDER BY key",
-        w = word("p"),
-    ))?;
+    let mut st = conn.prepare(&walk_sql())?;
     // The processes on the path to the current node, each with its nodes.
     let mut open: Vec<(i64, Vec<TreeNode>)> = Vec::new();
     let (mut pos, mut held, mut most_held) = (first_pos, 0usize, 0usize);
@@ -236,4 +247,43 @@ fn read_trace(
         })?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok((procs, images, calls_end))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::walk_sql;
+    use rusqlite::Connection;
+
+    /// The walk finds each node's children through process_parent_exec
+    /// with the walk as the outer loop, whatever SQLite guesses without
+    /// statistics (with process_trace it compared every process with
+    /// every node).
+    #[test]
+    fn the_walk_finds_children_by_their_parent_exec() {
+        let conn = Connection::open_in_memory().unwrap();
+        crate::schema::create_tables(&conn).unwrap();
+        crate::schema::create_indexes(&conn).unwrap();
+        let mut st = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {}", walk_sql()))
+            .unwrap();
+        let plan: Vec<String> = st
+            .query_map([1], |r| r.get::<_, String>(3))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let step = plan
+            .iter()
+            .position(|d| d == "RECURSIVE STEP")
+            .expect("a recursive step");
+        let after: Vec<&str> = plan[step + 1..].iter().map(String::as_str).collect();
+        assert_eq!(
+            &after[..3],
+            [
+                "SCAN w",
+                "SEARCH p USING INDEX process_parent_exec (parent_exec_id=?)",
+                "SEARCH e USING INDEX exec_process (process_id=?)",
+            ],
+            "{plan:#?}"
+        );
+    }
 }
