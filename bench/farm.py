@@ -21,7 +21,7 @@ import time
 import duckdb
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "dataset"))
-from answers import statements  # noqa: E402 (the dataset's scripts split as the tests split them)
+from answers import spark_session, statements  # noqa: E402 (the dataset's scripts split as the tests split them)
 
 SPAN = 1 << 40
 QUERIES = ("commands", "syscall_top", "build_time")
@@ -47,23 +47,10 @@ class Spark:
     cached (each question reads the Parquet files)."""
 
     def __init__(self, dataset):
-        from pyspark.sql import SparkSession
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         here = os.getcwd()
         os.chdir(dataset)
         t = time.perf_counter()
-        self.spark = (SparkSession.builder.master("local[2]").appName("kt2sql-farm")
-                      .config("spark.ui.enabled", "false")
-                      .config("spark.ui.showConsoleProgress", "false")
-                      .config("spark.driver.host", "127.0.0.1")
-                      .config("spark.sql.shuffle.partitions", "2")
-                      .config("spark.sql.session.timeZone", "UTC")
-                      # A view keeps its analysed plan: one naming another is
-                      # not analysed again from its text, with every view
-                      # below it (half the session's setup).
-                      .config("spark.sql.legacy.storeAnalyzedPlanForView", "true")
-                      .getOrCreate())
-        self.spark.sparkContext.setLogLevel("ERROR")
+        self.spark = spark_session("kt2sql-farm")
         for st in statements(open("spark.sql").read()):
             self.spark.sql(st)
         self.setup = time.perf_counter() - t

@@ -112,13 +112,34 @@ class DuckDb:
         return [d[0] for d in res.description], res.fetchall()
 
 
+def spark_session(app):
+    """A local[2] Spark session on the loopback interface, set as the
+    dataset's SQL expects: UTC, few shuffle partitions (the data is small;
+    200 by default, a task each), no UI."""
+    from pyspark.sql import SparkSession
+    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    spark = (SparkSession.builder.master("local[2]").appName(app)
+             .config("spark.ui.enabled", "false")
+             .config("spark.ui.showConsoleProgress", "false")
+             .config("spark.driver.host", "127.0.0.1")
+             .config("spark.sql.shuffle.partitions", "2")
+             .config("spark.sql.session.timeZone", "UTC")
+             # A view keeps its analysed plan: one naming another is not
+             # analysed again from its text, with every view below it (half
+             # the session's setup).
+             .config("spark.sql.legacy.storeAnalyzedPlanForView", "true")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
 class Spark:
     queries = "spark"
     mark = ":"
 
     def __init__(self, dataset):
         try:
-            from pyspark.sql import SparkSession
+            import pyspark  # noqa: F401
         except ImportError:
             print("pyspark is not installed: pip install pyspark (and a Java 17 runtime)")
             sys.exit(3)
@@ -126,24 +147,10 @@ class Spark:
         if not (shutil.which("java") or os.environ.get("JAVA_HOME")):
             print("no Java runtime for Spark: install a Java 17 runtime (or set JAVA_HOME)")
             sys.exit(3)
-        # Local mode on the loopback interface, two threads; tiny data, so
-        # few shuffle partitions (200 by default: a task each).
-        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         # spark.sql reads the tables relative to the working directory the
         # session (its JVM) starts in.
         os.chdir(dataset)
-        self.spark = (SparkSession.builder.master("local[2]").appName("kt2sql-answers")
-                      .config("spark.ui.enabled", "false")
-                      .config("spark.ui.showConsoleProgress", "false")
-                      .config("spark.driver.host", "127.0.0.1")
-                      .config("spark.sql.shuffle.partitions", "2")
-                      .config("spark.sql.session.timeZone", "UTC")
-                      # A view keeps its analysed plan: one naming another is
-                      # not analysed again from its text, with every view
-                      # below it (half the session's setup).
-                      .config("spark.sql.legacy.storeAnalyzedPlanForView", "true")
-                      .getOrCreate())
-        self.spark.sparkContext.setLogLevel("ERROR")
+        self.spark = spark_session("kt2sql-answers")
         self.version = f"Spark {self.spark.version}"
         # Every table and view worked out once as it is defined (the script
         # defines each after what it reads) and put in its name's place as
@@ -220,6 +227,7 @@ def main(engine, dataset, dbs):
     # ids the dataset offsets, which is the harder case: the views above
     # have given both traces SQLite's rows.
     asked = list(zip(cons, keys))
+    took = {}  # seconds the engine took per query, all its runs
     if engine == "spark":
         asked = [(c, k) for c, k in asked if bases[k] != 0][:1]
         if not asked:
@@ -276,10 +284,12 @@ def main(engine, dataset, dbs):
                 cur = con.execute(ssql, sp)
                 cols = [None if (name, d[0]) in GLOBAL else d[0] for d in cur.description]
                 want = [tuple(norm(x, c, None) for x, c in zip(r, cols) if c) for r in cur]
+                tq = time.monotonic()
                 try:
                     _, rows = e.run(dsql, dp)
                 except Exception as ex:  # noqa: BLE001 (the engine's own error, shown)
                     fail(f"{name} {extra}: {e.version}: {str(ex).splitlines()[0]}")
+                took[name] = took.get(name, 0) + time.monotonic() - tq
                 if not scoped:
                     ids = [i for i, c in enumerate(cols) if c and is_id(c)]
                     if not ids:
@@ -297,7 +307,8 @@ def main(engine, dataset, dbs):
     t3 = time.monotonic()
     print(f"{e.version}: {views} view checks over {len(dbs)} traces and {checked} query "
           f"runs over {len(asked)} give SQLite's rows"
-          + f" (setup {t1 - t0:.0f} s, views {t2 - t1:.0f} s, queries {t3 - t2:.0f} s)")
+          + f" (setup {t1 - t0:.0f} s, views {t2 - t1:.0f} s, queries {t3 - t2:.0f} s; slowest: "
+          + ", ".join(f"{n} {t:.1f} s" for n, t in sorted(took.items(), key=lambda x: -x[1])[:5]) + ")")
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@
 //! running at once). The track names are read at the end, a track at a
 //! time ([`each_name`]).
 
-use rusqlite::{Connection, Statement};
+use rusqlite::{Connection, OptionalExtension, Statement};
 
 use super::Options;
 use crate::report::each_as;
@@ -220,19 +220,10 @@ fn cached(
     if slot.0 == id {
         return Ok(Some(slot.1));
     }
-    let mut rows = stmt
-        .query([id])
+    let found = stmt
+        .query_row([id], |r| r.get::<_, i64>(0))
+        .optional()
         .map_err(sql_err(format!("finding {what} {id}")))?;
-    let found = match rows
-        .next()
-        .map_err(sql_err(format!("finding {what} {id}")))?
-    {
-        Some(r) => Some(
-            r.get::<_, i64>(0)
-                .map_err(sql_err(format!("reading {what} {id}")))?,
-        ),
-        None => None,
-    };
     if let Some(v) = found {
         *slot = (id, v);
     }
