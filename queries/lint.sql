@@ -220,6 +220,16 @@ WITH kinds (kind) AS (
                     WHERE e.process_id = j.process_id AND e.exec_id IN (SELECT exec_id FROM make))
   UNION
   SELECT trace_id, path_id FROM makefile
+), removing (trace_id, path_id, command_id) AS MATERIALIZED (
+  -- The commands that tried to remove a path of a `ghost-later-created`
+  -- (whether the removal succeeded or not): each such path's removals
+  -- read once through namei_resolved, not once per hazard (a path that
+  -- every job of a long build removes has as many removals as hazards).
+  SELECT DISTINCT a.trace_id, a.path_id, a.command_id
+  FROM build_access AS a
+  WHERE COALESCE($all, 0) = 0
+    AND a.path_id IN (SELECT path_id FROM found WHERE kind = 'ghost-later-created')
+    AND a.access IN (SELECT access FROM _access_class WHERE effect = 'remove')
 ), z AS MATERIALIZED (
   -- The hazards reported. Unless $all: a `ghost-later-created` whose
   -- command tried to remove the path (`rm -f` of what is not there)
@@ -228,11 +238,9 @@ WITH kinds (kind) AS (
   WHERE NOT EXISTS (SELECT 1 FROM left_out AS l
                     WHERE l.trace_id = f.trace_id AND l.path_id = f.path_id)
     AND (f.kind <> 'ghost-later-created' OR COALESCE($all, 0) = 1
-         OR NOT EXISTS (SELECT 1 FROM build_access AS a
-                        WHERE a.path_id = f.path_id AND a.trace_id = f.trace_id
-                          AND a.command_id = f.command_id
-                          AND a.access IN (SELECT access FROM _access_class
-                                           WHERE effect = 'remove')))
+         OR NOT EXISTS (SELECT 1 FROM removing AS r
+                        WHERE r.trace_id = f.trace_id AND r.path_id = f.path_id
+                          AND r.command_id = f.command_id))
 ), dw AS MATERIALIZED (
   -- Every writer of a double-write after the first.
   SELECT z.trace_id, z.path_id, z.path, z.command_id, z.ts, CAST(j.value AS INTEGER) AS other_id,
