@@ -16,10 +16,10 @@
 //! in text, in the same shapes (csv always `path,syscall,comm,pid`).
 //!
 //! The rows are read as SQLite produces them and nothing grows with the
-//! build: CSV is written row by row ([`write_csv`]); text and JSON gather
-//! one path's rows into an [`Entry`] and write it when the next path
-//! starts ([`each_entry`]). [`files`] holds the whole list, for a caller
-//! that looks at it; no writer does.
+//! build: every format is written row by row (text and JSON open a path's
+//! line at its first row and close it at the next path's). [`files`] holds
+//! the whole list and [`each_entry`] one path with all its callers, for a
+//! caller that looks at them; no writer does.
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -278,7 +278,7 @@ fn out_err(source: io::Error) -> Error {
     }
 }
 
-/// ptrace.py's text, written as the entries stream.
+/// ptrace.py's text, written as the rows stream.
 pub fn write_text(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
     writeln!(
         out,
@@ -290,69 +290,193 @@ pub fn write_text(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) ->
         }
     )
     .map_err(out_err)?;
-    each_entry(conn, opts, |e| {
-        writeln!(out, "{}", vis(&e.path)).map_err(out_err)?;
-        for (syscall, by) in &e.calls {
-            let who: Vec<String> = by
-                .iter()
-                .map(|(comm, pid)| format!("{} [{pid}]", vis(comm)))
-                .collect();
-            writeln!(out, "    {}(): {}", vis(syscall), who.join(",")).map_err(out_err)?;
-        }
-        Ok(())
-    })
+    stream(
+        conn,
+        opts,
+        &mut Text {
+            out,
+            open: false,
+            first: true,
+        },
+    )
 }
 
-/// An array of objects, one path per line, written as the entries
-/// stream (each line held until the next says whether a comma ends it).
+/// An array of objects, one path per line, written as the rows stream.
 pub fn write_json(conn: &Connection, opts: FilesOptions, out: &mut dyn Write) -> Result<(), Error> {
     writeln!(out, "[").map_err(out_err)?;
-    let mut held: Option<String> = None;
-    each_entry(conn, opts, |e| {
-        if let Some(s) = held.take() {
-            writeln!(out, "{s},").map_err(out_err)?;
-        }
-        held = Some(entry_json(e, opts.callers));
-        Ok(())
-    })?;
-    if let Some(s) = held {
-        writeln!(out, "{s}").map_err(out_err)?;
-    }
+    let mut json = Json {
+        out,
+        callers: opts.callers,
+        entries: 0,
+        open: false,
+        syscalls: 0,
+        by: 0,
+    };
+    stream(conn, opts, &mut json)?;
     writeln!(out, "]").map_err(out_err)
 }
 
-/// One entry's JSON object.
-fn entry_json(e: &Entry, callers: bool) -> String {
-    let mut s = String::new();
-    let mut o = Obj::new(&mut s);
-    o.bytes("path", &e.path);
-    if callers {
-        let calls: Vec<String> = e
-            .calls
-            .iter()
-            .map(|(syscall, by)| {
-                let by: Vec<String> = by
-                    .iter()
-                    .map(|(comm, pid)| {
-                        let mut b = String::new();
-                        let mut ob = Obj::new(&mut b);
-                        ob.bytes("comm", comm).int("pid", *pid);
-                        ob.end();
-                        b
-                    })
-                    .collect();
-                let mut c = String::new();
-                let mut oc = Obj::new(&mut c);
-                oc.bytes("syscall", syscall)
-                    .raw("by", &format!("[{}]", by.join(",")));
-                oc.end();
-                c
-            })
-            .collect();
-        o.raw("calls", &format!("[{}]", calls.join(",")));
+/// What a list written as its rows stream is told, in order: a path
+/// starts; with callers, a syscall on it starts, one of its callers.
+/// Nothing is held for a path, however many processes looked it up (a
+/// shared library's callers are every process of the build).
+trait Listing {
+    fn path(&mut self, path: &[u8]) -> io::Result<()>;
+    fn syscall(&mut self, syscall: &[u8]) -> io::Result<()>;
+    fn caller(&mut self, comm: &[u8], pid: i64) -> io::Result<()>;
+    fn end(&mut self) -> io::Result<()>;
+}
+
+/// The query's rows told to `l`: a path or a syscall once per run of
+/// equal ones (the rows come by path, then syscall).
+fn stream(conn: &Connection, opts: FilesOptions, l: &mut dyn Listing) -> Result<(), Error> {
+    let (name, params) = query(opts);
+    let (mut path, mut syscall) = (None::<Vec<u8>>, None::<Vec<u8>>);
+    let starts = |now: &[u8], last: &mut Option<Vec<u8>>| {
+        if last.as_deref() == Some(now) {
+            return false;
+        }
+        let buf = last.get_or_insert_with(Vec::new);
+        buf.clear();
+        buf.extend_from_slice(now);
+        true
+    };
+    if opts.callers {
+        each_as::<Looked<'static>>(conn, name, &params, |r| {
+            if starts(&r.path, &mut path) {
+                syscall = None;
+                l.path(&r.path).map_err(out_err)?;
+            }
+            if starts(&r.syscall, &mut syscall) {
+                l.syscall(&r.syscall).map_err(out_err)?;
+            }
+            l.caller(&r.comm, r.pid).map_err(out_err)
+        })?;
+    } else {
+        each_as::<Listed<'static>>(conn, name, &params, |r| {
+            if starts(&r.path, &mut path) {
+                l.path(&r.path).map_err(out_err)?;
+            }
+            Ok(())
+        })?;
     }
-    o.end();
-    s
+    l.end().map_err(out_err)
+}
+
+/// The text: a path a line, under it `    open(): cc [1425],cc [1430]`.
+struct Text<'o> {
+    out: &'o mut dyn Write,
+    /// A syscall's line is being written.
+    open: bool,
+    /// No caller on it yet.
+    first: bool,
+}
+
+impl Text<'_> {
+    fn close(&mut self) -> io::Result<()> {
+        if std::mem::take(&mut self.open) {
+            writeln!(self.out)?;
+        }
+        Ok(())
+    }
+}
+
+impl Listing for Text<'_> {
+    fn path(&mut self, path: &[u8]) -> io::Result<()> {
+        self.close()?;
+        writeln!(self.out, "{}", vis(path))
+    }
+    fn syscall(&mut self, syscall: &[u8]) -> io::Result<()> {
+        self.close()?;
+        (self.open, self.first) = (true, true);
+        write!(self.out, "    {}(): ", vis(syscall))
+    }
+    fn caller(&mut self, comm: &[u8], pid: i64) -> io::Result<()> {
+        if !std::mem::take(&mut self.first) {
+            self.out.write_all(b",")?;
+        }
+        write!(self.out, "{} [{pid}]", vis(comm))
+    }
+    fn end(&mut self) -> io::Result<()> {
+        self.close()
+    }
+}
+
+/// The JSON: `{"path"}` a line, with callers `{"path","calls":[{"syscall",
+/// "by":[{"comm","pid"}]}]}`, a comma ending every line but the last.
+struct Json<'o> {
+    out: &'o mut dyn Write,
+    callers: bool,
+    /// Paths started.
+    entries: usize,
+    /// A path's object is being written.
+    open: bool,
+    /// Syscalls of the open path, and callers of its last syscall.
+    syscalls: usize,
+    by: usize,
+}
+
+impl Json<'_> {
+    /// `{"k":v` of one field, the object left open.
+    fn open_obj(&mut self, k: &str, v: &[u8]) -> io::Result<()> {
+        let mut s = String::new();
+        Obj::new(&mut s).bytes(k, v);
+        self.out.write_all(s.as_bytes())
+    }
+
+    fn close(&mut self) -> io::Result<()> {
+        if !std::mem::take(&mut self.open) {
+            return Ok(());
+        }
+        if self.callers {
+            if self.syscalls > 0 {
+                self.out.write_all(b"]}")?;
+            }
+            self.out.write_all(b"]")?;
+        }
+        self.out.write_all(b"}")
+    }
+}
+
+impl Listing for Json<'_> {
+    fn path(&mut self, path: &[u8]) -> io::Result<()> {
+        self.close()?;
+        if self.entries > 0 {
+            self.out.write_all(b",\n")?;
+        }
+        (self.entries, self.open, self.syscalls) = (self.entries + 1, true, 0);
+        self.open_obj("path", path)?;
+        if self.callers {
+            self.out.write_all(b",\"calls\":[")?;
+        }
+        Ok(())
+    }
+    fn syscall(&mut self, syscall: &[u8]) -> io::Result<()> {
+        if self.syscalls > 0 {
+            self.out.write_all(b"]},")?;
+        }
+        (self.syscalls, self.by) = (self.syscalls + 1, 0);
+        self.open_obj("syscall", syscall)?;
+        self.out.write_all(b",\"by\":[")
+    }
+    fn caller(&mut self, comm: &[u8], pid: i64) -> io::Result<()> {
+        if self.by > 0 {
+            self.out.write_all(b",")?;
+        }
+        self.by += 1;
+        let mut s = String::new();
+        let mut o = Obj::new(&mut s);
+        o.bytes("comm", comm).int("pid", pid);
+        o.end();
+        self.out.write_all(s.as_bytes())
+    }
+    fn end(&mut self) -> io::Result<()> {
+        self.close()?;
+        if self.entries > 0 {
+            self.out.write_all(b"\n")?;
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
