@@ -117,10 +117,13 @@ pub fn open(db: &Path) -> Result<Database, Error> {
     })
 }
 
-/// The page cache of each database of a report's connection (the main
-/// one, the temporary schema and every temporary table of a query), in
-/// `PRAGMA cache_size`'s form: negative, KiB (4 MiB).
-pub const CACHE_SIZE: i64 = -4096;
+/// The page cache of a report's main database, in `PRAGMA cache_size`'s
+/// form: negative, KiB (1 MiB). It is also the most a sort holds in memory
+/// before it writes a sorted run to a temporary file (at least
+/// SQLITE_SORTER_PMASZ pages, `.cargo/config.toml`), and a report's query
+/// holds a dozen sorts at once. Each temporary b-tree of a query has
+/// SQLite's default cache, 128 KiB in kt2sql's build.
+pub const CACHE_SIZE: i64 = -1024;
 
 /// Bytes of heap past which SQLite frees cached pages before it allocates
 /// more (a soft limit: a statement never fails for it). Only an SQLite that
