@@ -24,7 +24,7 @@
 //! inside the picture: an axis label that would pass the right edge ends
 //! at its tick instead.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Write;
 
 use rusqlite::Connection;
@@ -164,7 +164,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     let bottom = height - BOTTOM;
     axis(out, &sc, end, bottom)?;
     lane(out, &sc, &steps)?;
-    let row_of = command_rows(conn, opts, out, &sc, &steps, &fold)?;
+    let row_of = command_rows(conn, opts, out, &sc, &steps, &fold, &flows)?;
     file_lines(&flows, out, &sc, &row_of)?;
     w(out, "</svg>\n".into())?;
     Ok(fold)
@@ -303,7 +303,8 @@ struct Run {
 const TITLE_ARGV: usize = 300;
 
 /// One row per command, or per run of folded commands; returns the row
-/// (y) of each command (by exec_id).
+/// (y) of each command a file flow joins (by exec_id): only those, not
+/// every command of the build.
 fn command_rows(
     conn: &Connection,
     opts: &Options,
@@ -311,7 +312,12 @@ fn command_rows(
     sc: &Scale,
     steps: &[Step],
     fold: &Fold,
+    flows: &[Flow],
 ) -> Result<Drawn, Error> {
+    let joined: HashSet<i64> = flows
+        .iter()
+        .flat_map(|f| [f.producer_id, f.consumer_id])
+        .collect();
     let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
     for (i, s) in steps.iter().enumerate() {
         by_exec.entry(s.exec_id).or_default().push(i);
@@ -440,7 +446,9 @@ fn command_rows(
         } else {
             writeln!(out, "</g>").map_err(out_err)?;
         }
-        row_of.insert(r.exec_id, row + ROW / 2.0);
+        if joined.contains(&r.exec_id) {
+            row_of.insert(r.exec_id, row + ROW / 2.0);
+        }
         Ok(())
     })?;
     if let Some(done) = run.take() {
