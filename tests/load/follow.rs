@@ -614,7 +614,13 @@ fn the_wal_stays_bounded_and_reads_are_snapshots_while_a_reader_polls() {
             (polls, wal_peak)
         })
     };
-    write_growing(&trace, &bytes, 0xa11, 1 << 20, |_| {});
+    // Paced over about ten seconds (a chunk of up to 1 MiB every 100 ms),
+    // as a build writes its trace: the follow commits some twenty times,
+    // so the WAL has checkpoints to keep it small. Written at once, a fast
+    // machine reads it all in three commits, each a third of the database.
+    write_growing(&trace, &bytes, 0xa11, 1 << 20, |_| {
+        std::thread::sleep(Duration::from_millis(100))
+    });
     let summary = follower.join().unwrap().unwrap();
     done.store(true, Ordering::SeqCst);
     let (polls, wal_peak) = reader.join().unwrap();
@@ -627,6 +633,7 @@ fn the_wal_stays_bounded_and_reads_are_snapshots_while_a_reader_polls() {
         wal_peak
     );
     assert!(wal_peak < WAL_LIMIT, "WAL peak {wal_peak} bytes");
+    assert!(summary.commits >= 10, "{} commits", summary.commits);
     // Without checkpoints the WAL would hold every page written, at least
     // the whole database: it never held it all.
     let db_size = fs::metadata(&db).unwrap().len();
