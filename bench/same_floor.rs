@@ -5,8 +5,8 @@
 //! the plain insert floor (bench/floor.rs).
 //!
 //! Reads every table of DB (a database kt2sql imported) into memory, in
-//! rowid order (key order for a WITHOUT ROWID table), as SQL values; then, timed: a fresh file with the bulk
-//! pragmas, the tables, one transaction of multi-row INSERTs of the
+//! rowid order (key order for a WITHOUT ROWID table), as SQL values; then,
+//! timed: a fresh file with the bulk pragmas, the tables, one transaction of multi-row INSERTs of the
 //! writer's size ([`kt2sql::load::writer::PER_INSERT`] rows), table after
 //! table, then the indexes and views, then `tree_node` (the import writes
 //! it after the indexes), the commit and an fsync, as the import's target

@@ -17,9 +17,10 @@
 //!
 //! The rows are read as SQLite produces them and nothing grows with the
 //! build: every format is written row by row (text and JSON open a path's
-//! line at its first row and close it at the next path's). [`files`] holds
-//! the whole list and [`each_entry`] one path with all its callers, for a
-//! caller that looks at them; no writer does.
+//! line at its first row and close it at the next path's). One mechanism,
+//! [`stream`], tells each [`Listing`] where a path and a syscall start:
+//! the writers, the counter and the entries of [`files`], which holds the
+//! whole list for a caller that looks at it (no writer does).
 
 use std::borrow::Cow;
 use std::io::{self, Write};
@@ -130,13 +131,10 @@ typed_row! {
 }
 
 /// Build the list, held whole (for a caller that looks at it; the
-/// report's writers stream, [`each_entry`]).
+/// report's writers stream, [`stream`]).
 pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
     let mut entries: Vec<Entry> = Vec::new();
-    each_entry(conn, opts, |e| {
-        entries.push(e.clone());
-        Ok(())
-    })?;
+    each_entry(conn, opts, |e| entries.push(e))?;
     Ok(Files {
         entries,
         callers: opts.callers,
@@ -145,68 +143,22 @@ pub fn files(conn: &Connection, opts: FilesOptions) -> Result<Files, Error> {
 }
 
 /// Hand `f` each entry of the list in order, as its rows end: the rows
-/// come by path, so one entry is held at a time, whatever the build's
-/// size.
-pub fn each_entry(
-    conn: &Connection,
-    opts: FilesOptions,
-    mut f: impl FnMut(&Entry) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let (name, params) = query(opts);
-    let mut e: Option<Entry> = None;
-    // The rows come by path: a path's rows make one entry, handed on when
-    // the next path starts.
-    let mut at = |p: &[u8], e: &mut Option<Entry>| -> Result<(), Error> {
-        if e.as_ref().is_none_or(|e| e.path != p) {
-            if let Some(done) = e.take() {
-                f(&done)?;
-            }
-            *e = Some(Entry {
-                path: p.to_vec(),
-                calls: Vec::new(),
-            });
-        }
-        Ok(())
-    };
-    if opts.callers {
-        each_as::<Looked<'static>>(conn, name, &params, |r| {
-            at(&r.path, &mut e)?;
-            let e = e.as_mut().expect("an entry is open");
-            let by = (r.comm.into_owned(), r.pid);
-            match e.calls.last_mut() {
-                Some((s, list)) if **s == *r.syscall => list.push(by),
-                _ => e.calls.push((r.syscall.into_owned(), vec![by])),
-            }
-            Ok(())
-        })?;
-    } else {
-        each_as::<Listed<'static>>(conn, name, &params, |r| at(&r.path, &mut e))?;
-    }
-    match e {
-        Some(last) => f(&last),
-        None => Ok(()),
-    }
+/// come by path, so one entry is held at a time.
+fn each_entry(conn: &Connection, opts: FilesOptions, f: impl FnMut(Entry)) -> Result<(), Error> {
+    stream(conn, opts, &mut Entries { open: None, f })
 }
 
 /// Whether the list is empty (a `-p` pid that looked nothing up in a
 /// trace).
 pub fn is_empty(conn: &Connection, opts: FilesOptions) -> Result<bool, Error> {
-    let mut any = false;
-    each_entry(conn, opts, |_| {
-        any = true;
-        Ok(())
-    })?;
-    Ok(!any)
+    Ok(count(conn, opts)? == 0)
 }
 
 /// How many entries the list has, counted as they stream.
 pub fn count(conn: &Connection, opts: FilesOptions) -> Result<usize, Error> {
-    let mut n = 0;
-    each_entry(conn, opts, |_| {
-        n += 1;
-        Ok(())
-    })?;
-    Ok(n)
+    let mut n = Paths(0);
+    stream(conn, opts, &mut n)?;
+    Ok(n.0)
 }
 
 /// The list as CSV, row by row: the query's rows, with the columns the
@@ -475,6 +427,60 @@ impl Listing for Json<'_> {
         if self.entries > 0 {
             self.out.write_all(b"\n")?;
         }
+        Ok(())
+    }
+}
+
+/// The entries, each handed on whole when the next path starts.
+struct Entries<F> {
+    open: Option<Entry>,
+    f: F,
+}
+
+impl<F: FnMut(Entry)> Listing for Entries<F> {
+    fn path(&mut self, path: &[u8]) -> io::Result<()> {
+        self.end()?;
+        self.open = Some(Entry {
+            path: path.to_vec(),
+            calls: Vec::new(),
+        });
+        Ok(())
+    }
+    fn syscall(&mut self, syscall: &[u8]) -> io::Result<()> {
+        if let Some(e) = &mut self.open {
+            e.calls.push((syscall.to_vec(), Vec::new()));
+        }
+        Ok(())
+    }
+    fn caller(&mut self, comm: &[u8], pid: i64) -> io::Result<()> {
+        if let Some((_, by)) = self.open.as_mut().and_then(|e| e.calls.last_mut()) {
+            by.push((comm.to_vec(), pid));
+        }
+        Ok(())
+    }
+    fn end(&mut self) -> io::Result<()> {
+        if let Some(e) = self.open.take() {
+            (self.f)(e);
+        }
+        Ok(())
+    }
+}
+
+/// The number of paths, nothing held.
+struct Paths(usize);
+
+impl Listing for Paths {
+    fn path(&mut self, _: &[u8]) -> io::Result<()> {
+        self.0 += 1;
+        Ok(())
+    }
+    fn syscall(&mut self, _: &[u8]) -> io::Result<()> {
+        Ok(())
+    }
+    fn caller(&mut self, _: &[u8], _: i64) -> io::Result<()> {
+        Ok(())
+    }
+    fn end(&mut self) -> io::Result<()> {
         Ok(())
     }
 }
