@@ -260,7 +260,8 @@ fn per_trace<T>(
 pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     let conn = report::open(&args.db.path)?;
     check_trace(&conn, &args.db, args.trace)?;
-    let s = stats::stats(&conn, args.trace.id, args.top)?;
+    // The critical path is walked into a temporary table (stats' own SQL).
+    let s = conn.in_temp(|c| stats::stats(c, args.trace.id, args.top))?;
     emit(|out| match args.format.format {
         Format::Text => s.write_text(out),
         Format::Csv => s.write_csv(out),

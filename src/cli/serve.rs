@@ -219,7 +219,7 @@ fn write_config(
         scope,
         ..Default::default()
     };
-    let timeline = match timeline::svg::write(conn, &opts, &mut timeline) {
+    let timeline = match conn.in_temp(|c| timeline::svg::write(c, &opts, &mut timeline)) {
         Ok(_) => String::from_utf8_lossy(&timeline).into_owned(),
         Err(e) => format!("<p>No timeline: {}</p>", datasette::escape(&e.to_string())),
     };

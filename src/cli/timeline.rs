@@ -91,9 +91,15 @@ pub fn run(args: TimelineArgs) -> Result<ExitCode> {
         min_dur: args.min_dur,
         max_rows: args.max_rows.map(|n| n as usize),
     };
+    // The critical path is walked into a temporary table (the timeline's
+    // own SQL).
     let write = |out: &mut dyn Write| match format {
-        Format::Chrome => timeline::chrome::write(&conn, &opts, out).map(|()| None),
-        Format::Svg => timeline::svg::write(&conn, &opts, out).map(Some),
+        Format::Chrome => conn
+            .in_temp(|c| timeline::chrome::write(c, &opts, out))
+            .map(|()| None),
+        Format::Svg => conn
+            .in_temp(|c| timeline::svg::write(c, &opts, out))
+            .map(Some),
         f => unreachable!("timeline takes no --format {}", f.name()),
     };
     let fold = args.output.write(write)?;

@@ -70,9 +70,80 @@ fn check(db: &Path, ctx: &str) -> usize {
             let sql = report::run(&conn, "critical_path", &params).unwrap();
             assert_eq!(rust, sql, "{ctx}: trace {trace} pid {pid:?}");
             compared += sql.rows.len();
+            let ctx = format!("{ctx}: trace {trace} pid {pid:?}");
+            conn.in_temp(|c| {
+                check_path(c, scope, &[trace], &deps, &walked, &ctx);
+                Ok(())
+            })
+            .unwrap();
         }
+        // Every trace at once, as the timeline walks them.
+        let deps = critical::Deps::of(&flows);
+        let all = critical::critical_path(&conn, scope, &traces_of(&conn, scope), &deps).unwrap();
+        conn.in_temp(|c| {
+            check_path(c, scope, &traces_of(c, scope), &deps, &all, ctx);
+            Ok(())
+        })
+        .unwrap();
     }
     compared
+}
+
+fn traces_of(conn: &rusqlite::Connection, scope: Scope) -> Vec<i64> {
+    critical::traces(conn, scope).unwrap()
+}
+
+/// The path kept in its temporary table (`timeline::path::Path`) reads
+/// back as the walk's steps `walked`: in order and numbered, summed, the
+/// longest as `stats` picks them, and by command.
+fn check_path(
+    conn: &rusqlite::Connection,
+    scope: Scope,
+    traces: &[i64],
+    deps: &critical::Deps,
+    walked: &[timeline::Step],
+    ctx: &str,
+) {
+    let path = timeline::path::Path::walk(conn, scope, traces, deps).unwrap();
+    assert_eq!(path.len(), walked.len() as i64, "{ctx}: len");
+    let mut read = Vec::new();
+    path.each(|n, s| {
+        read.push((n, s));
+        Ok(())
+    })
+    .unwrap();
+    let numbered: Vec<(i64, timeline::Step)> = (1..).zip(walked.iter().cloned()).collect();
+    assert_eq!(read, numbered, "{ctx}: steps");
+    let own = |s: &timeline::Step| s.end_ts - s.start_ts;
+    let totals = (
+        walked.iter().map(own).sum::<i64>(),
+        walked.iter().map(|s| s.wait).sum::<i64>(),
+    );
+    assert_eq!(path.totals().unwrap(), totals, "{ctx}: totals");
+    for keep in [0, 1, 3] {
+        // The keep longest by own time, the earlier first on a tie, and
+        // the first and the last, in path order.
+        let mut order: Vec<usize> = (0..walked.len()).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(own(&walked[i])), i));
+        let mut shown: Vec<usize> = order.into_iter().take(keep).collect();
+        if !walked.is_empty() {
+            shown.extend([0, walked.len() - 1]);
+        }
+        shown.sort_unstable();
+        shown.dedup();
+        let want: Vec<_> = shown.iter().map(|&i| numbered[i].clone()).collect();
+        assert_eq!(path.longest(keep).unwrap(), want, "{ctx}: longest {keep}");
+    }
+    let mut commands = path.commands().unwrap();
+    for s in walked {
+        let want: i64 = walked
+            .iter()
+            .filter(|w| w.exec_id == s.exec_id)
+            .map(own)
+            .sum();
+        assert_eq!(commands.own(s.exec_id).unwrap(), Some(want), "{ctx}: own");
+    }
+    assert_eq!(commands.own(-1).unwrap(), None, "{ctx}: off the path");
 }
 
 /// On the example and on the committed `--faithful` builds with hazards

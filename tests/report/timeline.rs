@@ -24,7 +24,8 @@ pub(super) fn commands(t: &Value) -> &Vec<Value> {
 pub(super) fn chrome(db: &std::path::Path, opts: &timeline::Options) -> Value {
     let conn = report::open(db).unwrap();
     let mut out = Vec::new();
-    timeline::chrome::write(&conn, opts, &mut out).unwrap();
+    conn.in_temp(|c| timeline::chrome::write(c, opts, &mut out))
+        .unwrap();
     serde_json::from_slice(&out).expect("the timeline is JSON")
 }
 
@@ -350,7 +351,8 @@ fn file_flow_arrows_are_the_truths_flows_inside_their_slices() {
         // apart, a dot on the reader's row).
         let conn = report::open(&im.db).unwrap();
         let mut out = Vec::new();
-        timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
+        conn.in_temp(|c| timeline::svg::write(c, &timeline::Options::default(), &mut out))
+            .unwrap();
         let s = String::from_utf8(out).unwrap();
         xml_elements(&s);
         let lines = s
@@ -777,7 +779,8 @@ fn svg_is_xml_with_one_row_per_command() {
         let ctx = format!("{d} seed 4 --faithful");
         let conn = report::open(&im.db).unwrap();
         let mut out = Vec::new();
-        timeline::svg::write(&conn, &timeline::Options::default(), &mut out).unwrap();
+        conn.in_temp(|c| timeline::svg::write(c, &timeline::Options::default(), &mut out))
+            .unwrap();
         let s = String::from_utf8(out).unwrap();
         let elements = xml_elements(&s);
         assert_eq!(elements[0], "svg", "{ctx}");

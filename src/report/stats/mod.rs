@@ -15,8 +15,10 @@
 //!
 //! The critical path of a big build has a step per command (tens of
 //! thousands), so stats only summarises it: its length and times, its
-//! first and last steps and the `top` longest by own time. The whole path
-//! is `kt2sql query DB critical_path`.
+//! first and last steps and the `top` longest by own time, asked of the
+//! path's temporary table ([`super::timeline::path`]: the caller lifts
+//! the report guard for the temporary schema). The whole path is `kt2sql
+//! query DB critical_path`.
 //!
 //! Shapes (stable):
 //! * json: `{"traces":[…],"build":[…],"issues":[…],"processes":[…],
@@ -42,6 +44,7 @@ use rusqlite::Connection;
 use super::compile_commands::words;
 use super::row::{RowReader, TypedRow};
 use super::timeline::critical::{self, path_rows_of};
+use super::timeline::path::Path;
 use super::{opt_int, run, write_sections_csv, write_sections_jsonl, Cell, ResultSet, Scope};
 use crate::build::compiler::{basename, is_compiler};
 use crate::Error;
@@ -101,25 +104,18 @@ pub fn stats(conn: &Connection, trace: Option<i64>, top: i64) -> Result<Stats, E
     let scope = Scope { trace, pid: None };
     let deps = critical::Deps::load(conn, scope)?;
     for b in typed::<rows::Build>(&build, "build_time")?.all(&build) {
-        let walked = critical::critical_path(conn, scope, &[b.trace_id.unwrap_or(0)], &deps)?;
-        let own: Vec<i64> = walked.iter().map(|s| s.end_ts - s.start_ts).collect();
+        let path = Path::walk(conn, scope, &[b.trace_id.unwrap_or(0)], &deps)?;
+        let (own, wait) = path.totals()?;
         critical.push(CriticalPath {
             trace_id: b.trace_id,
-            steps: walked.len() as i64,
-            own: own.iter().sum(),
-            wait: walked.iter().map(|s| s.wait).sum(),
+            steps: path.len(),
+            own,
+            wait,
         });
-        // The longest by own time, the earlier step first on a tie.
-        let mut order: Vec<usize> = (0..walked.len()).collect();
-        order.sort_by_key(|&i| (std::cmp::Reverse(own[i]), i));
-        let mut shown: Vec<usize> = order.into_iter().take(keep).collect();
-        shown.extend([0, walked.len().saturating_sub(1)]);
-        shown.sort_unstable();
-        shown.dedup();
-        let shown = shown
-            .into_iter()
-            .filter_map(|i| Some((i as i64 + 1, walked.get(i)?)));
-        let mut rows = path_rows_of(shown);
+        // The longest by own time, the earlier step first on a tie, and
+        // the first and the last.
+        let shown = path.longest(keep)?;
+        let mut rows = path_rows_of(shown.iter().map(|(n, s)| (*n, s)));
         critical_steps.columns = rows.columns;
         critical_steps.rows.append(&mut rows.rows);
     }

@@ -32,7 +32,6 @@
 //! process start, given in `otherData.origin_ns` (absolute ns since the
 //! epoch would not fit a double's 53 bits at ns precision).
 
-use std::collections::HashMap;
 use std::io::Write;
 
 use rusqlite::types::ValueRef;
@@ -40,8 +39,9 @@ use rusqlite::Connection;
 
 use super::critical;
 use super::flows::{self, Flow};
+use super::path::{Commands, Path};
 use super::tracks::{self, Tracks};
-use super::{each_slice, on_path, out_err, Options, Running, Slice, Step};
+use super::{each_slice, out_err, Options, Running, Slice};
 use crate::json::Obj;
 use crate::report::each_as;
 use crate::report::row::typed_row;
@@ -104,7 +104,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
     let flows = flows::load(conn, opts)?;
     let traces = critical::traces(conn, opts.scope)?;
     let deps = critical::Deps::of(&flows);
-    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
+    let path = Path::walk(conn, opts.scope, &traces, &deps)?;
     writeln!(
         out,
         "{{\"otherData\":{{\"generator\":\"kt2sql\",\"origin_ns\":{origin}}},\
@@ -118,8 +118,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
         buf: String::new(),
     };
     let lives = Tracks::load(conn, opts)?;
-    build_track(&mut ev, &steps)?;
-    slices(conn, opts, &mut ev, &lives, &on_path(&steps))?;
+    build_track(&mut ev, &path)?;
+    slices(conn, opts, &mut ev, &lives, &mut path.commands()?)?;
     forks(conn, opts, &mut ev, &lives)?;
     file_flows(&flows, &mut ev, &lives)?;
     counter(conn, opts, &mut ev)?;
@@ -149,7 +149,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<(
 }
 
 /// Track 0: its names, the critical path's slices.
-fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
+fn build_track(ev: &mut Events<'_>, path: &Path<'_>) -> Result<(), Error> {
     ev.meta(
         "process_name",
         BUILD_PID,
@@ -163,7 +163,7 @@ fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
         Some(0),
         "{\"name\":\"critical path\"}",
     )?;
-    for (i, s) in steps.iter().enumerate() {
+    path.each(|n, s| {
         ev.event(|o, origin| {
             o.bytes("name", &s.comm)
                 .str("cat", "critical")
@@ -174,7 +174,7 @@ fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
                 .int("tid", 0);
             let mut a = String::new();
             let mut args = Obj::new(&mut a);
-            args.int("step", i + 1)
+            args.int("step", n)
                 .int("pid", s.pid)
                 .int("image", s.image)
                 .int("trace_id", s.trace_id)
@@ -183,9 +183,8 @@ fn build_track(ev: &mut Events<'_>, steps: &[Step]) -> Result<(), Error> {
                 .str("via", &s.via);
             args.end();
             o.raw("args", &a);
-        })?;
-    }
-    Ok(())
+        })
+    })
 }
 
 /// The command slices in tree order, each track's sort index (its place
@@ -195,7 +194,7 @@ fn slices(
     opts: &Options,
     ev: &mut Events<'_>,
     lives: &Tracks,
-    critical: &HashMap<i64, i64>,
+    critical: &mut Commands<'_>,
 ) -> Result<(), Error> {
     // The lifetimes seen so far, a bit per process_id (dense from 1).
     let mut seen = BitSet::default();
@@ -209,6 +208,7 @@ fn slices(
             tracks += 1;
             ev.meta("process_sort_index", track, None, &arg)?;
         }
+        let own = critical.own(r.exec_id)?;
         ev.event(|o, origin| {
             o.bytes("name", comm)
                 .str("cat", "command")
@@ -217,7 +217,7 @@ fn slices(
                 .raw("dur", &micros(r.end_ts - r.start_ts, 0))
                 .int("pid", track)
                 .int("tid", r.tid)
-                .raw("args", &slice_args(&r, critical));
+                .raw("args", &slice_args(&r, own));
         })
     })
 }
@@ -244,7 +244,7 @@ impl BitSet {
 }
 
 /// The `args` of a command slice.
-fn slice_args(r: &Slice<'_>, critical: &HashMap<i64, i64>) -> String {
+fn slice_args(r: &Slice<'_>, critical_ns: Option<i64>) -> String {
     let mut a = String::new();
     let mut o = Obj::new(&mut a);
     o.int("os_pid", r.pid)
@@ -279,7 +279,7 @@ fn slice_args(r: &Slice<'_>, critical: &HashMap<i64, i64>) -> String {
     if r.running.is_some() {
         o.raw("running", "true");
     }
-    if let Some(ns) = critical.get(&r.exec_id) {
+    if let Some(ns) = critical_ns {
         o.int("critical_ns", ns);
     }
     o.end();

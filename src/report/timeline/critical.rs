@@ -151,22 +151,41 @@ pub fn origin(conn: &Connection, scope: Scope) -> Result<i64, Error> {
 /// The critical path of each trace in `traces` within `scope`, step by
 /// step in time order, trace after trace: the rows
 /// `queries/critical_path.sql` gives with `trace` and the scope's `pid`
-/// for each, from `flows` (timeline_flows.sql's rows for the same scope).
-/// What it holds is per step of the walk, per root of a trace and per
-/// file flow; each lifetime it visits is read when the walk reaches it.
+/// for each, from `flows` (timeline_flows.sql's rows for the same scope),
+/// collected. A report keeps them in a [`super::path::Path`] instead,
+/// which holds none of them.
 pub fn critical_path(
     conn: &Connection,
     scope: Scope,
     traces: &[i64],
     deps: &Deps,
 ) -> Result<Vec<Step>, Error> {
-    let mut probes = Probes::new(conn)?;
     let mut steps = Vec::new();
-    for &trace in traces {
-        let walk = Walk::new(&mut probes, conn, trace, scope.pid, deps)?;
-        walk.steps(&mut probes, &mut steps)?;
-    }
+    each_step_back(conn, scope, traces, deps, |s| {
+        steps.push(s);
+        Ok(())
+    })?;
+    steps.reverse();
     Ok(steps)
+}
+
+/// The steps [`critical_path`] gives, from the last to the first: the
+/// last trace's last step first. The walk goes back in time, so this is
+/// the order it finds them in; it holds one state of the walk and the
+/// images of one lifetime at a time, never the path.
+pub fn each_step_back(
+    conn: &Connection,
+    scope: Scope,
+    traces: &[i64],
+    deps: &Deps,
+    mut f: impl FnMut(Step) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut probes = Probes::new(conn)?;
+    for &trace in traces.iter().rev() {
+        let walk = Walk::new(&mut probes, conn, trace, scope.pid, deps)?;
+        walk.each_back(&mut probes, &mut f)?;
+    }
+    Ok(())
 }
 
 /// The error of a probe's statement.
@@ -417,76 +436,100 @@ impl<'d> Walk<'d> {
         }))
     }
 
-    /// Append the trace's steps to `out`.
-    fn steps(&self, probes: &mut Probes<'_>, out: &mut Vec<Step>) -> Result<(), Error> {
+    /// The trace's steps, the last first, to `f`: each state's segment
+    /// once the walk has found the state before it (the earlier one).
+    fn each_back(
+        &self,
+        probes: &mut Probes<'_>,
+        f: &mut impl FnMut(Step) -> Result<(), Error>,
+    ) -> Result<(), Error> {
         let Some(start) = self.start else {
             return Ok(());
         };
         let Some(first) = probes.life(start)? else {
             return Ok(());
         };
-        let mut walk = vec![(
+        let mut here = (
             State {
                 process: start,
                 t: first.last_ts,
                 how: None,
             },
             first,
-        )];
-        while walk.len() - 1 < self.bound {
-            let (w, p) = walk[walk.len() - 1];
-            let Some(s) = self.next(probes, w, &p)? else {
-                break;
-            };
-            match probes.life(s.process)? {
-                Some(l) => walk.push((s, l)),
-                None => break,
-            }
-        }
-        // One segment per state, the last state (the earliest time) first;
-        // each cut at its process's images, one piece per command.
-        for (n, (s, p)) in walk.iter().enumerate().rev() {
-            let next = walk.get(n + 1).map(|(x, _)| x);
-            let from = match next {
-                Some(x) if matches!(x.how, Some(How::Wait | How::File)) => x.t,
-                _ => p.first_ts,
-            };
-            let via = next.and_then(|x| x.how).map_or("start", How::name);
-            let images = probes.images(s.process)?;
-            let mut k = 0;
-            for (i, img) in images.iter().enumerate() {
-                let ts = if img.image == 0 { p.first_ts } else { img.ts };
-                let next_ts = images[i + 1..]
-                    .iter()
-                    .filter(|e| e.image > img.image)
-                    .map(|e| e.ts)
-                    .min();
-                if next_ts.is_some_and(|x| x <= from) || !(ts < s.t || ts <= from) {
-                    continue;
+        );
+        // States taken after the first: at most `bound`.
+        let mut taken = 0;
+        loop {
+            let before = if taken < self.bound {
+                match self.next(probes, here.0, &here.1)? {
+                    Some(s) => probes.life(s.process)?.map(|l| (s, l)),
+                    None => None,
                 }
-                k += 1;
-                let start_ts = if from > ts { from } else { ts };
-                let end_ts = match next_ts {
-                    Some(x) if x < s.t => x,
-                    _ => s.t,
-                };
-                out.push(Step {
-                    trace_id: p.trace_id,
-                    process_id: s.process,
-                    pid: p.pid,
-                    exec_id: img.exec_id,
-                    image: img.image,
-                    comm: img.comm.clone(),
-                    start_ts,
-                    end_ts,
-                    wait: match (k, next) {
-                        (1, Some(x)) => start_ts - x.t,
-                        _ => 0,
-                    },
-                    via: if k == 1 { via } else { "exec" }.to_string(),
-                });
+            } else {
+                None
+            };
+            let pieces = self.segment(probes, &here, before.as_ref().map(|(s, _)| s))?;
+            for step in pieces.into_iter().rev() {
+                f(step)?;
+            }
+            match before {
+                Some(b) => {
+                    here = b;
+                    taken += 1;
+                }
+                None => return Ok(()),
             }
         }
-        Ok(())
+    }
+
+    /// The segment of state `s` in lifetime `p`, in time order, reached
+    /// from `next` (the state before it in time; none at the path's
+    /// start): cut at its process's images, one piece per command.
+    fn segment(
+        &self,
+        probes: &mut Probes<'_>,
+        (s, p): &(State, Life),
+        next: Option<&State>,
+    ) -> Result<Vec<Step>, Error> {
+        let from = match next {
+            Some(x) if matches!(x.how, Some(How::Wait | How::File)) => x.t,
+            _ => p.first_ts,
+        };
+        let via = next.and_then(|x| x.how).map_or("start", How::name);
+        let images = probes.images(s.process)?;
+        let mut out = Vec::new();
+        for (i, img) in images.iter().enumerate() {
+            let ts = if img.image == 0 { p.first_ts } else { img.ts };
+            let next_ts = images[i + 1..]
+                .iter()
+                .filter(|e| e.image > img.image)
+                .map(|e| e.ts)
+                .min();
+            if next_ts.is_some_and(|x| x <= from) || !(ts < s.t || ts <= from) {
+                continue;
+            }
+            let start_ts = if from > ts { from } else { ts };
+            let end_ts = match next_ts {
+                Some(x) if x < s.t => x,
+                _ => s.t,
+            };
+            let first = out.is_empty();
+            out.push(Step {
+                trace_id: p.trace_id,
+                process_id: s.process,
+                pid: p.pid,
+                exec_id: img.exec_id,
+                image: img.image,
+                comm: img.comm.clone(),
+                start_ts,
+                end_ts,
+                wait: match (first, next) {
+                    (true, Some(x)) => start_ts - x.t,
+                    _ => 0,
+                },
+                via: if first { via } else { "exec" }.to_string(),
+            });
+        }
+        Ok(out)
     }
 }

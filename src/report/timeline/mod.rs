@@ -2,8 +2,8 @@
 //! Trace Event file ([`chrome`], for ui.perfetto.dev, chrome://tracing,
 //! speedscope; the slices of `--calls` by `calls`) or a static SVG picture ([`svg`], its time axis in [`ticks`]). Both are written as the
 //! rows of `queries/timeline_*.sql` come from SQLite, never held whole in
-//! memory: what is kept is per file flow or per step of the critical
-//! path, a bit per process (whose track has begun) and two words per
+//! memory: what is kept is per file flow, a bit per process (whose
+//! track has begun) and two words per
 //! lifetime of a reused pid ([`tracks`]), never per call; the track names
 //! are asked of SQLite at the end, a track at a time.
 //!
@@ -12,7 +12,9 @@
 //! the same walk. The timeline works it out in Rust ([`critical`]) from
 //! the file flows ([`flows`]), which it reads once and holds (per flow),
 //! so `build_flow` is computed once per run, asking SQLite for each
-//! lifetime the walk visits.
+//! lifetime the walk visits; the steps go to a temporary table
+//! ([`path`]), read back in order for the path's own track or lane and
+//! by command for the slices on it.
 //!
 //! Every process lifetime gets its own Chrome track, so each sits under
 //! its parent in tree order even where the kernel reused a pid or two
@@ -27,12 +29,12 @@ pub mod chrome;
 pub mod critical;
 pub mod flows;
 pub mod fold;
+pub mod path;
 pub mod svg;
 pub mod ticks;
 pub mod tracks;
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
 use rusqlite::types::ValueRef;
 use rusqlite::Connection;
@@ -128,15 +130,6 @@ pub fn critical_path(conn: &Connection, scope: Scope, traces: &[i64]) -> Result<
         steps.extend(collect_as::<Step>(conn, "critical_path", &params)?);
     }
     Ok(steps)
-}
-
-/// The critical path's steps by command: its own time on the path.
-fn on_path(steps: &[Step]) -> HashMap<i64, i64> {
-    let mut m = HashMap::new();
-    for s in steps {
-        *m.entry(s.exec_id).or_insert(0) += s.end_ts - s.start_ts;
-    }
-    m
 }
 
 typed_row! {

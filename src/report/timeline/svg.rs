@@ -33,8 +33,9 @@ use super::super::compile_commands::words;
 use super::critical;
 use super::flows::{self, Flow};
 use super::fold::{self, Fold};
+use super::path::Path;
 use super::ticks::{axis_label, tick};
-use super::{each_slice, extents, out_err, Options, Running, Step};
+use super::{each_slice, extents, out_err, Options, Running};
 use crate::build::label;
 use crate::report::stats::duration;
 use crate::report::{each_as, start_dirs};
@@ -125,7 +126,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     let traces: Vec<i64> = ext.iter().map(|e| e.trace_id).collect();
     let flows = flows::load(conn, opts)?;
     let deps = critical::Deps::of(&flows);
-    let steps = critical::critical_path(conn, opts.scope, &traces, &deps)?;
+    let path = Path::walk(conn, opts.scope, &traces, &deps)?;
     let note = fold.folded > 0;
     let sc = Scale {
         start,
@@ -134,7 +135,10 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     };
     let height = height(fold.rows, note);
     let width = WIDTH;
-    let path_ns: i64 = steps.iter().map(|s| s.end_ts - s.start_ts + s.wait).sum();
+    let path_ns: i64 = {
+        let (own, wait) = path.totals()?;
+        own + wait
+    };
     let w = |out: &mut dyn Write, s: String| out.write_all(s.as_bytes()).map_err(out_err);
     w(
         out,
@@ -146,7 +150,7 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
              <text x=\"4\" y=\"14\" font-size=\"12\">kt2sql timeline: {commands} commands, wall time {}; \
              critical path ({} steps, {}) in red</text>\n",
             duration(end - start),
-            steps.len(),
+            path.len(),
             duration(path_ns)
         ),
     )?;
@@ -163,8 +167,8 @@ pub fn write(conn: &Connection, opts: &Options, out: &mut dyn Write) -> Result<F
     strip(conn, opts, out, &sc, end)?;
     let bottom = height - BOTTOM;
     axis(out, &sc, end, bottom)?;
-    lane(out, &sc, &steps)?;
-    let row_of = command_rows(conn, opts, out, &sc, &steps, &fold, &flows)?;
+    lane(out, &sc, &path)?;
+    let row_of = command_rows(conn, opts, out, &sc, &path, &fold, &flows)?;
     file_lines(&flows, out, &sc, &row_of)?;
     w(out, "</svg>\n".into())?;
     Ok(fold)
@@ -251,7 +255,7 @@ fn axis(out: &mut dyn Write, sc: &Scale, end: i64, bottom: f64) -> Result<(), Er
 /// The critical path's lane, under the axis: its name, then one red bar
 /// per step over the time the step's command was on the path, with a
 /// tooltip (step, pid, comm, own time, how it was reached).
-fn lane(out: &mut dyn Write, sc: &Scale, steps: &[Step]) -> Result<(), Error> {
+fn lane(out: &mut dyn Write, sc: &Scale, path: &Path<'_>) -> Result<(), Error> {
     let y = sc.top + LANE_TOP;
     writeln!(
         out,
@@ -261,7 +265,7 @@ fn lane(out: &mut dyn Write, sc: &Scale, steps: &[Step]) -> Result<(), Error> {
         y + LANE - 4.0
     )
     .map_err(out_err)?;
-    for (i, st) in steps.iter().enumerate() {
+    path.each(|n, st| {
         let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
         writeln!(
             out,
@@ -270,14 +274,14 @@ fn lane(out: &mut dyn Write, sc: &Scale, steps: &[Step]) -> Result<(), Error> {
             y + 2.0,
             (b - a).max(0.5),
             LANE - 4.0,
-            i + 1,
+            n,
             st.pid,
             xml(&st.comm),
             duration(st.end_ts - st.start_ts),
             st.via
         )
-        .map_err(out_err)?;
-    }
+        .map_err(out_err)
+    })?;
     writeln!(out, "</g>").map_err(out_err)
 }
 
@@ -310,7 +314,7 @@ fn command_rows(
     opts: &Options,
     out: &mut dyn Write,
     sc: &Scale,
-    steps: &[Step],
+    path: &Path<'_>,
     fold: &Fold,
     flows: &[Flow],
 ) -> Result<Drawn, Error> {
@@ -318,10 +322,7 @@ fn command_rows(
         .iter()
         .flat_map(|f| [f.producer_id, f.consumer_id])
         .collect();
-    let mut by_exec: HashMap<i64, Vec<usize>> = HashMap::new();
-    for (i, s) in steps.iter().enumerate() {
-        by_exec.entry(s.exec_id).or_default().push(i);
-    }
+    let mut by_exec = path.commands()?;
     let starts: HashMap<i64, Option<Vec<u8>>> = start_dirs(conn, opts.scope)?
         .into_iter()
         .map(|d| (d.trace, d.start_cwd))
@@ -347,7 +348,12 @@ fn command_rows(
             duration(e - s),
             xml(full.as_bytes())
         );
-        let on_path = by_exec.get(&r.exec_id);
+        // The command's pieces of the path (start, end).
+        let mut on_path = Vec::new();
+        by_exec.each(r.exec_id, |_, s| {
+            on_path.push((s.start_ts, s.end_ts));
+            Ok(())
+        })?;
         let row = if fold.folds(r.exec_id, e - s) {
             let at = match &mut run {
                 Some(run) => {
@@ -404,7 +410,7 @@ fn command_rows(
                 xml(text.as_bytes()),
             )
             .map_err(out_err)?;
-            if on_path.is_some() {
+            if !on_path.is_empty() {
                 // A red mark at the left edge: the row is on the path.
                 write!(
                     out,
@@ -428,9 +434,8 @@ fn command_rows(
             colour(comm)
         )
         .map_err(out_err)?;
-        for &i in on_path.into_iter().flatten() {
-            let st = &steps[i];
-            let (a, b) = (sc.x(st.start_ts), sc.x(st.end_ts));
+        for (start, end) in on_path {
+            let (a, b) = (sc.x(start), sc.x(end));
             write!(
                 out,
                 "<rect class=\"piece\" x=\"{a:.2}\" y=\"{:.1}\" width=\"{:.2}\" height=\"{}\" \
