@@ -428,23 +428,28 @@ fn asked(conn: &report::Database, target: &DbScope, files: Files, command: &str)
     })
 }
 
-/// Write `rows` in the format asked (`--format`, else `-o`'s
-/// extension), or as make rules through `make`.
+/// Write the rows `rows` hands to its sink in the format asked
+/// (`--format`, else `-o`'s extension), as they come; or the make rules
+/// `make` writes.
 fn output(
-    rows: &report::ResultSet,
     format: &FormatArg<DepsFormats>,
     output: &Output,
-    make: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    rows: impl FnOnce(&mut dyn report::RowSink) -> std::result::Result<(), kt2sql::Error>,
+    make: impl FnOnce(&mut dyn std::io::Write) -> std::result::Result<(), kt2sql::Error>,
 ) -> Result<()> {
     let format = format.with_output(output.path.as_deref())?;
-    let stdout = |source| kt2sql::Error::Io {
+    output.write(|out| match format.rows() {
+        Some(f) => rows(&mut report::Render::new(out, f)),
+        None => make(out),
+    })
+}
+
+/// An error writing to standard output.
+fn stdout(source: std::io::Error) -> kt2sql::Error {
+    kt2sql::Error::Io {
         path: "standard output".into(),
         source,
-    };
-    output.write(|out| match format.rows() {
-        Some(f) => rows.write(out, f).map_err(stdout),
-        None => make(out).map_err(stdout),
-    })
+    }
 }
 
 /// Run `kt2sql deps`.
@@ -461,19 +466,26 @@ pub fn run_deps(a: DepsArgs) -> Result<ExitCode> {
         under: under.as_deref(),
         exclude: &exclude,
     };
-    let rows = deps::deps(&conn, &q.params, filter)?;
-    // The directory each rule names its paths from: the one asked for,
-    // else where the file's writer ran, else where the trace started.
-    let bases = match a.relative_to.resolve(&conn, &a.target)? {
-        Some(dir) => vec![Some(dir); q.paths.len()],
-        None => deps::writer_dirs(&conn, &q.paths, q.scope.trace)?
-            .into_iter()
-            .map(|d| d.or_else(|| q.start.clone()))
-            .collect(),
+    let relative_to = a.relative_to.resolve(&conn, &a.target)?;
+    let make = |out: &mut dyn std::io::Write| {
+        let rows = deps::deps(&conn, &q.params, filter)?;
+        // The directory each rule names its paths from: the one asked for,
+        // else where the file's writer ran, else where the trace started.
+        let bases = match relative_to {
+            Some(dir) => vec![Some(dir); q.paths.len()],
+            None => deps::writer_dirs(&conn, &q.paths, q.scope.trace)?
+                .into_iter()
+                .map(|d| d.or_else(|| q.start.clone()))
+                .collect(),
+        };
+        deps::write_depfile(out, &rows, &q.paths, &bases, q.start.as_deref()).map_err(stdout)
     };
-    output(&rows, &a.format, &a.output, |out| {
-        deps::write_depfile(out, &rows, &q.paths, &bases, q.start.as_deref())
-    })?;
+    output(
+        &a.format,
+        &a.output,
+        |sink| deps::stream(&conn, &q.params, filter, sink),
+        make,
+    )?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }
@@ -489,13 +501,20 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
         under: under.as_deref(),
         exclude: &exclude,
     };
-    let rows = deps::rdeps(&conn, &q.params, filter)?;
     // The directory the rules name their paths from: the one asked for,
     // else where the trace started (where the top make runs).
     let base = a.relative_to.resolve(&conn, &a.target)?.or(q.start.clone());
-    output(&rows, &a.format, &a.output, |out| {
+    let make = |out: &mut dyn std::io::Write| {
+        let rows = deps::rdeps(&conn, &q.params, filter)?;
         deps::write_reverse_depfile(out, &rows, &q.paths, base.as_deref(), q.start.as_deref())
-    })?;
+            .map_err(stdout)
+    };
+    output(
+        &a.format,
+        &a.output,
+        |sink| deps::stream(&conn, &deps::reverse(&q.params), filter, sink),
+        make,
+    )?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -9,9 +9,11 @@
 use std::io::{self, Write};
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use super::row::{typed_row, RowReader};
-use super::{depfile, run, Cell, Database, ResultSet};
+use super::run::each_row;
+use super::{depfile, prepare, Cell, Database, ResultSet, RowSink};
 use crate::build::deps::{
     gets_empty_rule, is_prerequisite, is_system, make_name, runs_recipes, starts_compiler_run, Tree,
 };
@@ -108,22 +110,51 @@ impl Filter<'_> {
 }
 
 /// The rows of `queries/deps.sql` run with `params`, the sources
-/// (reverse: the paths built) that `filter` leaves out removed.
+/// (reverse: the paths built) that `filter` leaves out removed, handed to
+/// `sink` as SQLite produces them: a file built from every file of a big
+/// build has a row per file, which a table, CSV or JSON need not hold.
+pub fn stream(
+    db: &Database,
+    params: &[(&str, Cell)],
+    filter: Filter,
+    sink: &mut dyn RowSink,
+) -> Result<(), Error> {
+    let (mut stmt, context) = prepare(db, "deps", params)?;
+    let reader = RowReader::<Dep<'static>>::of_statement(&stmt, DEPS_SQL)?;
+    let columns: Vec<String> = stmt.column_names().iter().map(|c| c.to_string()).collect();
+    let out = |source| Error::Io {
+        path: "standard output".into(),
+        source,
+    };
+    sink.start(&columns).map_err(out)?;
+    each_row(&mut stmt, &context, |row| {
+        let d = reader.cells(row);
+        if d.kind == "command" || filter.keeps(&d.kind, d.path.unwrap_or_default()) {
+            sink.row(row).map_err(out)?;
+        }
+        Ok(())
+    })?;
+    sink.end().map_err(out)
+}
+
+/// [`stream`]'s rows collected (for the make rules, which group them by
+/// file).
 pub fn deps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<ResultSet, Error> {
-    let mut rows = run(db, "deps", params)?;
-    let reader = RowReader::<Dep<'static>>::of_set(&rows, DEPS_SQL)?;
-    rows.rows.retain(|r| {
-        let d = reader.cells(r);
-        d.kind == "command" || filter.keeps(&d.kind, d.path.unwrap_or_default())
-    });
+    let mut rows = ResultSet::default();
+    stream(db, params, filter, &mut rows)?;
     Ok(rows)
+}
+
+/// The parameters of [`rdeps`]: `params` with `:reverse` = 1.
+pub fn reverse<'p>(params: &[(&'p str, Cell)]) -> Vec<(&'p str, Cell)> {
+    let mut params = params.to_vec();
+    params.push(("reverse", Cell::Int(1)));
+    params
 }
 
 /// [`deps`] with `:reverse` = 1: what was built from the files.
 pub fn rdeps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<ResultSet, Error> {
-    let mut params = params.to_vec();
-    params.push(("reverse", Cell::Int(1)));
-    deps(db, &params, filter)
+    deps(db, &reverse(params), filter)
 }
 
 /// The working directory of the last writer of each of `files`
@@ -177,6 +208,7 @@ pub fn write_depfile(
     for (file, base) in files.iter().zip(bases) {
         let base = base.as_deref();
         let mut deps: Vec<Vec<u8>> = Vec::new();
+        let mut named: HashSet<Vec<u8>> = HashSet::new();
         for r in reader.all(rows).filter(|r| *r.file == *file.as_bytes()) {
             let kind = r.kind;
             let Some(path) = r.path.filter(|_| is_prerequisite(&kind)) else {
@@ -186,7 +218,7 @@ pub fn write_depfile(
             if gets_empty_rule(&kind) && !files.iter().any(|t| t.as_bytes() == path) {
                 empty.push(name.clone());
             }
-            if !deps.contains(&name) {
+            if named.insert(name.clone()) {
                 deps.push(name);
             }
         }

@@ -201,6 +201,22 @@ pub struct ResultSet {
     pub rows: Vec<Vec<Cell>>,
 }
 
+/// A result collected: the columns of the (last) result started, its rows
+/// appended.
+impl RowSink for ResultSet {
+    fn start(&mut self, columns: &[String]) -> io::Result<()> {
+        self.columns = columns.to_vec();
+        Ok(())
+    }
+    fn row(&mut self, row: &[Cell]) -> io::Result<()> {
+        self.rows.push(row.to_vec());
+        Ok(())
+    }
+    fn end(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl ResultSet {
     /// The index of column `name`. Panics when there is none (for tests
     /// that look into a result; the reports read their rows as typed rows,
