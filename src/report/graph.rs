@@ -159,7 +159,19 @@ fn ancestors(path: &[u8]) -> impl Iterator<Item = &[u8]> {
 
 /// The trace id of a file node (`f<trace>_<path_id>`).
 fn trace_of(node: &str) -> Option<i64> {
-    node.strip_prefix('f')?.split('_').next()?.parse().ok()
+    file_id(node).map(|(t, _)| t)
+}
+
+/// A file node's (trace, path_id), from its id `f<trace>_<path_id>`: the
+/// sets of nodes hold these numbers, not the ids' text.
+fn file_id(node: &str) -> Option<(i64, i64)> {
+    let (t, p) = node.strip_prefix('f')?.split_once('_')?;
+    Some((t.parse().ok()?, p.parse().ok()?))
+}
+
+/// A command node's exec_id, from its id `c<exec_id>`.
+fn command_id(node: &str) -> Option<i64> {
+    node.strip_prefix('c')?.parse().ok()
 }
 
 /// The header, the file nodes from `db` (directories left out, see the
@@ -192,13 +204,13 @@ fn write_all(
         .map(|d| (d.trace, d.start_cwd))
         .collect();
     let mut files: Vec<FileNode> = Vec::new();
-    // Ids of the nodes left out (directories) and folded (temporaries).
+    // The file nodes left out (directories) and folded (temporaries).
     let (mut dropped, mut temporary) = (HashSet::new(), HashSet::new());
     let mut files_done = false;
     let write_files = |files: &mut Vec<FileNode>,
                        out: &mut dyn Write,
-                       dropped: &mut HashSet<String>,
-                       temporary: &mut HashSet<String>|
+                       dropped: &mut HashSet<(i64, i64)>,
+                       temporary: &mut HashSet<(i64, i64)>|
      -> Result<(), Error> {
         let dirs: HashSet<(Option<i64>, &[u8])> = files
             .iter()
@@ -207,11 +219,11 @@ fn write_all(
         for f in files.iter() {
             let t = trace_of(&f.node);
             if dirs.contains(&(t, f.path.as_slice())) {
-                dropped.insert(f.node.clone());
+                dropped.extend(file_id(&f.node));
                 continue;
             }
             if f.temporary {
-                temporary.insert(f.node.clone());
+                temporary.extend(file_id(&f.node));
                 continue;
             }
             let start = t.and_then(|t| starts.get(&t)).and_then(|s| s.as_deref());
@@ -228,26 +240,37 @@ fn write_all(
         files.clear();
         Ok(())
     };
-    let mut linked: Option<HashSet<String>> = None;
+    // The commands with an edge, by exec_id.
+    let mut linked: Option<HashSet<i64>> = None;
     let edges = |out: &mut dyn Write,
-                 dropped: &HashSet<String>,
-                 temporary: &HashSet<String>|
-     -> Result<HashSet<String>, Error> {
+                 dropped: &HashSet<(i64, i64)>,
+                 temporary: &HashSet<(i64, i64)>|
+     -> Result<HashSet<i64>, Error> {
         let mut seen = HashSet::new();
-        // A temporary's writers and readers, by its node.
-        let mut via: HashMap<String, (Vec<String>, Vec<String>)> = HashMap::new();
+        // A temporary's writers and readers (exec_ids), by its node.
+        let mut via: HashMap<(i64, i64), (Vec<i64>, Vec<i64>)> = HashMap::new();
         for r in rx.iter() {
             let r = r?;
             let (from, to) = (r.source, r.target);
-            if dropped.contains(&from) || dropped.contains(&to) {
+            let (file_from, file_to) = (file_id(&from), file_id(&to));
+            let held = |set: &HashSet<(i64, i64)>, f: Option<(i64, i64)>| {
+                f.is_some_and(|f| set.contains(&f))
+            };
+            if held(dropped, file_from) || held(dropped, file_to) {
                 continue;
             }
-            if temporary.contains(&to) {
-                via.entry(to).or_default().0.push(from);
+            // A temporary's edges join a command: a write into it, a
+            // read out of it.
+            if let (Some(t), Some(c)) =
+                (file_to.filter(|t| temporary.contains(t)), command_id(&from))
+            {
+                via.entry(t).or_default().0.push(c);
                 continue;
             }
-            if temporary.contains(&from) {
-                via.entry(from).or_default().1.push(to);
+            if let (Some(t), Some(c)) =
+                (file_from.filter(|t| temporary.contains(t)), command_id(&to))
+            {
+                via.entry(t).or_default().1.push(c);
                 continue;
             }
             match r.paths {
@@ -255,24 +278,24 @@ fn write_all(
                 None => writeln!(out, "    {from} -> {to};"),
             }
             .map_err(io_err)?;
-            for end in [from, to] {
-                if end.starts_with('c') {
-                    seen.insert(end);
-                }
-            }
+            seen.extend([&from, &to].into_iter().filter_map(|end| command_id(end)));
         }
         // Through a temporary: one dashed edge per writer -> reader pair.
+        // In the order of the node ids' text.
         let pairs: BTreeSet<(String, String)> = via
             .into_values()
             .flat_map(|(ws, rs)| {
                 ws.into_iter()
-                    .flat_map(move |w| rs.clone().into_iter().map(move |r| (w.clone(), r)))
+                    .flat_map(move |w| rs.clone().into_iter().map(move |r| (w, r)))
             })
             .filter(|(w, r)| w != r)
+            .map(|(w, r)| {
+                seen.extend([w, r]);
+                (format!("c{w}"), format!("c{r}"))
+            })
             .collect();
         for (w, r) in pairs {
             writeln!(out, "    {w} -> {r} [style=dashed];").map_err(io_err)?;
-            seen.extend([w, r]);
         }
         Ok(seen)
     };
@@ -287,7 +310,11 @@ fn write_all(
                     }
                     linked = Some(edges(out, &dropped, &temporary)?);
                 }
-                if !linked.as_ref().is_some_and(|l| l.contains(&node)) {
+                let id = command_id(&node);
+                if !linked
+                    .as_ref()
+                    .is_some_and(|l| id.is_some_and(|c| l.contains(&c)))
+                {
                     return Ok(());
                 }
                 "shape=box"
