@@ -12,6 +12,11 @@
 //! it after the indexes), the commit and an fsync, as the import's target
 //! file gets. Prints the seconds and the rows.
 //!
+//! With `SAME_FLOOR_DETAIL=1` it also says where the time goes: each
+//! table's inserts, each index of `schema/0002_indexes.sql` built on its
+//! own (in the file's order), then the rest of the schema (views, report
+//! tables), each timed alone. The sum is the same work as the plain run.
+//!
 //! `cargo run --release --example same_floor -- DB OUT`
 
 use std::time::Instant;
@@ -122,13 +127,44 @@ fn main() {
     schema::bulk_pragmas(&conn).expect("pragmas");
     conn.execute_batch("BEGIN").expect("begin");
     schema::create_tables(&conn).expect("tables");
+    let detail = std::env::var_os("SAME_FLOOR_DETAIL").is_some_and(|v| v == "1");
+    let mut parts: Vec<(String, f64)> = Vec::new();
+    let mut timed = |what: String, f: &mut dyn FnMut()| {
+        let t = Instant::now();
+        f();
+        parts.push((what, t.elapsed().as_secs_f64()));
+    };
     let mut rows = 0;
     for table in tables.iter().filter(|t| t.name != AFTER_INDEXES) {
-        rows += write(&conn, table);
+        timed(format!("table {}", table.name), &mut || {
+            rows += write(&conn, table)
+        });
     }
-    schema::create_indexes_and_views(&conn).expect("indexes");
+    if detail {
+        // Each index alone, then the rest of the schema after the tables.
+        let (_, indexes) = schema::SCHEMA
+            .iter()
+            .find(|(n, _)| *n == "0002_indexes.sql")
+            .expect("the indexes' file");
+        for stmt in statements(indexes) {
+            timed(stmt.clone(), &mut || {
+                conn.execute_batch(&stmt).expect("index")
+            });
+        }
+        for (name, sql) in schema::SCHEMA.iter().skip(2) {
+            timed(format!("schema {name}"), &mut || {
+                conn.execute_batch(sql).expect("schema")
+            });
+        }
+    } else {
+        timed("indexes and views".into(), &mut || {
+            schema::create_indexes_and_views(&conn).expect("indexes")
+        });
+    }
     for table in tables.iter().filter(|t| t.name == AFTER_INDEXES) {
-        rows += write(&conn, table);
+        timed(format!("table {}", table.name), &mut || {
+            rows += write(&conn, table)
+        });
     }
     conn.execute_batch("COMMIT").expect("commit");
     drop(conn);
@@ -137,4 +173,25 @@ fn main() {
         .expect("fsync");
     let s = t.elapsed().as_secs_f64();
     println!("same_floor: {rows} rows in {s:.3} s");
+    if detail {
+        parts.sort_by(|a, b| b.1.total_cmp(&a.1));
+        for (what, secs) in parts.iter().filter(|(_, s)| *s >= 0.005) {
+            let what: String = what.split_whitespace().collect::<Vec<_>>().join(" ");
+            println!("{secs:8.3} s {:5.1} %  {what}", 100.0 * secs / s);
+        }
+    }
+}
+
+/// The statements of a schema file, comments left out.
+fn statements(sql: &str) -> Vec<String> {
+    let text: String = sql
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    text.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| format!("{s};"))
+        .collect()
 }
