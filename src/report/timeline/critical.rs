@@ -10,12 +10,14 @@
 //! a child, a root and a flow per step). A test on every dialect and scope
 //! keeps the two giving the same rows, cell for cell.
 //!
-//! It holds what is per step of the walk, per root of a trace and per file
-//! flow, never per lifetime: each state asks SQLite, through probes on
-//! indexed columns prepared once, for its lifetime, the child that ended
-//! last before it (`process_parent`) and, when it is a step, its images
-//! (`exec_process`), so its memory does not grow with the build's
-//! processes.
+//! It holds one state of the walk, per root of a trace and per file flow,
+//! never per lifetime or per step: each state asks SQLite, through probes
+//! on indexed columns prepared once, for its lifetime, the child that
+//! ended last before it (`process_parent`) and, when it is a step, its
+//! images (`exec_process`); the steps are handed over as the walk finds
+//! them, the last first ([`each_step_back`]), and a report keeps them in
+//! a temporary table ([`super::path`]). So its memory grows neither with
+//! the build's processes nor with the path's length.
 
 use std::collections::{BTreeSet, HashMap};
 
