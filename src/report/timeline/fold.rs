@@ -17,10 +17,11 @@
 //! grow with the commands kept and a binary search finds how many fit.
 //!
 //! The plan reads `queries/timeline_rows.sql` (each command's id and
-//! duration in tree order, two integers per command held) and is skipped
-//! when every command fits and no `--min-dur` was given.
+//! duration in tree order) as the rows come, holding the `--max-rows`
+//! longest commands and a few counts, never a word per command; it is
+//! skipped when every command fits and no `--min-dur` was given.
 
-use std::collections::HashSet;
+use std::collections::{BinaryHeap, HashSet};
 
 use rusqlite::Connection;
 
@@ -99,82 +100,123 @@ pub fn plan(conn: &Connection, opts: &Options, commands: usize) -> Result<Fold, 
     if opts.min_dur.is_none() && commands <= budget {
         return Ok(Fold::none(commands));
     }
-    let mut cmds = Vec::with_capacity(commands);
+    let mut scan = Scan::new(opts.min_dur, budget);
     each_as::<Dur>(conn, "timeline_rows", &opts.params(), |r| {
-        cmds.push((r.exec_id, r.dur));
+        scan.add(r.exec_id, r.dur);
         Ok(())
     })?;
-    Ok(choose(&cmds, opts.min_dur, budget))
-}
-
-/// The rows (commands kept + summary rows), the commands folded, the
-/// summary rows and the longest folded duration, of `keep` (by position
-/// in tree order) over `cmds`.
-fn count(cmds: &[(i64, i64)], keep: &[bool]) -> (usize, usize, usize, i64) {
-    let (mut kept, mut folded, mut runs, mut in_run, mut longest) = (0, 0, 0, false, 0);
-    for (&(_, d), &k) in cmds.iter().zip(keep) {
-        if k {
-            kept += 1;
-            in_run = false;
-        } else {
-            folded += 1;
-            longest = longest.max(d);
-            // A run after a kept command is drawn in that command's row.
-            runs += usize::from(!in_run && kept == 0);
-            in_run = true;
-        }
-    }
-    (kept + runs, folded, runs, longest)
-}
-
-/// Keep the `n` first of `order` (positions into the commands).
-fn keep_first(len: usize, order: &[usize], n: usize) -> Vec<bool> {
-    let mut keep = vec![false; len];
-    for &i in &order[..n] {
-        keep[i] = true;
-    }
-    keep
+    Ok(scan.finish())
 }
 
 /// Fold the commands (exec_id, duration, in tree order) shorter than
 /// `min_dur`, then as few more as bring the rows within `budget`, the
 /// shortest first (equal durations: the later in tree order first).
+#[cfg(test)]
 fn choose(cmds: &[(i64, i64)], min_dur: Option<i64>, budget: usize) -> Fold {
-    let min = min_dur.unwrap_or(i64::MIN);
-    // The commands `min_dur` leaves, longest first, ties in tree order.
-    let mut order: Vec<usize> = (0..cmds.len()).filter(|&i| cmds[i].1 >= min).collect();
-    order.sort_by_key(|&i| (std::cmp::Reverse(cmds[i].1), i));
-    let rows = |n: usize| count(cmds, &keep_first(cmds.len(), &order, n)).0;
-    let (n, by_budget) = if rows(order.len()) <= budget {
-        (order.len(), false)
-    } else {
-        // The most commands kept whose rows fit: rows(0) is one summary
-        // row (or none), within any budget.
-        let (mut lo, mut hi) = (0, order.len() - 1);
-        while lo < hi {
-            let mid = (lo + hi).div_ceil(2);
-            if rows(mid) <= budget {
-                lo = mid;
-            } else {
-                hi = mid - 1;
-            }
-        }
-        (lo, true)
-    };
-    let keep = keep_first(cmds.len(), &order, n);
-    let (rows, folded, summaries, longest_folded) = count(cmds, &keep);
-    if folded == 0 {
-        return Fold::none(cmds.len());
+    let mut scan = Scan::new(min_dur, budget);
+    for &(exec_id, dur) in cmds {
+        scan.add(exec_id, dur);
     }
-    Fold {
-        min_dur,
-        kept: by_budget.then(|| order[..n].iter().map(|&i| cmds[i].0).collect()),
-        commands: cmds.len(),
-        folded,
-        longest_folded,
-        summaries,
-        rows,
-        by_budget,
+    scan.finish()
+}
+
+/// A command's rank among those `min_dur` leaves: longer first, then
+/// earlier in tree order (a smaller key ranks higher).
+type Rank = (std::cmp::Reverse<i64>, usize);
+
+/// [`choose`] over the commands as they come, in tree order, holding the
+/// `budget + 1` highest ranked of them and a few counts, never a word per
+/// command. Keeping the `n` highest ranked makes `n` rows, plus the
+/// summary row when the first command in tree order is not among them
+/// (the commands folded before any kept one): so the most that fit the
+/// budget is `budget` when the first command ranks within it, else
+/// `budget - 1`.
+struct Scan {
+    min_dur: Option<i64>,
+    budget: usize,
+    /// Commands seen.
+    commands: usize,
+    /// Of them, those `min_dur` leaves.
+    eligible: usize,
+    /// The first command's duration, when `min_dur` leaves it.
+    first: Option<i64>,
+    /// Commands `min_dur` leaves that rank above the first (longer: the
+    /// first wins every tie).
+    above_first: usize,
+    /// The `budget + 1` highest ranked, the lowest on top.
+    best: BinaryHeap<(Rank, i64)>,
+    /// The longest command `min_dur` folds (0 when none).
+    longest_short: i64,
+}
+
+impl Scan {
+    fn new(min_dur: Option<i64>, budget: usize) -> Self {
+        Scan {
+            min_dur,
+            budget,
+            commands: 0,
+            eligible: 0,
+            first: None,
+            above_first: 0,
+            best: BinaryHeap::new(),
+            longest_short: 0,
+        }
+    }
+
+    /// The next command in tree order.
+    fn add(&mut self, exec_id: i64, dur: i64) {
+        let pos = self.commands;
+        self.commands += 1;
+        if self.min_dur.is_some_and(|m| dur < m) {
+            self.longest_short = self.longest_short.max(dur);
+            return;
+        }
+        self.eligible += 1;
+        match self.first {
+            _ if pos == 0 => self.first = Some(dur),
+            Some(d0) if dur > d0 => self.above_first += 1,
+            _ => {}
+        }
+        self.best.push(((std::cmp::Reverse(dur), pos), exec_id));
+        if self.best.len() > self.budget + 1 {
+            self.best.pop();
+        }
+    }
+
+    fn finish(self) -> Fold {
+        // The first command's rank among those kept, if it can be kept.
+        let first_rank = self.first.map(|_| self.above_first);
+        // The summary row with the `n` highest ranked kept.
+        let summary =
+            |n: usize| usize::from(self.commands > 0 && first_rank.is_none_or(|r| r >= n));
+        let all = self.eligible;
+        let (n, by_budget) = if all + summary(all) <= self.budget {
+            (all, false)
+        } else if first_rank.is_some_and(|r| r < self.budget) {
+            (self.budget, true)
+        } else {
+            (self.budget - 1, true)
+        };
+        let folded = self.commands - n;
+        if folded == 0 {
+            return Fold::none(self.commands);
+        }
+        // The highest ranked first: the `n` kept, then the longest folded.
+        let ranked = self.best.into_sorted_vec();
+        let longest_ranked = ranked
+            .get(n)
+            .filter(|_| by_budget)
+            .map_or(0, |((d, _), _)| d.0);
+        Fold {
+            min_dur: self.min_dur,
+            kept: by_budget.then(|| ranked[..n].iter().map(|&(_, e)| e).collect()),
+            commands: self.commands,
+            folded,
+            longest_folded: self.longest_short.max(longest_ranked),
+            summaries: summary(n),
+            rows: n + summary(n),
+            by_budget,
+        }
     }
 }
 
@@ -285,6 +327,125 @@ mod tests {
             if let (Some(a), Some(b)) = (longest, shortest_kept) {
                 assert!(a <= b, "{budget}: folded {a} kept {b}");
             }
+        }
+    }
+
+    // The rule as first written: every command held, the most kept found
+    // by a binary search over the rows each count makes.
+    /// The rows (commands kept + summary rows), the commands folded, the
+    /// summary rows and the longest folded duration, of `keep` (by position
+    /// in tree order) over `cmds`.
+    fn count(cmds: &[(i64, i64)], keep: &[bool]) -> (usize, usize, usize, i64) {
+        let (mut kept, mut folded, mut runs, mut in_run, mut longest) = (0, 0, 0, false, 0);
+        for (&(_, d), &k) in cmds.iter().zip(keep) {
+            if k {
+                kept += 1;
+                in_run = false;
+            } else {
+                folded += 1;
+                longest = longest.max(d);
+                // A run after a kept command is drawn in that command's row.
+                runs += usize::from(!in_run && kept == 0);
+                in_run = true;
+            }
+        }
+        (kept + runs, folded, runs, longest)
+    }
+
+    /// Keep the `n` first of `order` (positions into the commands).
+    fn keep_first(len: usize, order: &[usize], n: usize) -> Vec<bool> {
+        let mut keep = vec![false; len];
+        for &i in &order[..n] {
+            keep[i] = true;
+        }
+        keep
+    }
+
+    /// Fold the commands (exec_id, duration, in tree order) shorter than
+    /// `min_dur`, then as few more as bring the rows within `budget`, the
+    /// shortest first (equal durations: the later in tree order first).
+    fn choose_by_search(cmds: &[(i64, i64)], min_dur: Option<i64>, budget: usize) -> Fold {
+        let min = min_dur.unwrap_or(i64::MIN);
+        // The commands `min_dur` leaves, longest first, ties in tree order.
+        let mut order: Vec<usize> = (0..cmds.len()).filter(|&i| cmds[i].1 >= min).collect();
+        order.sort_by_key(|&i| (std::cmp::Reverse(cmds[i].1), i));
+        let rows = |n: usize| count(cmds, &keep_first(cmds.len(), &order, n)).0;
+        let (n, by_budget) = if rows(order.len()) <= budget {
+            (order.len(), false)
+        } else {
+            // The most commands kept whose rows fit: rows(0) is one summary
+            // row (or none), within any budget.
+            let (mut lo, mut hi) = (0, order.len() - 1);
+            while lo < hi {
+                let mid = (lo + hi).div_ceil(2);
+                if rows(mid) <= budget {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            }
+            (lo, true)
+        };
+        let keep = keep_first(cmds.len(), &order, n);
+        let (rows, folded, summaries, longest_folded) = count(cmds, &keep);
+        if folded == 0 {
+            return Fold::none(cmds.len());
+        }
+        Fold {
+            min_dur,
+            kept: by_budget.then(|| order[..n].iter().map(|&i| cmds[i].0).collect()),
+            commands: cmds.len(),
+            folded,
+            longest_folded,
+            summaries,
+            rows,
+            by_budget,
+        }
+    }
+
+    #[test]
+    fn the_scan_folds_what_the_search_over_every_command_folds() {
+        // Durations from a small range (many ties), budgets around the
+        // counts, with and without --min-dur.
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = |n: u64| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x % n
+        };
+        for case in 0..400 {
+            let len = next(40) as usize;
+            let durs: Vec<i64> = (0..len).map(|_| next(8) as i64).collect();
+            let cmds = numbered(&durs);
+            let min = match case % 3 {
+                0 => None,
+                _ => Some(next(8) as i64),
+            };
+            let budget = 1 + next(len as u64 + 3) as usize;
+            let want = choose_by_search(&cmds, min, budget);
+            let got = choose(&cmds, min, budget);
+            let ctx = format!("{durs:?} min {min:?} budget {budget}");
+            assert_eq!(
+                (
+                    got.commands,
+                    got.folded,
+                    got.longest_folded,
+                    got.summaries,
+                    got.rows,
+                    got.by_budget
+                ),
+                (
+                    want.commands,
+                    want.folded,
+                    want.longest_folded,
+                    want.summaries,
+                    want.rows,
+                    want.by_budget
+                ),
+                "{ctx}"
+            );
+            assert_eq!(folded(&got, &cmds), folded(&want, &cmds), "{ctx}");
         }
     }
 }
