@@ -504,15 +504,16 @@ pub fn run_rdeps(a: RdepsArgs) -> Result<ExitCode> {
     // The directory the rules name their paths from: the one asked for,
     // else where the trace started (where the top make runs).
     let base = a.relative_to.resolve(&conn, &a.target)?.or(q.start.clone());
+    let params = deps::reverse(&q.params);
     let make = |out: &mut dyn std::io::Write| {
-        let rows = deps::rdeps(&conn, &q.params, filter)?;
+        let rows = deps::deps(&conn, &params, filter)?;
         deps::write_reverse_depfile(out, &rows, &q.paths, base.as_deref(), q.start.as_deref())
             .map_err(stdout)
     };
     output(
         &a.format,
         &a.output,
-        |sink| deps::stream(&conn, &deps::reverse(&q.params), filter, sink),
+        |sink| deps::stream(&conn, &params, filter, sink),
         make,
     )?;
     notes::relative_left_out(&conn, &a.target.db.path, q.scope)?;

@@ -145,16 +145,12 @@ pub fn deps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<Re
     Ok(rows)
 }
 
-/// The parameters of [`rdeps`]: `params` with `:reverse` = 1.
+/// The parameters of `rdeps` (what was built from the files): `params`
+/// with `:reverse` = 1.
 pub fn reverse<'p>(params: &[(&'p str, Cell)]) -> Vec<(&'p str, Cell)> {
     let mut params = params.to_vec();
     params.push(("reverse", Cell::Int(1)));
     params
-}
-
-/// [`deps`] with `:reverse` = 1: what was built from the files.
-pub fn rdeps(db: &Database, params: &[(&str, Cell)], filter: Filter) -> Result<ResultSet, Error> {
-    deps(db, &reverse(params), filter)
 }
 
 /// The working directory of the last writer of each of `files`
@@ -236,7 +232,7 @@ pub fn write_depfile(
 
 /// `rdeps --format make`: for each of `files` (absolute, in the order
 /// asked) the rule `BUILT BUILT …: FILE` naming every path built from it
-/// in `rows` (of [`rdeps`]), so that make rebuilds them when it changes;
+/// in `rows` (of [`deps`] with [`reverse`]), so that make rebuilds them when it changes;
 /// none for a file nothing was built from. Names as [`make_name`] writes
 /// them from `base` (the directory the trace started in, or the one asked
 /// for), within `tree` (the directory the trace started in), as

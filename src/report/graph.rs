@@ -249,13 +249,12 @@ fn write_all(
         let mut seen = HashSet::new();
         // A temporary's writers and readers (exec_ids), by its node.
         let mut via: HashMap<(i64, i64), (Vec<i64>, Vec<i64>)> = HashMap::new();
+        let held =
+            |set: &HashSet<(i64, i64)>, f: Option<(i64, i64)>| f.is_some_and(|f| set.contains(&f));
         for r in rx.iter() {
             let r = r?;
             let (from, to) = (r.source, r.target);
             let (file_from, file_to) = (file_id(&from), file_id(&to));
-            let held = |set: &HashSet<(i64, i64)>, f: Option<(i64, i64)>| {
-                f.is_some_and(|f| set.contains(&f))
-            };
             if held(dropped, file_from) || held(dropped, file_to) {
                 continue;
             }
