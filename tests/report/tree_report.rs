@@ -14,49 +14,30 @@ use std::time::{Duration, Instant};
 
 use super::{import_into, kt2sql};
 use crate::util::example_trace::{sys, Script};
+use crate::util::peak::{self, Measured};
 use crate::util::writer::TraceWriter;
 use crate::util::{corpus, manifest_dir, CORPUS};
 
-/// Peak resident memory (VmHWM, KiB) of a running process, if procfs has it.
-fn peak_kib(pid: u32) -> Option<u64> {
-    let s = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = s.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 /// Run `kt2sql ARGS`, its output counted and dropped: (peak KiB, bytes).
 fn peak_and_size(args: &[&str], db: &Path) -> (u64, u64) {
-    let mut child = Std::new(assert_cmd::cargo::cargo_bin("kt2sql"))
+    let (mut cmd, peak) = Measured::command(assert_cmd::cargo::cargo_bin("kt2sql"));
+    let mut child = cmd
         .args(args)
         .arg(db)
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let pid = child.id();
     let mut out = child.stdout.take().unwrap();
-    let reader = std::thread::spawn(move || std::io::copy(&mut out, &mut std::io::sink()));
-    let (mut peak, t0) = (0, Instant::now());
-    let status = loop {
-        if let Some(kib) = peak_kib(pid) {
-            peak = peak.max(kib);
-        }
-        if let Some(st) = child.try_wait().unwrap() {
-            break st;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(300),
-            "{args:?} still running"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    };
+    let size = std::io::copy(&mut out, &mut std::io::sink()).unwrap();
+    let status = child.wait().unwrap();
     assert!(status.success(), "{args:?}: {status}");
-    (peak, reader.join().unwrap().unwrap())
+    (peak.kib(), size)
 }
 
 #[test]
 fn tree_v_streams_its_calls_in_flat_memory() {
-    if !cfg!(target_os = "linux") {
-        return; // VmHWM is Linux's procfs
+    if !peak::usable() {
+        return;
     }
     let shared = crate::require_shared!();
     let dir = tempfile::tempdir().unwrap();
@@ -153,8 +134,8 @@ fn sleepers(dir: &Path, n: i64) -> std::path::PathBuf {
 /// fills.
 #[test]
 fn tree_memory_does_not_grow_with_the_images() {
-    if !cfg!(target_os = "linux") {
-        return; // VmHWM is Linux's procfs
+    if !peak::usable() {
+        return;
     }
     let dir = tempfile::tempdir().unwrap();
     let (small, big) = (sleepers(dir.path(), 2_000), sleepers(dir.path(), 40_000));
@@ -167,6 +148,7 @@ fn tree_memory_does_not_grow_with_the_images() {
     ] {
         let (a, size_a) = peak_and_size(args, &small);
         let (b, size_b) = peak_and_size(args, &big);
+        eprintln!("{args:?}: peak {a} KiB with 2 000 processes, {b} KiB with 40 000");
         assert!(
             size_b > 15 * size_a,
             "{args:?}: {size_a} then {size_b} bytes"

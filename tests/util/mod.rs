@@ -9,6 +9,7 @@
 pub mod arb;
 pub mod example_trace;
 pub mod fixtures;
+pub mod peak;
 pub mod records;
 mod shared;
 pub mod strace_build;
