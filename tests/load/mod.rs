@@ -672,16 +672,7 @@ fn tree_nodes(conn: &Connection) -> Vec<Vec<i64>> {
 fn tree_order_of_many_live_processes_holds_one_node() {
     use kt2sql::load::tree_order::write_tree_order_with;
     let abi = "freebsd-v1:le:64".parse().unwrap();
-    let mut rs = Vec::new();
-    let mut t = crate::util::records::T0;
-    for pid in 100..3100i64 {
-        for body in [Body::ProcCtor { sv_flags: 0 }, call(20, &[])] {
-            t += 1000;
-            let mut r = rec(pid, Some(pid + 100_000), "sleeper", t, body);
-            r.version = 1;
-            rs.push(r);
-        }
-    }
+    let rs = crate::util::records::sleepers(3000);
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("live.ktrace");
     fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();

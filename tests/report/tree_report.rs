@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use super::{import_into, kt2sql};
 use crate::util::example_trace::{sys, Script};
 use crate::util::peak::{self, Measured};
+use crate::util::records::sleepers;
 use crate::util::writer::TraceWriter;
 use crate::util::{corpus, manifest_dir, CORPUS};
 
@@ -107,24 +108,11 @@ fn tree_v_streams_its_calls_in_flat_memory() {
     assert!(t0.elapsed() < Duration::from_secs(120));
 }
 
-/// A trace of `n` processes that each make one call and never exit
-/// (the shape of bench/hostile.sh's 2 M pids, smaller), imported.
-fn sleepers(dir: &Path, n: i64) -> std::path::PathBuf {
-    use crate::util::records::{call, rec, T0};
-    use kt2sql::record::Body;
-    let mut rs = Vec::new();
-    let mut t = T0;
-    for pid in 100..100 + n {
-        for body in [Body::ProcCtor { sv_flags: 0 }, call(20, &[])] {
-            t += 1000;
-            let mut r = rec(pid, Some(pid + 1_000_000), "sleeper", t, body);
-            r.version = 1;
-            rs.push(r);
-        }
-    }
+/// [`sleepers`]`(n)`, imported.
+fn sleepers_db(dir: &Path, n: i64) -> std::path::PathBuf {
     let abi = "freebsd-v1:le:64".parse().unwrap();
     let trace = dir.join(format!("sleepers-{n}.ktrace"));
-    std::fs::write(&trace, TraceWriter::new(abi).records(&rs).bytes()).unwrap();
+    std::fs::write(&trace, TraceWriter::new(abi).records(&sleepers(n)).bytes()).unwrap();
     import_into(dir, &format!("sleepers-{n}.db"), &[trace], None)
 }
 
@@ -138,7 +126,10 @@ fn tree_memory_does_not_grow_with_the_images() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
-    let (small, big) = (sleepers(dir.path(), 2_000), sleepers(dir.path(), 40_000));
+    let (small, big) = (
+        sleepers_db(dir.path(), 2_000),
+        sleepers_db(dir.path(), 40_000),
+    );
     for args in [
         &["tree"][..],
         &["tree", "--long"],

@@ -3,7 +3,8 @@
 //! of -1, command names without NUL, terminal escape sequences in command
 //! names, paths and the trace's own file name (never printed raw by
 //! `dump` or by the import's warnings), timestamps at both ends of i64,
-//! and a million NAMI records in one call (bounded memory, reasonable time).
+//! a million NAMI records in one call (bounded memory, reasonable time),
+//! and six times the processes in the same memory.
 
 use std::fs;
 use std::path::PathBuf;
@@ -15,7 +16,7 @@ use kt2sql::record::{Body, Record};
 
 use super::{kt2sql, one, write};
 use crate::util::peak::{self, Measured};
-use crate::util::records::{call, realistic, rec, ret, T0};
+use crate::util::records::{call, forks, realistic, rec, ret, T0};
 use crate::util::writer::{fields_for, TraceWriter};
 
 /// `realistic(abi)` with record `at` written with the header changed by `f`.
@@ -323,6 +324,40 @@ fn a_million_namei_records_in_one_call_stay_bounded() {
     // The decoder's buffer, SQLite's page cache (64 MiB) and the path
     // interning map (a million distinct paths) — not the whole file.
     assert!(peak < 512 << 10, "peak RSS {} MB", peak >> 10);
+}
+
+/// A build of 20 000 processes and one of 120 000 (past the tree order's
+/// in-memory limit) import in the same peak memory. Ordering 120 000
+/// processes' tree in memory held about 12 MB more. (Processes that never
+/// exit cost some words each: bench/hostile.sh's 2 million.)
+#[test]
+fn six_times_the_processes_import_in_the_same_memory() {
+    if !peak::usable() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let abi: Abi = "freebsd-v1:le:64".parse().unwrap();
+    let mut peaks = Vec::new();
+    for n in [20_000, 120_000] {
+        let bytes = TraceWriter::new(abi).records(&forks(n)).bytes();
+        let trace = write(dir.path(), &format!("forks-{n}.ktrace"), &bytes);
+        let db = dir.path().join(format!("forks-{n}.db"));
+        let (mut cmd, peak) = Measured::command(assert_cmd::cargo::cargo_bin("kt2sql"));
+        let status = cmd.arg(&trace).arg(&db).arg("-q").status().unwrap();
+        assert!(status.success(), "{n} processes: {status}");
+        assert_eq!(one::<i64>(&db, "SELECT count(*) FROM tree_node"), n + 1);
+        peaks.push(peak.kib());
+    }
+    eprintln!(
+        "import peak: {} KiB with 20 000 processes, {} KiB with 120 000",
+        peaks[0], peaks[1]
+    );
+    assert!(
+        peaks[1] < peaks[0] + 5 * 1024,
+        "import peak {} KiB with 20 000 processes, {} KiB with 120 000",
+        peaks[0],
+        peaks[1]
+    );
 }
 
 #[test]

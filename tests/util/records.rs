@@ -60,6 +60,46 @@ fn bytes(s: &[u8]) -> Cow<'static, [u8]> {
     Cow::Owned(s.to_vec())
 }
 
+/// `n` processes (pids 100 on) that each make one call and never exit,
+/// a microsecond apart: the shape of bench/hostile.sh's millions of
+/// forked processes, smaller. FreeBSD v1 records (`freebsd-v1:le:64`).
+pub fn sleepers(n: i64) -> Vec<Record<'static>> {
+    let mut rs = Vec::new();
+    let mut t = T0;
+    for pid in 100..100 + n {
+        for body in [Body::ProcCtor { sv_flags: 0 }, call(20, &[])] {
+            t += 1000;
+            let mut r = rec(pid, Some(pid + 1_000_000), "sleeper", t, body);
+            r.version = 1;
+            rs.push(r);
+        }
+    }
+    rs
+}
+
+/// A shell (pid 2) that forks `n` children one after another (pids 100
+/// on), each closing a file and exiting while the shell waits: a build's
+/// shape reduced to its count of processes. FreeBSD 14 records
+/// ([`super::example_trace::Script`]).
+pub fn forks(n: i64) -> Vec<Record<'static>> {
+    use super::example_trace::{sys, Script};
+    const FORK: i32 = 2;
+    let mut s = Script::default();
+    s.ctor(2, "sh");
+    for pid in 100..100 + n {
+        s.call(2, "sh", FORK, &[]);
+        s.ctor(pid, "sh");
+        s.ret(pid, "sh", FORK, 0, 0);
+        s.ret(2, "sh", FORK, 0, pid);
+        s.call(pid, "sh", sys::CLOSE, &[3]);
+        s.ret(pid, "sh", sys::CLOSE, 0, 0);
+        s.exit(pid, "sh", 0);
+        s.call(2, "sh", sys::WAIT4, &[pid as u64, 0x7fff_fff0, 0, 0]);
+        s.ret(2, "sh", sys::WAIT4, 0, pid);
+    }
+    s.records()
+}
+
 /// A short realistic trace for `abi`: the first record is what that system
 /// writes first (PROCCTOR, EMUL, START; the tracer's RET ktrace on Darwin).
 pub fn realistic(abi: &Abi) -> Vec<Record<'static>> {
