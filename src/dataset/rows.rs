@@ -12,7 +12,7 @@
 //! ([`RowColumns::put_calls`]). The one column the rows lack, the
 //! `import_issue_id` SQLite would give, is numbered here as SQLite numbers
 //! it in a fresh database (1, 2, …). At the end of the trace the tree
-//! order ([`order_tree`]) gives the `tree_node` rows from the few words
+//! order ([`order_tree_each`]) gives the `tree_node` rows from the few words
 //! per process and image gathered as their rows passed. [`finish_trace`]
 //! writes the `trace` row from the values of [`crate::sink::trace`].
 
@@ -32,7 +32,7 @@ use crate::sink::columns::Columns;
 use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
 use crate::sink::table::{Row, Table};
 use crate::sink::trace::{end_values, start_values, TraceEnd, TraceStart};
-use crate::sink::tree::{order_tree, TreeImage, TreeNode, TreeProcess};
+use crate::sink::tree::{order_tree_each, TreeImage, TreeNode, TreeProcess};
 use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
@@ -107,7 +107,7 @@ pub struct RowColumns<'p, T> {
     pub target: T,
 }
 
-/// The few words per process and image [`order_tree`] needs, and one more
+/// The few words per process and image [`order_tree_each`] needs, and one more
 /// than the last call id seen.
 #[derive(Default)]
 struct TreeInputs {
@@ -186,9 +186,9 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
             images,
             calls_end,
         } = std::mem::take(&mut self.tree);
-        let nodes = order_tree(procs, images, 1, calls_end);
         let (table, ref places) = self.tree_table;
-        for batch in nodes.chunks(ROWS_PER_BATCH) {
+        let target = &mut self.target;
+        let send = |batch: &[TreeNode], target: &mut T| {
             let columns = places
                 .iter()
                 .map(|&k| {
@@ -196,9 +196,23 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
                     Arc::new(col) as ArrayRef
                 })
                 .collect();
-            self.target.take(table, batch.len(), columns)?;
+            target.take(table, batch.len(), columns)
+        };
+        let (mut batch, mut done) = (Vec::with_capacity(ROWS_PER_BATCH), Ok(()));
+        order_tree_each(procs, images, 1, calls_end, |n| {
+            batch.push(n);
+            if batch.len() == ROWS_PER_BATCH {
+                if done.is_ok() {
+                    done = send(&batch, target);
+                }
+                batch.clear();
+            }
+        });
+        done?;
+        if batch.is_empty() {
+            return Ok(());
         }
-        Ok(())
+        send(&batch, target)
     }
 
     /// Hand on the columns of `t`, if it has rows.

@@ -14,15 +14,15 @@
 use rusqlite::Connection;
 
 use crate::schema::sql_err;
-use crate::sink::tree::{order_tree, TreeImage, TreeNode, TreeProcess};
+use crate::sink::tree::{order_tree_each, TreeImage, TreeNode, TreeProcess};
 use crate::Error;
 
-/// Processes of a trace ordered in memory ([`order_tree`], 250 to 400
-/// bytes each at its peak: under 25 MB, less than writing the rows
-/// held); past it, by SQLite's sorter ([`sorted_nodes`]), which holds one
-/// branch of the tree whatever the count and takes about 0.6 s more per
-/// 125 000 processes. At 2^18 the order was the import's peak from 4 GiB
-/// of trace on (47 MB of its 49 at 125 000 processes; 87 MB at 8 GiB).
+/// Processes of a trace ordered in memory ([`order_tree_each`], about
+/// 170 bytes per process at its peak with two images each: 11 MB here,
+/// less than writing the rows held); past it, by SQLite's sorter
+/// ([`sorted_nodes`]), which holds one branch of the tree whatever the
+/// count and takes about 0.5 s more per 125 000 processes. At 2^18 the
+/// order was the import's peak from 4 GiB of trace on (87 MB at 8 GiB).
 pub const IN_MEMORY_PROCESSES: i64 = 1 << 16;
 
 /// Order the process images of every trace not yet in `tree_node` and
@@ -72,11 +72,14 @@ pub fn write_tree_order_with(conn: &Connection, in_memory: i64) -> Result<usize,
             continue;
         }
         let (procs, images, calls_end) = read_trace(conn, trace_id).map_err(ctx())?;
-        let nodes = order_tree(procs, images, next, calls_end);
-        next += nodes.len() as i64;
-        for n in &nodes {
-            insert.execute(n.values()).map_err(ctx())?;
-        }
+        let mut done = Ok(());
+        order_tree_each(procs, images, next, calls_end, |n| {
+            if done.is_ok() {
+                next = n.pos + 1;
+                done = insert.execute(n.values()).map(|_| ());
+            }
+        });
+        done.map_err(ctx())?;
     }
     Ok(most_held)
 }
@@ -132,7 +135,7 @@ fn walk_sql() -> String {
     )
 }
 
-/// The tree order of trace `trace_id` as [`order_tree`] gives it, numbered
+/// The tree order of trace `trace_id` as [`crate::sink::tree::order_tree`] gives it, numbered
 /// from `first_pos`, by SQLite: a recursive walk from the roots gives each
 /// image a key, its parent image's key followed by the process's rank,
 /// process_id and image, each a fixed-width hexadecimal word (a leading
