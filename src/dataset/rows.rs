@@ -12,8 +12,9 @@
 //! ([`RowColumns::put_calls`]). The one column the rows lack, the
 //! `import_issue_id` SQLite would give, is numbered here as SQLite numbers
 //! it in a fresh database (1, 2, …). At the end of the trace the tree
-//! order ([`order_tree_each`]) gives the `tree_node` rows from the few words
-//! per process and image gathered as their rows passed. [`finish_trace`]
+//! order gives the `tree_node` rows from the few words per process and
+//! image gathered as their rows passed, in the [`TreeWords`] store it is
+//! given (the import's keeps them in a scratch file past a limit). [`finish_trace`]
 //! writes the `trace` row from the values of [`crate::sink::trace`].
 
 use std::sync::Arc;
@@ -32,7 +33,7 @@ use crate::sink::columns::Columns;
 use crate::sink::reorder::{HeldCall, InOrder, CALL_WINDOW};
 use crate::sink::table::{Row, Table};
 use crate::sink::trace::{end_values, start_values, TraceEnd, TraceStart};
-use crate::sink::tree::{order_tree_each, TreeImage, TreeNode, TreeProcess};
+use crate::sink::tree::{TreeImage, TreeNode, TreeProcess, TreeWords};
 use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
@@ -65,12 +66,18 @@ pub trait ColumnTarget {
     fn take_calls(&mut self, calls: Vec<HeldCall>) -> Result<Vec<HeldCall>, Self::Error> {
         unreachable!("{} call rows for a target that builds none", calls.len())
     }
+    /// The sink failed with `e` (the tree order's scratch file): said to
+    /// the target, as the error the sink returns.
+    fn failed(&mut self, e: Error) -> Self::Error;
 }
 
 impl ColumnTarget for TraceFiles<'_> {
     type Error = Error;
     fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), Error> {
         self.write_columns(table, rows, columns)
+    }
+    fn failed(&mut self, e: Error) -> Error {
+        e
     }
 }
 
@@ -82,6 +89,9 @@ impl<T: ColumnTarget> ColumnTarget for &mut T {
     }
     fn take(&mut self, table: usize, rows: usize, columns: Vec<ArrayRef>) -> Result<(), T::Error> {
         (**self).take(table, rows, columns)
+    }
+    fn failed(&mut self, e: Error) -> T::Error {
+        (**self).failed(e)
     }
 }
 
@@ -98,8 +108,11 @@ pub struct RowColumns<'p, T> {
     paths: &'p mut PathCache,
     ctx: TraceContext,
     issues: i64,
-    /// What the tree order needs, gathered as the rows pass.
-    tree: TreeInputs,
+    /// What the tree order needs, gathered as the rows pass (`None`
+    /// while it is ordered).
+    tree: Option<Box<dyn TreeWords>>,
+    /// One more than the last call id seen (0 without calls).
+    calls_end: i64,
     /// `tree_node`'s table number, and each of its columns' place in
     /// [`TreeNode::COLUMNS`].
     tree_table: (usize, Vec<usize>),
@@ -107,24 +120,16 @@ pub struct RowColumns<'p, T> {
     pub target: T,
 }
 
-/// The few words per process and image [`order_tree_each`] needs, and one more
-/// than the last call id seen.
-#[derive(Default)]
-struct TreeInputs {
-    procs: Vec<TreeProcess>,
-    images: Vec<TreeImage>,
-    calls_end: i64,
-}
-
 impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     /// The sink of one trace, for the dataset's `tables` (`trace` first,
     /// then the model's tables in [`Table::ALL`]'s order, then
-    /// `tree_node`).
+    /// `tree_node`); the tree order's words go to `tree`.
     pub fn new(
         tables: &[TableColumns],
         paths: &'p mut PathCache,
         ctx: TraceContext,
         target: T,
+        tree: Box<dyn TreeWords>,
     ) -> Self {
         RowColumns {
             tables: Table::ALL
@@ -136,7 +141,8 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
             paths,
             ctx,
             issues: 0,
-            tree: TreeInputs::default(),
+            tree: Some(tree),
+            calls_end: 0,
             tree_table: {
                 let n = tables.len() - 1;
                 debug_assert_eq!(tables[n].name, TREE_NODE);
@@ -181,11 +187,9 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
     /// Order the trace's tree (numbered from 1, as in a database of its
     /// own) and hand on its `tree_node` rows.
     fn send_tree(&mut self) -> Result<(), T::Error> {
-        let TreeInputs {
-            procs,
-            images,
-            calls_end,
-        } = std::mem::take(&mut self.tree);
+        let Some(tree) = self.tree.take() else {
+            return Ok(());
+        };
         let (table, ref places) = self.tree_table;
         let target = &mut self.target;
         let send = |batch: &[TreeNode], target: &mut T| {
@@ -199,7 +203,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
             target.take(table, batch.len(), columns)
         };
         let (mut batch, mut done) = (Vec::with_capacity(ROWS_PER_BATCH), Ok(()));
-        order_tree_each(procs, images, 1, calls_end, |n| {
+        let ordered = tree.order(1, self.calls_end, &mut |n| {
             batch.push(n);
             if batch.len() == ROWS_PER_BATCH {
                 if done.is_ok() {
@@ -208,6 +212,9 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
                 batch.clear();
             }
         });
+        if let Err(e) = ordered {
+            return Err(target.failed(e));
+        }
         done?;
         if batch.is_empty() {
             return Ok(());
@@ -285,7 +292,7 @@ impl<'p, T: ColumnTarget> RowColumns<'p, T> {
 
     /// Hold a finished call row until the calls before it are written.
     fn take_call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {
-        self.tree.calls_end = self.tree.calls_end.max(row.id + 1);
+        self.calls_end = self.calls_end.max(row.id + 1);
         let mut calls = self.calls.take().expect("not releasing");
         let mut done = Ok(());
         calls.push(row.id, HeldCall::of(row), |h| {
@@ -370,15 +377,18 @@ impl<T: ColumnTarget> Columns for PutRow<'_, '_, '_, T> {
 impl<T: ColumnTarget> Sink for RowColumns<'_, T> {
     type Error = T::Error;
     fn process(&mut self, row: &ProcessRow) -> Result<(), T::Error> {
-        let node = TreeProcess::of(self.ctx.trace_id, row);
-        self.tree.procs.push(node);
+        if let Some(tree) = &mut self.tree {
+            tree.process(TreeProcess::of(self.ctx.trace_id, row));
+        }
         self.add(row)
     }
     fn thread(&mut self, row: &ThreadRow) -> Result<(), T::Error> {
         self.add(row)
     }
     fn exec(&mut self, row: &ExecRow<'_>) -> Result<(), T::Error> {
-        self.tree.images.extend(TreeImage::of(row));
+        if let (Some(tree), Some(image)) = (&mut self.tree, TreeImage::of(row)) {
+            tree.image(image);
+        }
         self.add(row)
     }
     fn call(&mut self, row: &CallRow<'_>) -> Result<(), T::Error> {

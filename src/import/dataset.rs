@@ -24,6 +24,7 @@ use crate::process::rows::{IdBase, Totals};
 use crate::process::{IssueKind, IssueRow, Model, ModelOptions, Severity, Sink};
 use crate::sink::table;
 use crate::sink::trace::{trace_context, TraceEnd, TraceStart};
+use crate::sink::tree::InMemory;
 use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
@@ -192,7 +193,13 @@ fn import_empty(
     trace: &Path,
     start: &TraceStart<'_>,
 ) -> Result<TraceSummary, Error> {
-    let mut enc = RowColumns::new(dataset.tables(), &mut paths, ctx, &mut files);
+    let mut enc = RowColumns::new(
+        dataset.tables(),
+        &mut paths,
+        ctx,
+        &mut files,
+        Box::<InMemory>::default(),
+    );
     enc.issue(&IssueRow {
         offset: None,
         severity: Severity::Warning,

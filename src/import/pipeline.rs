@@ -28,12 +28,14 @@ use crate::dataset::rows::{ColumnTarget, RowColumns};
 use crate::dataset::TraceFiles;
 use crate::decode::Decoder;
 use crate::load::encode::{Batch, BatchTarget, Encoder};
+use crate::load::tree_scratch::Spilling;
 use crate::load::writer::Writer;
 use crate::process::rows::Totals;
 use crate::process::{Model, Sink};
 use crate::record::{Body, Record};
 use crate::schema::sql_err;
 use crate::sink::reorder::HeldCall;
+use crate::sink::tree::InMemory;
 use crate::sink::{PathCache, TraceContext};
 use crate::Error;
 
@@ -120,6 +122,8 @@ enum Part {
         columns: Vec<ArrayRef>,
     },
     Calls(Vec<HeldCall>),
+    /// The decoding side failed (the tree order's scratch file).
+    Failed(Error),
 }
 
 /// The decoding side's end of a dataset import's channels.
@@ -158,6 +162,11 @@ impl ColumnTarget for ColumnChannel {
     fn take_calls(&mut self, calls: Vec<HeldCall>) -> Result<Vec<HeldCall>, Stopped> {
         self.send(Part::Calls(calls))?;
         Ok(self.back.try_recv().unwrap_or_default())
+    }
+    fn failed(&mut self, e: Error) -> Stopped {
+        // The writing side returns it; if it has stopped, its own error is told.
+        let _ = self.send(Part::Failed(e));
+        Stopped
     }
 }
 
@@ -214,7 +223,13 @@ pub fn decode_to_dataset(
 ) -> Result<Decoded, Error> {
     // Call rows have no paths: this side's cache stays empty.
     let mut no_paths = PathCache::default();
-    let mut calls = RowColumns::new(tables, &mut no_paths, job.ctx, files);
+    let mut calls = RowColumns::new(
+        tables,
+        &mut no_paths,
+        job.ctx,
+        files,
+        Box::<InMemory>::default(),
+    );
     let (back_tx, back) = sync_channel::<Vec<HeldCall>>(IN_FLIGHT + 1);
     let decoded = on_two_threads(
         move |tx| decode_columns(job, tables, tx, back),
@@ -231,6 +246,7 @@ pub fn decode_to_dataset(
                 let _ = back_tx.try_send(rows);
                 Ok(())
             }
+            Part::Failed(e) => Err(e),
         },
         progress,
     )?;
@@ -342,7 +358,9 @@ fn decode_columns(
         bytes: 0,
         records: 0,
     };
-    let mut sink = RowColumns::new(tables, paths, ctx, target);
+    // Past its limit, the tree order's words go to a scratch file.
+    let tree = Box::new(Spilling::new(ctx.trace_id));
+    let mut sink = RowColumns::new(tables, paths, ctx, target, tree);
     let damage = run(&mut dec, &mut model, &mut sink, size, strict)?;
     let totals = model.finish(&mut sink)?;
     sink.flush()?;

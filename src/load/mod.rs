@@ -5,7 +5,8 @@
 //! thread; [`crate::import`] runs the encoder on a second thread and the
 //! writer on the connection's. [`trace`] writes a file's `trace` row,
 //! [`tree_order`] the tree order of a finished trace's processes, read
-//! back from its rows; [`crate::schema`] owns the DDL. What the two sinks
+//! back from its rows ([`tree_scratch`] orders the same way the words a
+//! sink without a database gathers); [`crate::schema`] owns the DDL. What the two sinks
 //! share (the table list, the forms of the values, the path cache, the
 //! order of call rows, the `trace` row's values, the tree order) is the
 //! kit's, [`crate::sink`]; this module never uses the dataset sink.
@@ -20,6 +21,7 @@ pub mod encode;
 pub mod fingerprint;
 pub mod trace;
 pub mod tree_order;
+pub mod tree_scratch;
 pub mod writer;
 
 use rusqlite::types::ValueRef;

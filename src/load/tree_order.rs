@@ -63,7 +63,8 @@ pub fn write_tree_order_with(conn: &Connection, in_memory: i64) -> Result<usize,
     for trace_id in traces {
         let n: i64 = count.query_row([trace_id], |r| r.get(0)).map_err(ctx())?;
         if n > in_memory {
-            let (after, held) = sorted_nodes(conn, trace_id, next, |n| {
+            let end = calls_end(conn, trace_id).map_err(ctx())?;
+            let (after, held) = sorted_nodes(conn, trace_id, next, end, |n| {
                 insert.execute(n.values()).map(|_| ())
             })
             .map_err(ctx())?;
@@ -144,13 +145,14 @@ fn walk_sql() -> String {
 /// (for `subtree_end`), so only the processes on the current path are
 /// held. Hands `put` each node (a process after its descendants) and
 /// returns the next free position and the most nodes held at once.
-fn sorted_nodes(
+/// `calls_end` is [`calls_end`]'s.
+pub(super) fn sorted_nodes(
     conn: &Connection,
     trace_id: i64,
     first_pos: i64,
+    calls_end: i64,
     mut put: impl FnMut(&TreeNode) -> rusqlite::Result<()>,
 ) -> rusqlite::Result<(i64, usize)> {
-    let calls_end = calls_end(conn, trace_id)?;
     let mut st = conn.prepare(&walk_sql())?;
     // The processes on the path to the current node, each with its nodes.
     let mut open: Vec<(i64, Vec<TreeNode>)> = Vec::new();

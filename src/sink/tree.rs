@@ -21,6 +21,7 @@
 //! the roots would.
 
 use crate::process::rows::{ExecRow, ProcessRow};
+use crate::Error;
 
 /// What the order needs of one process.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -119,6 +120,53 @@ impl TreeNode {
             self.calls_from,
             self.calls_to,
         ]
+    }
+}
+
+/// Where a trace's tree words go as its rows pass ([`TreeProcess::of`],
+/// [`TreeImage::of`]), and the order made of them once the trace ends.
+/// [`InMemory`] holds them; the SQLite side can hold them in a scratch
+/// database past a limit (`load::tree_order::Spilling`), so that a sink
+/// with no database of its own (the dataset's) stays in bounded memory.
+pub trait TreeWords {
+    /// One more process.
+    fn process(&mut self, p: TreeProcess);
+    /// One more image.
+    fn image(&mut self, i: TreeImage);
+    /// Every node of the tree, numbered in printed order from
+    /// `first_pos` ([`order_tree`]'s rule; `calls_end` as there), handed
+    /// to `put` in that order, or with each process's nodes after its
+    /// descendants' when SQLite's sorter orders them.
+    fn order(
+        self: Box<Self>,
+        first_pos: i64,
+        calls_end: i64,
+        put: &mut dyn FnMut(TreeNode),
+    ) -> Result<(), Error>;
+}
+
+/// Tree words held in memory, ordered by [`order_tree_each`].
+#[derive(Debug, Default)]
+pub struct InMemory {
+    pub procs: Vec<TreeProcess>,
+    pub images: Vec<TreeImage>,
+}
+
+impl TreeWords for InMemory {
+    fn process(&mut self, p: TreeProcess) {
+        self.procs.push(p);
+    }
+    fn image(&mut self, i: TreeImage) {
+        self.images.push(i);
+    }
+    fn order(
+        self: Box<Self>,
+        first_pos: i64,
+        calls_end: i64,
+        put: &mut dyn FnMut(TreeNode),
+    ) -> Result<(), Error> {
+        order_tree_each(self.procs, self.images, first_pos, calls_end, put);
+        Ok(())
     }
 }
 

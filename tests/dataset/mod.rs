@@ -330,6 +330,44 @@ fn import_to_parquet_writes_what_export_writes() {
     }
 }
 
+/// A build of more processes than the tree order holds in memory (70 000
+/// forked children): imported straight to a dataset, its `tree_node` rows
+/// (ordered in the import's scratch file) are the database's, and so are
+/// they when no scratch file can be made (`TMPDIR` missing: the words stay
+/// in memory).
+#[test]
+fn a_tree_too_big_for_memory_is_ordered_as_the_database_orders_it() {
+    use crate::util::records::forks;
+    use crate::util::writer::TraceWriter;
+    let tmp = tempfile::tempdir().unwrap();
+    let trace = tmp.path().join("forks.ktrace");
+    let abi = "freebsd-v1:le:64".parse().unwrap();
+    std::fs::write(
+        &trace,
+        TraceWriter::new(abi).records(&forks(70_000)).bytes(),
+    )
+    .unwrap();
+    let db = tmp.path().join("forks.db");
+    import(&trace, &db);
+    let exported = tmp.path().join("exported");
+    export(&db, &exported);
+    let key = key_of(&db);
+    let want = dataset_rows(&exported, "tree_node", &key);
+    assert_eq!(want.len(), 70_001);
+    for (name, tmpdir) in [("direct", None), ("in-memory", Some("/nonexistent/tmp"))] {
+        let dir = tmp.path().join(name);
+        let mut cmd = kt2sql();
+        cmd.args(["import", "-q", "--to", "parquet"])
+            .arg(&trace)
+            .arg(&dir);
+        if let Some(t) = tmpdir {
+            cmd.env("TMPDIR", t);
+        }
+        run_ok(&mut cmd);
+        assert_eq!(dataset_rows(&dir, "tree_node", &key), want, "{name}");
+    }
+}
+
 /// Three databases made apart (their ids overlap: each starts at 1) in
 /// one dataset: per trace, each table holds exactly its database's rows,
 /// and the trace key tells them apart.

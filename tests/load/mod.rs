@@ -655,6 +655,81 @@ fn tree_order_sorted_by_sqlite_is_the_in_memory_order() {
     );
 }
 
+/// The store the dataset's sink gathers the tree words in orders them
+/// as the database does, held in memory or moved to its scratch file at
+/// any point: every committed `--faithful` fixture's words, read back
+/// from its database, through the store with limits from 0 processes (the
+/// file from the first word) to more than the trace has.
+#[test]
+fn tree_words_in_a_scratch_file_order_as_the_database_does() {
+    use kt2sql::load::tree_scratch::Spilling;
+    use kt2sql::sink::tree::{TreeImage, TreeProcess, TreeWords};
+    let dir = tempfile::tempdir().unwrap();
+    let mut spilled = 0;
+    for f in crate::util::fixtures::faithful() {
+        let t = dir.path().join(format!("{}.ktrace", f.name));
+        fs::write(&t, f.read("ktrace")).unwrap();
+        let db = dir.path().join(format!("{}.db", f.name));
+        import(&[t], &db, &ImportOptions::default(), &NoProgress).unwrap();
+        let conn = Connection::open(&db).unwrap();
+        let want = tree_nodes(&conn);
+        let words = |sql: &str| -> Vec<[Option<i64>; 4]> {
+            let mut st = conn.prepare(sql).unwrap();
+            let rows = st.query_map([], |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]));
+            rows.unwrap().map(Result::unwrap).collect()
+        };
+        // In the model's order: the rank as TreeProcess::of gives it.
+        let procs = words(
+            "SELECT process_id, parent_exec_id,
+                    CASE WHEN parent_exec_id IS NULL THEN first_ts ELSE fork_offset END, trace_id
+             FROM process ORDER BY process_id",
+        );
+        let images = words(
+            "SELECT process_id, exec_id, image, calls_from FROM exec
+             WHERE image IS NOT NULL ORDER BY exec_id",
+        );
+        let calls_end: i64 = conn
+            .query_row("SELECT COALESCE(max(call_id) + 1, 0) FROM call", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        for limit in [0, 1, 7, procs.len() - 1, procs.len()] {
+            let mut store = Spilling::with_limit(1, limit);
+            for p in &procs {
+                store.process(TreeProcess {
+                    trace_id: p[3].unwrap(),
+                    process_id: p[0].unwrap(),
+                    parent_exec_id: p[1],
+                    rank: p[2],
+                });
+            }
+            for i in &images {
+                store.image(TreeImage {
+                    process_id: i[0].unwrap(),
+                    exec_id: i[1].unwrap(),
+                    image: i[2].unwrap(),
+                    calls_from: i[3].unwrap(),
+                });
+            }
+            assert_eq!(
+                store.spilled(),
+                limit < procs.len(),
+                "{} limit {limit}",
+                f.name
+            );
+            spilled += usize::from(store.spilled());
+            let mut got = Vec::new();
+            Box::new(store)
+                .order(1, calls_end, &mut |n| got.push(n.values().to_vec()))
+                .unwrap();
+            // The sorter hands a process's nodes on after its subtree's.
+            got.sort();
+            assert_eq!(got, want, "{} limit {limit}", f.name);
+        }
+    }
+    assert!(spilled >= 16, "{spilled} orders from a scratch file");
+}
+
 /// Tree rows of `conn` in `pos` order.
 fn tree_nodes(conn: &Connection) -> Vec<Vec<i64>> {
     let mut st = conn
