@@ -14,8 +14,9 @@
 //! it in a fresh database (1, 2, …). At the end of the trace the tree
 //! order gives the `tree_node` rows from the few words per process and
 //! image gathered as their rows passed, in the [`TreeWords`] store it is
-//! given (the import's keeps them in a scratch file past a limit). [`finish_trace`]
-//! writes the `trace` row from the values of [`crate::sink::trace`].
+//! given (the import's keeps them in a scratch file past a limit).
+//! [`finish_trace`] writes the `trace` row from the values of
+//! [`crate::sink::trace`].
 
 use std::sync::Arc;
 

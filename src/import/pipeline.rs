@@ -164,7 +164,8 @@ impl ColumnTarget for ColumnChannel {
         Ok(self.back.try_recv().unwrap_or_default())
     }
     fn failed(&mut self, e: Error) -> Stopped {
-        // The writing side returns it; if it has stopped, its own error is told.
+        // The writing side returns it; if that side has stopped already,
+        // its own error is the one told.
         let _ = self.send(Part::Failed(e));
         Stopped
     }

@@ -6,12 +6,13 @@
 //! writer on the connection's. [`trace`] writes a file's `trace` row,
 //! [`tree_order`] the tree order of a finished trace's processes, read
 //! back from its rows ([`tree_scratch`] orders the same way the words a
-//! sink without a database gathers); [`crate::schema`] owns the DDL. What the two sinks
-//! share (the table list, the forms of the values, the path cache, the
-//! order of call rows, the `trace` row's values, the tree order) is the
-//! kit's, [`crate::sink`]; this module never uses the dataset sink.
-//! Nothing here decodes bytes or starts threads. The one file opened is
-//! the trace itself, by [`fingerprint`], to hash its ends.
+//! sink without a database gathers); [`crate::schema`] owns the DDL. What
+//! the two sinks share (the table list, the forms of the values, the path
+//! cache, the order of call rows, the `trace` row's values, the tree
+//! order) is the kit's, [`crate::sink`]; this module never uses the
+//! dataset sink. Nothing here decodes bytes or starts threads. Besides the
+//! database, the files opened are the trace itself, by [`fingerprint`],
+//! to hash its ends, and [`tree_scratch`]'s temporary database.
 //!
 //! Ids are the model's, continued from [`next_ids`] so a database that is
 //! appended to keeps them unique; `path_id`s are the encoder's, continued

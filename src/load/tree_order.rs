@@ -5,11 +5,13 @@
 //!
 //! A trace of more than [`IN_MEMORY_PROCESSES`] processes (a build of
 //! many gigabytes of trace, or a hostile trace of millions of processes
-//! that never exit) is ordered by SQLite instead ([`sorted_nodes`]): each image gets a sort key
-//! that spells its path from its root, and SQLite's sorter, which spills to
-//! temporary files, puts the keys in printed order; only the processes on
-//! the path from the root to the current node are held. Both give the
-//! same rows (a test compares them on every committed fixture).
+//! that never exit) is ordered by SQLite instead ([`sorted_nodes`]): each
+//! image gets a sort key that spells its path from its root, and SQLite's
+//! sorter, which spills to temporary files, puts the keys in printed
+//! order; only the processes on the path from the root to the current node
+//! are held. Both give the same rows (a test compares them on every
+//! committed fixture). [`crate::load::tree_scratch`] runs the same sorter
+//! over the words a sink without a database gathers.
 
 use rusqlite::Connection;
 
@@ -136,16 +138,16 @@ fn walk_sql() -> String {
     )
 }
 
-/// The tree order of trace `trace_id` as [`crate::sink::tree::order_tree`] gives it, numbered
-/// from `first_pos`, by SQLite: a recursive walk from the roots gives each
-/// image a key, its parent image's key followed by the process's rank,
-/// process_id and image, each a fixed-width hexadecimal word (a leading
-/// digit orders NULL, negative and positive); sorted, the keys are in
-/// printed order. Each process's nodes wait until its subtree has passed
-/// (for `subtree_end`), so only the processes on the current path are
-/// held. Hands `put` each node (a process after its descendants) and
-/// returns the next free position and the most nodes held at once.
-/// `calls_end` is [`calls_end`]'s.
+/// The tree order of trace `trace_id` as [`crate::sink::tree::order_tree`]
+/// gives it, numbered from `first_pos`, by SQLite: a recursive walk from
+/// the roots gives each image a key, its parent image's key followed by
+/// the process's rank, process_id and image, each a fixed-width
+/// hexadecimal word (a leading digit orders NULL, negative and positive);
+/// sorted, the keys are in printed order. Each process's nodes wait until
+/// its subtree has passed (for `subtree_end`), so only the processes on
+/// the current path are held. Hands `put` each node (a process after its
+/// descendants) and returns the next free position and the most nodes
+/// held at once. `calls_end` is [`calls_end`]'s.
 pub(super) fn sorted_nodes(
     conn: &Connection,
     trace_id: i64,

@@ -678,7 +678,7 @@ fn tree_words_in_a_scratch_file_order_as_the_database_does() {
             let rows = st.query_map([], |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?]));
             rows.unwrap().map(Result::unwrap).collect()
         };
-        // In the model's order: the rank as TreeProcess::of gives it.
+        // The rank as TreeProcess::of gives it.
         let procs = words(
             "SELECT process_id, parent_exec_id,
                     CASE WHEN parent_exec_id IS NULL THEN first_ts ELSE fork_offset END, trace_id

@@ -30,8 +30,9 @@ use crate::Error;
 /// Processes the follower orders in memory at each commit, rewriting only
 /// the nodes that changed. It holds every process's words anyway, and a
 /// live view needs each commit's order fast: SQLite's sorter (the
-/// one-shot import's path past [`crate::load::tree_order::IN_MEMORY_PROCESSES`])
-/// takes about 1.4 s per 125 000 processes, every commit.
+/// one-shot import's path past
+/// [`crate::load::tree_order::IN_MEMORY_PROCESSES`]) takes about 1.4 s
+/// per 125 000 processes, every commit.
 const IN_MEMORY: i64 = 1 << 18;
 
 /// What the order needs of the rows written so far, and the nodes the
